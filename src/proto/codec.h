@@ -1,0 +1,73 @@
+/*
+ * Encoders and decoders for every message of proto/msg.h, plus stream framing and batch
+ * iteration. Decoders are zero-copy and allocation-free: the decoded struct borrows from the
+ * reader's bytes (valid as long as they are). Encoders append to a bounded writer and either
+ * write a whole message or fail with ZM_E_NO_SPACE leaving the writer as it was, so a transport
+ * can flush and retry, or fragment. On a decode error the reader's offset is where it was found.
+ */
+#ifndef ZM_PROTO_CODEC_H
+#define ZM_PROTO_CODEC_H
+
+#include "proto/msg.h"
+
+/* ---- scouting (one message per UDP datagram) ----------------------------------------------- */
+ZM_NODISCARD z_result_t zm_scouting_decode(zm_reader_t *r, zm_scouting_msg_t *m);
+ZM_NODISCARD z_result_t zm_scouting_encode(zm_writer_t *w, const zm_scouting_msg_t *m);
+/** Iterates a HELLO's locators: init a reader over hello.locators, call until *got is false. */
+ZM_NODISCARD z_result_t zm_locators_next(zm_reader_t *it, zm_slice_t *locator, bool *got);
+
+/* ---- transport ------------------------------------------------------------------------------ */
+/** SN mask of a resolution code (0..3 = 8, 16, 32, 64 bits), as Rust computes it. */
+uint32_t zm_sn_mask(uint8_t resolution_bits);
+#define ZM_SN_MASK_DEFAULT 0x0fffffffu
+
+/**
+ * Decodes one transport message. sn_mask bounds FRAME/FRAGMENT/OPEN/JOIN sequence numbers
+ * (ZM_E_SN_RANGE beyond it). A FRAME decodes to its header only: its network messages follow in
+ * r. A FRAGMENT's payload is the rest of r, which is left empty.
+ */
+ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
+/** Encodes one transport message; a FRAME writes its header only, a FRAGMENT its payload too. */
+ZM_NODISCARD z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m);
+
+/* ---- network -------------------------------------------------------------------------------- */
+/** True if header's id is in the network namespace (0x19..0x1f): ends a FRAME's payload if not. */
+static inline bool zm_is_network_header(uint8_t h) { return ZM_MID(h) >= 0x19; }
+ZM_NODISCARD z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m);
+ZM_NODISCARD z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m);
+
+/* ---- pieces used by the network codec (declarations and zenoh bodies) ----------------------- */
+ZM_NODISCARD z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d);
+ZM_NODISCARD z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d);
+ZM_NODISCARD z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p);
+ZM_NODISCARD z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p);
+ZM_NODISCARD z_result_t zm_del_decode(zm_reader_t *r, uint8_t header, zm_del_t *d);
+ZM_NODISCARD z_result_t zm_del_encode(zm_writer_t *w, const zm_del_t *d);
+ZM_NODISCARD z_result_t zm_query_decode(zm_reader_t *r, uint8_t header, zm_query_t *q);
+ZM_NODISCARD z_result_t zm_query_encode(zm_writer_t *w, const zm_query_t *q);
+ZM_NODISCARD z_result_t zm_reply_decode(zm_reader_t *r, uint8_t header, zm_reply_t *q);
+ZM_NODISCARD z_result_t zm_reply_encode(zm_writer_t *w, const zm_reply_t *q);
+ZM_NODISCARD z_result_t zm_err_decode(zm_reader_t *r, uint8_t header, zm_err_t *e);
+ZM_NODISCARD z_result_t zm_err_encode(zm_writer_t *w, const zm_err_t *e);
+
+/* ---- stream framing (TCP and other stream links) -------------------------------------------- */
+/** Splits the next batch off a stream: 2-byte little-endian length, then that many bytes. */
+ZM_NODISCARD z_result_t zm_stream_next(zm_reader_t *r, zm_slice_t *batch);
+
+/* ---- batch iteration ------------------------------------------------------------------------ */
+typedef struct {
+    zm_reader_t r;
+    uint32_t sn_mask;
+    bool in_frame; /* the last transport message was a FRAME */
+} zm_batch_iter_t;
+
+void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, uint32_t sn_mask);
+/**
+ * Next transport message of the batch; *got is false at the end. After a FRAME, call
+ * zm_batch_next_network() for its messages (any left unread are decoded and skipped here).
+ */
+ZM_NODISCARD z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got);
+/** Next network message of the current FRAME; *got is false when the FRAME's payload ends. */
+ZM_NODISCARD z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool *got);
+
+#endif /* ZM_PROTO_CODEC_H */

@@ -1,0 +1,353 @@
+/*
+ * Codecs of the types every message shares: zids, timestamps, encodings, wire expressions and
+ * the extension framing. Extension handling is centralised here so that every message follows
+ * the one Rust rule: a known extension matches its exact header byte; anything else is skipped
+ * by its encoding, or is an error when marked mandatory.
+ */
+#include "proto/core.h"
+
+/* ---- zid ------------------------------------------------------------------------------------ */
+
+z_result_t zm_zid_read(zm_reader_t *r, uint8_t len, zm_zid_t *out)
+{
+    zm_slice_t s;
+    ZM_ASSERT(len >= 1 && len <= 16);
+    const uint8_t *mark = r->ptr;
+    ZM_TRY(zm_read_bytes(r, len, &s));
+    uint8_t any = 0;
+    for (size_t i = 0; i < len; i++) {
+        any |= s.ptr[i];
+    }
+    if (any == 0) {
+        r->ptr = mark;
+        return ZM_E_ZID; /* a zid is a nonzero u128 */
+    }
+    memset(out->id, 0, sizeof(out->id));
+    memcpy(out->id, s.ptr, len);
+    out->len = len;
+    return Z_OK;
+}
+
+z_result_t zm_zid_write(zm_writer_t *w, const zm_zid_t *zid)
+{
+    ZM_ASSERT(zid->len >= 1 && zid->len <= 16);
+    return zm_write_bytes(w, zid->id, zid->len);
+}
+
+uint8_t zm_zid_trim(const uint8_t bytes[16])
+{
+    uint8_t n = 16;
+    while (n > 0 && bytes[n - 1] == 0) {
+        n--;
+    }
+    return n;
+}
+
+/* ---- timestamp: %time:z64% <id;z8> ---------------------------------------------------------- */
+
+z_result_t zm_timestamp_read(zm_reader_t *r, zm_timestamp_t *out)
+{
+    const uint8_t *mark = r->ptr;
+    uint64_t len;
+    ZM_TRY(zm_read_zint(r, &out->time));
+    z_result_t rc = zm_read_zint_max(r, UINT8_MAX, &len);
+    if (rc == Z_OK && (len < 1 || len > 16)) {
+        rc = ZM_E_ZID;
+    }
+    if (rc == Z_OK) {
+        rc = zm_zid_read(r, (uint8_t)len, &out->id);
+    }
+    if (rc != Z_OK) {
+        r->ptr = mark;
+    }
+    return rc;
+}
+
+z_result_t zm_timestamp_write(zm_writer_t *w, const zm_timestamp_t *ts)
+{
+    size_t mark = w->len;
+    z_result_t rc = zm_write_zint(w, ts->time);
+    if (rc == Z_OK) {
+        rc = zm_write_zbytes(w, ts->id.id, ts->id.len);
+    }
+    if (rc != Z_OK) {
+        w->len = mark;
+    }
+    return rc;
+}
+
+/* ---- encoding: %(id<<1)|S:z32% [<schema;z8>] ------------------------------------------------ */
+
+z_result_t zm_encoding_read(zm_reader_t *r, zm_encoding_t *out)
+{
+    const uint8_t *mark = r->ptr;
+    uint32_t v;
+    ZM_TRY(zm_read_z32(r, &v));
+    out->id = (uint16_t)(v >> 1); /* Rust keeps the low 16 bits of the id */
+    out->has_schema = (v & 1u) != 0;
+    out->schema = zm_slice(NULL, 0);
+    if (out->has_schema) {
+        z_result_t rc = zm_read_zbytes(r, UINT8_MAX, &out->schema);
+        if (rc != Z_OK) {
+            r->ptr = mark;
+            return rc;
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zm_encoding_write(zm_writer_t *w, const zm_encoding_t *e)
+{
+    size_t mark = w->len;
+    z_result_t rc = zm_write_zint(w, ((uint64_t)e->id << 1) | (e->has_schema ? 1u : 0u));
+    if (rc == Z_OK && e->has_schema) {
+        rc = e->schema.len > UINT8_MAX ? Z_EINVAL : zm_write_zbytes(w, e->schema.ptr, e->schema.len);
+    }
+    if (rc != Z_OK) {
+        w->len = mark;
+    }
+    return rc;
+}
+
+/* ---- wire expression: %scope:z16% [<suffix;z16>] -------------------------------------------- */
+
+z_result_t zm_wire_expr_read(zm_reader_t *r, zm_wire_expr_t *we)
+{
+    const uint8_t *mark = r->ptr;
+    ZM_TRY(zm_read_z16(r, &we->scope));
+    we->suffix = zm_slice(NULL, 0);
+    if (we->has_suffix) {
+        z_result_t rc = zm_read_zbytes(r, UINT16_MAX, &we->suffix);
+        if (rc == Z_OK && !zm_utf8_valid(we->suffix)) {
+            rc = Z_EUTF8;
+        }
+        if (rc != Z_OK) {
+            r->ptr = mark;
+            return rc;
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zm_wire_expr_write(zm_writer_t *w, const zm_wire_expr_t *we)
+{
+    size_t mark = w->len;
+    z_result_t rc = zm_write_zint(w, we->scope);
+    if (rc == Z_OK && we->has_suffix) {
+        rc = we->suffix.len > UINT16_MAX ? Z_EINVAL
+                                         : zm_write_zbytes(w, we->suffix.ptr, we->suffix.len);
+    }
+    if (rc != Z_OK) {
+        w->len = mark;
+    }
+    return rc;
+}
+
+/* ---- UTF-8 (Rust decodes every string field as UTF-8 and rejects what is not) --------------- */
+
+bool zm_utf8_valid(zm_slice_t s)
+{
+    const uint8_t *p = s.ptr;
+    const uint8_t *end = s.ptr + s.len;
+    while (p < end) {
+        uint8_t c = *p;
+        if (c < 0x80) {
+            p++;
+            continue;
+        }
+        size_t n;
+        uint32_t cp;
+        if ((c & 0xe0) == 0xc0) {
+            n = 2;
+            cp = c & 0x1fu;
+        } else if ((c & 0xf0) == 0xe0) {
+            n = 3;
+            cp = c & 0x0fu;
+        } else if ((c & 0xf8) == 0xf0) {
+            n = 4;
+            cp = c & 0x07u;
+        } else {
+            return false;
+        }
+        if ((size_t)(end - p) < n) {
+            return false;
+        }
+        for (size_t i = 1; i < n; i++) {
+            if ((p[i] & 0xc0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (p[i] & 0x3fu);
+        }
+        /* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
+        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+            return false;
+        }
+        p += n;
+    }
+    return true;
+}
+
+/* ---- extensions: |Z|ENC(2)|M|ID(4)| + body -------------------------------------------------- */
+
+z_result_t zm_ext_read(zm_reader_t *r, zm_ext_t *ext)
+{
+    const uint8_t *mark = r->ptr;
+    z_result_t rc = zm_read_u8(r, &ext->header);
+    if (rc != Z_OK) {
+        return rc;
+    }
+    ext->z64 = 0;
+    ext->body = zm_slice(NULL, 0);
+    switch (ext->header & ZM_EXT_ENC_MASK) {
+    case ZM_EXT_ENC_UNIT:
+        break;
+    case ZM_EXT_ENC_Z64:
+        rc = zm_read_zint(r, &ext->z64);
+        break;
+    case ZM_EXT_ENC_ZBUF:
+        rc = zm_read_zbytes(r, UINT32_MAX, &ext->body);
+        break;
+    default:
+        rc = ZM_E_EXT_ENCODING;
+        break;
+    }
+    if (rc != Z_OK) {
+        r->ptr = mark;
+        return rc;
+    }
+    ext->raw = zm_slice(mark, (size_t)(r->ptr - mark));
+    return Z_OK;
+}
+
+z_result_t zm_ext_unknown(zm_reader_t *r, const zm_ext_t *ext, zm_ext_unknown_t *u)
+{
+    if (ext->header & ZM_EXT_M) {
+        r->ptr = ext->raw.ptr; /* the error names the extension's first byte */
+        return ZM_E_EXT_MANDATORY;
+    }
+    if (u->n < ZM_EXT_UNKNOWN_MAX) {
+        u->raw[u->n++] = ext->raw;
+    } else if (u->dropped < UINT8_MAX) {
+        u->dropped++;
+    }
+    return Z_OK;
+}
+
+static inline uint8_t ext_header(uint8_t id, bool more)
+{
+    return (uint8_t)((id & 0x7fu) | (more ? ZM_FLAG_Z : 0u));
+}
+
+z_result_t zm_ext_write_unit(zm_writer_t *w, uint8_t id, bool more)
+{
+    return zm_write_u8(w, ext_header(id, more));
+}
+
+z_result_t zm_ext_write_z64(zm_writer_t *w, uint8_t id, uint64_t v, bool more)
+{
+    if (zm_writer_left(w) < 1 + zm_zint_len(v)) {
+        return ZM_E_NO_SPACE;
+    }
+    w->data[w->len++] = ext_header(id, more);
+    w->len += zm_zint_put(w->data + w->len, v);
+    return Z_OK;
+}
+
+z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool more)
+{
+    if (!zm_fits_u32(body.len)) {
+        return Z_EINVAL;
+    }
+    if (zm_writer_left(w) < 1 + zm_zint_len(body.len) + body.len) {
+        return ZM_E_NO_SPACE;
+    }
+    w->data[w->len++] = ext_header(id, more);
+    return zm_write_zbytes(w, body.ptr, body.len);
+}
+
+z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more)
+{
+    size_t mark = w->len;
+    for (uint8_t i = 0; i < u->n; i++) {
+        const zm_slice_t *raw = &u->raw[i];
+        bool z = (i + 1u < u->n) || more;
+        z_result_t rc = zm_write_u8(w, ext_header(raw->ptr[0], z));
+        if (rc == Z_OK) {
+            rc = zm_write_bytes(w, raw->ptr + 1, raw->len - 1);
+        }
+        if (rc != Z_OK) {
+            w->len = mark;
+            return rc;
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zm_ext_loop(zm_reader_t *r, bool more, zm_ext_fn on, void *ctx, zm_ext_unknown_t *unknown)
+{
+    while (more) {
+        zm_ext_t ext;
+        ZM_TRY(zm_ext_read(r, &ext));
+        more = (ext.header & ZM_FLAG_Z) != 0;
+        bool known = false;
+        z_result_t rc = on(ctx, &ext, &known);
+        if (rc == Z_OK && !known) {
+            rc = zm_ext_unknown(r, &ext, unknown);
+        }
+        if (rc != Z_OK) {
+            r->ptr = ext.raw.ptr;
+            return rc;
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zm_timestamp_from_body(zm_slice_t body, zm_timestamp_t *ts)
+{
+    zm_reader_t r;
+    zm_reader_init(&r, body.ptr, body.len);
+    ZM_TRY(zm_timestamp_read(&r, ts));
+    return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
+}
+
+z_result_t zm_entity_body_read(zm_slice_t body, zm_zid_t *zid, uint32_t *eid, uint32_t *sn)
+{
+    zm_reader_t r;
+    uint8_t flags;
+    zm_reader_init(&r, body.ptr, body.len);
+    ZM_TRY(zm_read_u8(&r, &flags));
+    ZM_TRY(zm_zid_read(&r, (uint8_t)((flags >> 4) + 1u), zid));
+    ZM_TRY(zm_read_z32(&r, eid));
+    if (sn != NULL) {
+        ZM_TRY(zm_read_z32(&r, sn));
+    }
+    return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
+}
+
+/* Extension bodies are small; they are built in a stack buffer, then framed with their length. */
+#define ZM_SMALL_BODY_MAX (1 + 16 + 2 * 9 + 9)
+
+z_result_t zm_ext_write_timestamp(zm_writer_t *w, uint8_t id, const zm_timestamp_t *ts, bool more)
+{
+    uint8_t buf[ZM_SMALL_BODY_MAX];
+    zm_writer_t b;
+    zm_writer_init(&b, buf, sizeof(buf));
+    ZM_TRY(zm_timestamp_write(&b, ts));
+    return zm_ext_write_zbuf(w, id, zm_slice(buf, b.len), more);
+}
+
+z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid, uint32_t eid,
+                               const uint32_t *sn, bool more)
+{
+    uint8_t buf[ZM_SMALL_BODY_MAX];
+    zm_writer_t b;
+    zm_writer_init(&b, buf, sizeof(buf));
+    ZM_TRY(zm_write_u8(&b, (uint8_t)((zid->len - 1u) << 4)));
+    ZM_TRY(zm_zid_write(&b, zid));
+    ZM_TRY(zm_write_zint(&b, eid));
+    if (sn != NULL) {
+        ZM_TRY(zm_write_zint(&b, *sn));
+    }
+    return zm_ext_write_zbuf(w, id, zm_slice(buf, b.len), more);
+}

@@ -1,0 +1,190 @@
+/*
+ * Declarations, the body of DECLARE: key expressions, subscribers, queryables, liveliness tokens
+ * and the D_FINAL that closes an interest's current replies. Undeclarations may name the entity
+ * by a key expression in the 0x5F extension; it is kept with has_ext_wire so it re-encodes.
+ */
+#include "proto/codec.h"
+
+#define ZM_DECL_FLAG_N 0x20u
+#define ZM_DECL_FLAG_M 0x40u
+
+/* 0x5F body: flags (bit0 suffix, bit1 sender mapping), %scope:z16%, suffix to the end */
+static z_result_t ext_wire_read(zm_slice_t body, zm_wire_expr_t *we)
+{
+    zm_reader_t r;
+    uint8_t flags;
+    zm_reader_init(&r, body.ptr, body.len);
+    ZM_TRY(zm_read_u8(&r, &flags));
+    ZM_TRY(zm_read_z16(&r, &we->scope));
+    we->has_suffix = (flags & 0x01u) != 0;
+    we->mapping = (flags & 0x02u) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+    we->suffix = zm_slice(r.ptr, zm_reader_left(&r));
+    if (!we->has_suffix && we->suffix.len != 0) {
+        return ZM_E_TRAILING;
+    }
+    return zm_utf8_valid(we->suffix) ? Z_OK : Z_EUTF8;
+}
+
+static z_result_t ext_wire_write(zm_writer_t *w, const zm_wire_expr_t *we, bool more)
+{
+    size_t mark = w->len;
+    uint8_t flags = (uint8_t)((we->has_suffix ? 0x01u : 0u) |
+                              (we->mapping == ZM_MAPPING_SENDER ? 0x02u : 0u));
+    size_t body = 1 + zm_zint_len(we->scope) + we->suffix.len;
+    if (!zm_fits_u32(body)) {
+        return Z_EINVAL;
+    }
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(0x5f | (more ? ZM_FLAG_Z : 0u))));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, body));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, flags));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, we->scope));
+    ZM_ENC_TRY(w, mark, zm_write_bytes(w, we->suffix.ptr, we->suffix.len));
+    return Z_OK;
+}
+
+static z_result_t decl_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_declaration_t *d = ctx;
+    uint8_t h = e->header & 0x7f;
+    *known = false;
+    if (h == 0x5f && (d->kind == ZM_UNDECL_SUBSCRIBER || d->kind == ZM_UNDECL_QUERYABLE ||
+                      d->kind == ZM_UNDECL_TOKEN)) {
+        *known = true;
+        d->has_ext_wire = true;
+        return ext_wire_read(e->body, &d->wire_expr);
+    }
+    if (h == 0x21 && d->kind == ZM_DECL_QUERYABLE) {
+        *known = true;
+        d->has_qbl_info = true;
+        d->qbl_complete = (e->z64 & 0x01u) != 0;
+        d->qbl_distance = (uint16_t)(e->z64 >> 8);
+        return Z_OK;
+    }
+    return Z_OK;
+}
+
+/* Entity ids are read as Rust does: any zint, kept as its low 32 bits. */
+static z_result_t read_u32_truncated(zm_reader_t *r, uint32_t *out)
+{
+    uint64_t v;
+    ZM_TRY(zm_read_zint(r, &v));
+    *out = (uint32_t)v;
+    return Z_OK;
+}
+
+z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
+{
+    uint8_t h;
+    ZM_TRY(zm_read_u8(r, &h));
+    d->kind = ZM_MID(h);
+    d->id = 0;
+    d->wire_expr.scope = 0;
+    d->wire_expr.mapping = (h & ZM_DECL_FLAG_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+    d->wire_expr.has_suffix = (h & ZM_DECL_FLAG_N) != 0;
+    d->wire_expr.suffix = zm_slice(NULL, 0);
+    d->has_ext_wire = false;
+    d->has_qbl_info = false;
+    d->qbl_complete = false;
+    d->qbl_distance = 0;
+    d->unknown.n = 0;
+    d->unknown.dropped = 0;
+    switch (d->kind) {
+    case ZM_DECL_KEYEXPR: {
+        uint64_t id;
+        ZM_TRY(zm_read_zint(r, &id));
+        d->id = (uint16_t)id;
+        d->wire_expr.mapping = ZM_MAPPING_RECEIVER; /* D_KEYEXPR has no M flag */
+        ZM_TRY(zm_wire_expr_read(r, &d->wire_expr));
+        break;
+    }
+    case ZM_UNDECL_KEYEXPR: {
+        uint64_t id;
+        ZM_TRY(zm_read_zint(r, &id));
+        d->id = (uint16_t)id;
+        d->wire_expr.has_suffix = false;
+        break;
+    }
+    case ZM_DECL_SUBSCRIBER:
+    case ZM_DECL_QUERYABLE:
+    case ZM_DECL_TOKEN:
+        ZM_TRY(read_u32_truncated(r, &d->id));
+        ZM_TRY(zm_wire_expr_read(r, &d->wire_expr));
+        break;
+    case ZM_UNDECL_SUBSCRIBER:
+    case ZM_UNDECL_QUERYABLE:
+    case ZM_UNDECL_TOKEN:
+        ZM_TRY(read_u32_truncated(r, &d->id));
+        d->wire_expr.has_suffix = false;
+        d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
+        break;
+    case ZM_DECL_FINAL:
+        d->wire_expr.has_suffix = false;
+        d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
+        break;
+    default:
+        r->ptr--;
+        return ZM_E_DECL_UNKNOWN;
+    }
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, decl_ext, d, &d->unknown);
+}
+
+z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
+{
+    size_t mark = w->len;
+    bool has_wire_ext = d->has_ext_wire && (d->kind == ZM_UNDECL_SUBSCRIBER ||
+                                            d->kind == ZM_UNDECL_QUERYABLE || d->kind == ZM_UNDECL_TOKEN);
+    bool has_info = d->has_qbl_info && d->kind == ZM_DECL_QUERYABLE;
+    unsigned left = (has_wire_ext ? 1u : 0u) + (has_info ? 1u : 0u) + d->unknown.n;
+    uint8_t h = (uint8_t)(d->kind | (left ? ZM_FLAG_Z : 0u));
+    switch (d->kind) {
+    case ZM_DECL_KEYEXPR:
+        h |= d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u;
+        break;
+    case ZM_DECL_SUBSCRIBER:
+    case ZM_DECL_QUERYABLE:
+    case ZM_DECL_TOKEN:
+        h |= d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u;
+        h |= d->wire_expr.mapping == ZM_MAPPING_SENDER ? ZM_DECL_FLAG_M : 0u;
+        break;
+    case ZM_UNDECL_KEYEXPR:
+    case ZM_UNDECL_SUBSCRIBER:
+    case ZM_UNDECL_QUERYABLE:
+    case ZM_UNDECL_TOKEN:
+    case ZM_DECL_FINAL:
+        break;
+    default:
+        return Z_EINVAL;
+    }
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    switch (d->kind) {
+    case ZM_DECL_KEYEXPR:
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, (uint16_t)d->id));
+        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
+        break;
+    case ZM_UNDECL_KEYEXPR:
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, (uint16_t)d->id));
+        break;
+    case ZM_DECL_SUBSCRIBER:
+    case ZM_DECL_QUERYABLE:
+    case ZM_DECL_TOKEN:
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, d->id));
+        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
+        break;
+    case ZM_UNDECL_SUBSCRIBER:
+    case ZM_UNDECL_QUERYABLE:
+    case ZM_UNDECL_TOKEN:
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, d->id));
+        break;
+    default:
+        break;
+    }
+    if (has_info) {
+        uint64_t info = (d->qbl_complete ? 1u : 0u) | ((uint64_t)d->qbl_distance << 8);
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, info, --left > 0));
+    }
+    if (has_wire_ext) {
+        ZM_ENC_TRY(w, mark, ext_wire_write(w, &d->wire_expr, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &d->unknown, false));
+    return Z_OK;
+}

@@ -1,0 +1,466 @@
+/*
+ * Network messages, the contents of a FRAME: PUSH, REQUEST, RESPONSE, RESPONSE_FINAL, INTEREST,
+ * DECLARE and network OAM. Their extensions share one struct (zm_net_exts_t) and one reader;
+ * each message accepts only the extension bytes the catalogue gives it, in Rust's write order.
+ */
+#include "proto/codec.h"
+
+#define ZM_NET_FLAG_N 0x20u
+#define ZM_NET_FLAG_M 0x40u
+#define ZM_DECLARE_FLAG_I 0x20u
+
+/* Which extensions each network message knows (ZM_NET_EXT_* bits). */
+static uint16_t net_ext_allowed(uint8_t mid)
+{
+    switch (mid) {
+    case ZM_MID_N_PUSH:
+        return ZM_NET_EXT_QOS | ZM_NET_EXT_TIMESTAMP | ZM_NET_EXT_NODEID | ZM_NET_EXT_TS_STACK;
+    case ZM_MID_N_REQUEST:
+        return ZM_NET_EXT_QOS | ZM_NET_EXT_TIMESTAMP | ZM_NET_EXT_TARGET | ZM_NET_EXT_BUDGET |
+               ZM_NET_EXT_TIMEOUT | ZM_NET_EXT_NODEID | ZM_NET_EXT_TS_STACK;
+    case ZM_MID_N_RESPONSE:
+        return ZM_NET_EXT_QOS | ZM_NET_EXT_TIMESTAMP | ZM_NET_EXT_RESPONDER | ZM_NET_EXT_TS_STACK;
+    case ZM_MID_N_RESPONSE_FINAL:
+    case ZM_MID_N_OAM:
+        return ZM_NET_EXT_QOS | ZM_NET_EXT_TIMESTAMP;
+    case ZM_MID_N_INTEREST:
+    case ZM_MID_N_DECLARE:
+        return ZM_NET_EXT_QOS | ZM_NET_EXT_TIMESTAMP | ZM_NET_EXT_NODEID;
+    default:
+        return 0;
+    }
+}
+
+/* Header byte (Z cleared) of each extension, in the order Rust writes them. */
+static const struct {
+    uint16_t bit;
+    uint8_t header;
+} net_ext_order[] = {
+    {ZM_NET_EXT_QOS, 0x21},     {ZM_NET_EXT_TIMESTAMP, 0x42}, {ZM_NET_EXT_RESPONDER, 0x43},
+    {ZM_NET_EXT_TARGET, 0x34},  {ZM_NET_EXT_BUDGET, 0x25},    {ZM_NET_EXT_TIMEOUT, 0x26},
+    {ZM_NET_EXT_NODEID, 0x33},  {ZM_NET_EXT_TS_STACK, 0x47},
+};
+
+typedef struct {
+    zm_net_exts_t *x;
+    uint16_t allowed;
+} net_ext_ctx_t;
+
+static z_result_t net_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    net_ext_ctx_t *c = ctx;
+    zm_net_exts_t *x = c->x;
+    uint8_t h = e->header & 0x7f;
+    uint16_t bit = 0;
+    for (size_t i = 0; i < ZM_ARRAY_LEN(net_ext_order); i++) {
+        if (net_ext_order[i].header == h) {
+            bit = net_ext_order[i].bit;
+            break;
+        }
+    }
+    *known = (bit & c->allowed) != 0;
+    if (!*known) {
+        return Z_OK;
+    }
+    x->present |= bit;
+    switch (bit) {
+    case ZM_NET_EXT_QOS:
+        x->qos = (uint8_t)e->z64; /* only the low byte carries meaning */
+        return Z_OK;
+    case ZM_NET_EXT_TIMESTAMP:
+        return zm_timestamp_from_body(e->body, &x->timestamp);
+    case ZM_NET_EXT_RESPONDER:
+        return zm_entity_body_read(e->body, &x->responder.zid, &x->responder.eid, NULL);
+    case ZM_NET_EXT_TARGET:
+        if (e->z64 > ZM_TARGET_ALL_COMPLETE) {
+            return ZM_E_FIELD;
+        }
+        x->target = (uint8_t)e->z64;
+        return Z_OK;
+    case ZM_NET_EXT_BUDGET:
+        if (e->z64 > UINT32_MAX) {
+            return ZM_E_ZINT_OVERFLOW;
+        }
+        x->budget = (uint32_t)e->z64;
+        return Z_OK;
+    case ZM_NET_EXT_TIMEOUT:
+        x->timeout_ms = e->z64;
+        return Z_OK;
+    case ZM_NET_EXT_NODEID:
+        x->nodeid = (uint16_t)e->z64;
+        return Z_OK;
+    default: /* ZM_NET_EXT_TS_STACK: latency instrumentation, kept raw */
+        x->ts_stack = e->body;
+        return Z_OK;
+    }
+}
+
+static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_net_exts_t *x)
+{
+    x->present = 0;
+    x->unknown.n = 0;
+    x->unknown.dropped = 0;
+    if ((header & ZM_FLAG_Z) == 0) {
+        return Z_OK;
+    }
+    net_ext_ctx_t c = {x, net_ext_allowed(mid)};
+    return zm_ext_loop(r, true, net_ext, &c, &x->unknown);
+}
+
+static z_result_t net_exts_write(zm_writer_t *w, uint8_t mid, const zm_net_exts_t *x)
+{
+    size_t mark = w->len;
+    uint16_t present = x->present & net_ext_allowed(mid);
+    unsigned left = zm_popcount16(present) + x->unknown.n;
+    for (size_t i = 0; i < ZM_ARRAY_LEN(net_ext_order) && left > 0; i++) {
+        uint16_t bit = net_ext_order[i].bit;
+        uint8_t h = net_ext_order[i].header;
+        if ((present & bit) == 0) {
+            continue;
+        }
+        bool more = --left > 0;
+        z_result_t rc;
+        switch (bit) {
+        case ZM_NET_EXT_QOS:
+            rc = zm_ext_write_z64(w, h, x->qos, more);
+            break;
+        case ZM_NET_EXT_TIMESTAMP:
+            rc = zm_ext_write_timestamp(w, h, &x->timestamp, more);
+            break;
+        case ZM_NET_EXT_RESPONDER:
+            rc = zm_ext_write_entity(w, h, &x->responder.zid, x->responder.eid, NULL, more);
+            break;
+        case ZM_NET_EXT_TARGET:
+            rc = zm_ext_write_z64(w, h, x->target, more);
+            break;
+        case ZM_NET_EXT_BUDGET:
+            rc = zm_ext_write_z64(w, h, x->budget, more);
+            break;
+        case ZM_NET_EXT_TIMEOUT:
+            rc = zm_ext_write_z64(w, h, x->timeout_ms, more);
+            break;
+        case ZM_NET_EXT_NODEID:
+            rc = zm_ext_write_z64(w, h, x->nodeid, more);
+            break;
+        default:
+            rc = zm_ext_write_zbuf(w, h, x->ts_stack, more);
+            break;
+        }
+        ZM_ENC_TRY(w, mark, rc);
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &x->unknown, false));
+    return Z_OK;
+}
+
+static bool net_has_exts(uint8_t mid, const zm_net_exts_t *x)
+{
+    return (x->present & net_ext_allowed(mid)) != 0 || x->unknown.n > 0;
+}
+
+/* WireExpr whose N and M flags come from the message header. */
+static z_result_t wire_expr_from_header(zm_reader_t *r, uint8_t header, zm_wire_expr_t *we)
+{
+    we->has_suffix = (header & ZM_NET_FLAG_N) != 0;
+    we->mapping = (header & ZM_NET_FLAG_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+    return zm_wire_expr_read(r, we);
+}
+
+static uint8_t wire_expr_flags(const zm_wire_expr_t *we)
+{
+    return (uint8_t)((we->has_suffix ? ZM_NET_FLAG_N : 0u) |
+                     (we->mapping == ZM_MAPPING_SENDER ? ZM_NET_FLAG_M : 0u));
+}
+
+/* ---- OAM body, shared with the transport OAM: none, %u64% or <bytes;z32> --------------------- */
+
+static z_result_t oam_body_read(zm_reader_t *r, zm_oam_t *o)
+{
+    o->z64 = 0;
+    o->zbuf = zm_slice(NULL, 0);
+    switch (o->enc) {
+    case ZM_OAM_UNIT:
+        return Z_OK;
+    case ZM_OAM_Z64:
+        return zm_read_zint(r, &o->z64);
+    case ZM_OAM_ZBUF:
+        return zm_read_zbytes(r, UINT32_MAX, &o->zbuf);
+    default:
+        return ZM_E_EXT_ENCODING;
+    }
+}
+
+static z_result_t oam_body_write(zm_writer_t *w, const zm_oam_t *o)
+{
+    switch (o->enc) {
+    case ZM_OAM_UNIT:
+        return Z_OK;
+    case ZM_OAM_Z64:
+        return zm_write_zint(w, o->z64);
+    case ZM_OAM_ZBUF:
+        return zm_fits_u32(o->zbuf.len) ? zm_write_zbytes(w, o->zbuf.ptr, o->zbuf.len) : Z_EINVAL;
+    default:
+        return Z_EINVAL;
+    }
+}
+
+/* ---- decode ----------------------------------------------------------------------------------- */
+
+static z_result_t push_body_read(zm_reader_t *r, zm_push_t *p)
+{
+    uint8_t h;
+    ZM_TRY(zm_peek_u8(r, &h));
+    p->body_id = ZM_MID(h);
+    switch (p->body_id) {
+    case ZM_MID_PUT:
+        r->ptr++;
+        return zm_put_decode(r, h, &p->body.put);
+    case ZM_MID_DEL:
+        r->ptr++;
+        return zm_del_decode(r, h, &p->body.del);
+    default:
+        return ZM_E_BODY_UNKNOWN;
+    }
+}
+
+static z_result_t response_body_read(zm_reader_t *r, zm_response_t *p)
+{
+    uint8_t h;
+    ZM_TRY(zm_peek_u8(r, &h));
+    p->body_id = ZM_MID(h);
+    switch (p->body_id) {
+    case ZM_MID_REPLY:
+        r->ptr++;
+        return zm_reply_decode(r, h, &p->body.reply);
+    case ZM_MID_ERR:
+        r->ptr++;
+        return zm_err_decode(r, h, &p->body.err);
+    default:
+        return ZM_E_BODY_UNKNOWN;
+    }
+}
+
+static z_result_t request_body_read(zm_reader_t *r, zm_request_t *q)
+{
+    uint8_t h;
+    ZM_TRY(zm_peek_u8(r, &h));
+    if (ZM_MID(h) != ZM_MID_QUERY) {
+        return ZM_E_BODY_UNKNOWN;
+    }
+    r->ptr++;
+    return zm_query_decode(r, h, &q->query);
+}
+
+static z_result_t interest_read(zm_reader_t *r, uint8_t h, zm_interest_t *it)
+{
+    uint64_t id;
+    ZM_TRY(zm_read_zint(r, &id));
+    it->id = (uint32_t)id; /* Rust keeps the low 32 bits */
+    it->mode = (uint8_t)((h >> 5) & 0x03u);
+    it->options = 0;
+    it->wire_expr.scope = 0;
+    it->wire_expr.has_suffix = false;
+    it->wire_expr.mapping = ZM_MAPPING_RECEIVER;
+    it->wire_expr.suffix = zm_slice(NULL, 0);
+    if (it->mode == ZM_INTEREST_FINAL) {
+        return Z_OK;
+    }
+    ZM_TRY(zm_read_u8(r, &it->options));
+    if (it->options & ZM_INTEREST_R) {
+        it->wire_expr.has_suffix = (it->options & ZM_INTEREST_N) != 0;
+        it->wire_expr.mapping = (it->options & ZM_INTEREST_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+        ZM_TRY(zm_wire_expr_read(r, &it->wire_expr));
+    }
+    return Z_OK;
+}
+
+z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
+{
+    const uint8_t *start = r->ptr;
+    uint8_t h;
+    ZM_TRY(zm_read_u8(r, &h));
+    m->id = ZM_MID(h);
+    z_result_t rc;
+    switch (m->id) {
+    case ZM_MID_N_PUSH: {
+        zm_push_t *p = &m->body.push;
+        rc = wire_expr_from_header(r, h, &p->wire_expr);
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        if (rc == Z_OK) {
+            rc = push_body_read(r, p);
+        }
+        break;
+    }
+    case ZM_MID_N_REQUEST: {
+        zm_request_t *q = &m->body.request;
+        rc = zm_read_z32(r, &q->rid);
+        if (rc == Z_OK) {
+            rc = wire_expr_from_header(r, h, &q->wire_expr);
+        }
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        if (rc == Z_OK) {
+            rc = request_body_read(r, q);
+        }
+        break;
+    }
+    case ZM_MID_N_RESPONSE: {
+        zm_response_t *p = &m->body.response;
+        rc = zm_read_z32(r, &p->rid);
+        if (rc == Z_OK) {
+            rc = wire_expr_from_header(r, h, &p->wire_expr);
+        }
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        if (rc == Z_OK) {
+            rc = response_body_read(r, p);
+        }
+        break;
+    }
+    case ZM_MID_N_RESPONSE_FINAL:
+        rc = zm_read_z32(r, &m->body.response_final.rid);
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        break;
+    case ZM_MID_N_INTEREST:
+        rc = interest_read(r, h, &m->body.interest);
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        break;
+    case ZM_MID_N_DECLARE: {
+        zm_declare_t *d = &m->body.declare;
+        d->has_interest_id = (h & ZM_DECLARE_FLAG_I) != 0;
+        d->interest_id = 0;
+        rc = Z_OK;
+        if (d->has_interest_id) {
+            uint64_t id;
+            rc = zm_read_zint(r, &id);
+            d->interest_id = (uint32_t)id; /* Rust keeps the low 32 bits */
+        }
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        if (rc == Z_OK) {
+            rc = zm_declaration_decode(r, &d->decl);
+        }
+        break;
+    }
+    case ZM_MID_N_OAM: {
+        zm_oam_t *o = &m->body.oam;
+        o->enc = (uint8_t)((h >> 5) & 0x03u);
+        o->has_qos = false;
+        o->unknown.n = 0;
+        o->unknown.dropped = 0;
+        rc = zm_read_z16(r, &o->id);
+        if (rc == Z_OK) {
+            rc = net_exts_read(r, h, m->id, &m->ext);
+        }
+        if (rc == Z_OK) {
+            rc = oam_body_read(r, o);
+        }
+        break;
+    }
+    default:
+        r->ptr = start;
+        return ZM_E_MSG_UNKNOWN;
+    }
+    return rc;
+}
+
+/* ---- encode ----------------------------------------------------------------------------------- */
+
+static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m, uint8_t z)
+{
+    switch (m->id) {
+    case ZM_MID_N_PUSH: {
+        const zm_push_t *p = &m->body.push;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_PUSH | z | wire_expr_flags(&p->wire_expr))));
+        ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        switch (p->body_id) {
+        case ZM_MID_PUT:
+            return zm_put_encode(w, &p->body.put);
+        case ZM_MID_DEL:
+            return zm_del_encode(w, &p->body.del);
+        default:
+            return Z_EINVAL;
+        }
+    }
+    case ZM_MID_N_REQUEST: {
+        const zm_request_t *q = &m->body.request;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_REQUEST | z | wire_expr_flags(&q->wire_expr))));
+        ZM_TRY(zm_write_zint(w, q->rid));
+        ZM_TRY(zm_wire_expr_write(w, &q->wire_expr));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        return zm_query_encode(w, &q->query);
+    }
+    case ZM_MID_N_RESPONSE: {
+        const zm_response_t *p = &m->body.response;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE | z | wire_expr_flags(&p->wire_expr))));
+        ZM_TRY(zm_write_zint(w, p->rid));
+        ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        switch (p->body_id) {
+        case ZM_MID_REPLY:
+            return zm_reply_encode(w, &p->body.reply);
+        case ZM_MID_ERR:
+            return zm_err_encode(w, &p->body.err);
+        default:
+            return Z_EINVAL;
+        }
+    }
+    case ZM_MID_N_RESPONSE_FINAL:
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
+        ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
+        return net_exts_write(w, m->id, &m->ext);
+    case ZM_MID_N_INTEREST: {
+        const zm_interest_t *it = &m->body.interest;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_INTEREST | z | ((it->mode & 0x03u) << 5))));
+        ZM_TRY(zm_write_zint(w, it->id));
+        if (it->mode != ZM_INTEREST_FINAL) {
+            uint8_t opts = it->options;
+            if (opts & ZM_INTEREST_R) {
+                opts = (uint8_t)(opts & ~(ZM_INTEREST_N | ZM_INTEREST_M));
+                opts |= it->wire_expr.has_suffix ? ZM_INTEREST_N : 0u;
+                opts |= it->wire_expr.mapping == ZM_MAPPING_SENDER ? ZM_INTEREST_M : 0u;
+            }
+            ZM_TRY(zm_write_u8(w, opts));
+            if (opts & ZM_INTEREST_R) {
+                ZM_TRY(zm_wire_expr_write(w, &it->wire_expr));
+            }
+        }
+        return net_exts_write(w, m->id, &m->ext);
+    }
+    case ZM_MID_N_DECLARE: {
+        const zm_declare_t *d = &m->body.declare;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_DECLARE | z | (d->has_interest_id ? ZM_DECLARE_FLAG_I : 0u))));
+        if (d->has_interest_id) {
+            ZM_TRY(zm_write_zint(w, d->interest_id));
+        }
+        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        return zm_declaration_encode(w, &d->decl);
+    }
+    case ZM_MID_N_OAM: {
+        const zm_oam_t *o = &m->body.oam;
+        ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_OAM | z | ((o->enc & 0x03u) << 5))));
+        ZM_TRY(zm_write_zint(w, o->id));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        return oam_body_write(w, o);
+    }
+    default:
+        return Z_EINVAL;
+    }
+}
+
+z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
+{
+    size_t mark = w->len;
+    uint8_t z = net_has_exts(m->id, &m->ext) ? ZM_FLAG_Z : 0u;
+    ZM_ENC_TRY(w, mark, network_encode_body(w, m, z));
+    return Z_OK;
+}
