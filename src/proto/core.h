@@ -153,8 +153,6 @@ ZM_NODISCARD z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t
 /** Re-emits the kept unknown extensions; more applies to the last of them. */
 ZM_NODISCARD z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more);
 
-#endif /* ZM_PROTO_CORE_H */
-
 /**
  * Reads extensions while the Z chain goes on (more = the Z flag that announced the first one).
  * on() handles each: it sets *known when the header byte is one of its own; others go to
@@ -184,3 +182,5 @@ ZM_NODISCARD z_result_t zm_ext_write_timestamp(zm_writer_t *w, uint8_t id, const
                                                bool more);
 ZM_NODISCARD z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid,
                                             uint32_t eid, const uint32_t *sn, bool more);
+
+#endif /* ZM_PROTO_CORE_H */

@@ -48,7 +48,11 @@ typedef struct {
     } while (0)
 
 /** True if n fits a u32 length field (always, where size_t is 32 bits). */
-static inline bool zm_fits_u32(size_t n) { return (uint64_t)n <= UINT32_MAX; }
+#if SIZE_MAX > UINT32_MAX
+static inline bool zm_fits_u32(size_t n) { return n <= UINT32_MAX; }
+#else
+static inline bool zm_fits_u32(size_t n) { return (void)n, true; }
+#endif
 
 static inline zm_slice_t zm_slice(const void *ptr, size_t len)
 {
@@ -67,7 +71,7 @@ static inline void zm_reader_init(zm_reader_t *r, const uint8_t *buf, size_t len
 {
     r->start = buf;
     r->ptr = buf;
-    r->end = buf + len;
+    r->end = len > 0 ? buf + len : buf; /* NULL + 0 is undefined */
 }
 
 static inline size_t zm_reader_left(const zm_reader_t *r) { return (size_t)(r->end - r->ptr); }

@@ -15,8 +15,9 @@ const char *zm_strerror(z_result_t r)
 }
 
 #if ZM_ASSERT_ENABLED
-/* No stdio in the portable core: a failed invariant stops here, where a debugger finds it. */
-void zm_assert_fail(const char *expr, const char *file, int line)
+/* No stdio in the portable core: a failed invariant stops here, where a debugger finds it.
+ * Weak, so that a port with a console (port/posix) can say what failed before it stops. */
+__attribute__((weak)) void zm_assert_fail(const char *expr, const char *file, int line)
 {
     ZM_UNUSED(expr);
     ZM_UNUSED(file);

@@ -1,0 +1,658 @@
+/*
+ * Transport messages, the top level of a batch: INIT and OPEN (the handshake), CLOSE,
+ * KEEP_ALIVE, FRAME and FRAGMENT (the data path), JOIN (multicast) and transport OAM.
+ * A FRAME is only its header here: its network messages follow it in the batch and are walked
+ * by batch.c. Every flag and extension is kept explicit in the struct, so decode then encode
+ * gives back the input (bits Rust ignores aside); extensions go out in the Rust codec's order.
+ */
+#include "proto/codec.h"
+
+#define ZM_INIT_FLAG_A 0x20u
+#define ZM_INIT_FLAG_S 0x40u
+#define ZM_OPEN_FLAG_A 0x20u
+#define ZM_OPEN_FLAG_T 0x40u
+#define ZM_CLOSE_FLAG_S 0x20u
+#define ZM_FRAME_FLAG_R 0x20u
+#define ZM_FRAG_FLAG_R 0x20u
+#define ZM_FRAG_FLAG_M 0x40u
+#define ZM_JOIN_FLAG_T 0x20u
+#define ZM_JOIN_FLAG_S 0x40u
+
+#define ZM_INIT_EXT_ALL 0x01ffu
+#define ZM_OPEN_EXT_ALL 0x007fu
+#define ZM_JOIN_EXT_ALL 0x0007u
+
+/* Transport QoS (FRAME, FRAGMENT, OAM): z64, mandatory; only the priority bits mean anything. */
+#define ZM_EXT_T_QOS 0x31u
+#define ZM_JOIN_QOS_PRIORITIES 8u
+
+uint32_t zm_sn_mask(uint8_t resolution_bits)
+{
+    /* Rust shifts each width's max right so an SN zint never grows past the width's bytes. */
+    static const uint32_t masks[4] = {0x7fu, 0x3fffu, 0x0fffffffu, 0xffffffffu};
+    return masks[resolution_bits & 0x03u];
+}
+
+/* ---- shared pieces ------------------------------------------------------------------------- */
+
+/* An SN is any zint on the wire (Rust reads it as a plain integer), then checked against mask. */
+static z_result_t sn_read(zm_reader_t *r, uint32_t mask, uint32_t *sn)
+{
+    const uint8_t *mark = r->ptr;
+    uint64_t v;
+    ZM_TRY(zm_read_zint(r, &v));
+    if (v > mask) {
+        r->ptr = mark;
+        return ZM_E_SN_RANGE;
+    }
+    *sn = (uint32_t)v;
+    return Z_OK;
+}
+
+/* |zid_len(4)|x|x|wai(2)| zid -- INIT and JOIN */
+static z_result_t whatami_zid_read(zm_reader_t *r, uint8_t *whatami, zm_zid_t *zid)
+{
+    uint8_t flags;
+    ZM_TRY(zm_read_u8(r, &flags));
+    if ((flags & 0x03u) == 0x03u) {
+        r->ptr--;
+        return ZM_E_WHATAMI;
+    }
+    *whatami = (uint8_t)(flags & 0x03u);
+    return zm_zid_read(r, (uint8_t)((flags >> 4) + 1u), zid);
+}
+
+static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid)
+{
+    if (zid->len < 1 || zid->len > 16) {
+        return ZM_E_ZID;
+    }
+    if (whatami > ZM_WAI_CLIENT) {
+        return ZM_E_WHATAMI;
+    }
+    ZM_TRY(zm_write_u8(w, (uint8_t)(((zid->len - 1u) << 4) | whatami)));
+    return zm_zid_write(w, zid);
+}
+
+/* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
+static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
+{
+    ZM_TRY(zm_read_u8(r, resolution));
+    *resolution &= 0x3fu;
+    return zm_read_u16le(r, batch_size);
+}
+
+static z_result_t size_write(zm_writer_t *w, uint8_t resolution, uint16_t batch_size)
+{
+    ZM_TRY(zm_write_u8(w, resolution));
+    return zm_write_u16le(w, batch_size);
+}
+
+static z_result_t no_ext(void *ctx, const zm_ext_t *ext, bool *known)
+{
+    ZM_UNUSED(ctx);
+    ZM_UNUSED(ext);
+    *known = false;
+    return Z_OK;
+}
+
+static void unknown_clear(zm_ext_unknown_t *u)
+{
+    u->n = 0;
+    u->dropped = 0;
+}
+
+static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM_FLAG_Z : 0u; }
+
+/* ---- INIT  |Z|S|A| 0x01 | version | zid_len|x|x|wai | zid | [res batch] | [cookie] | [exts] - */
+
+static z_result_t init_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_init_t *m = ctx;
+    *known = true;
+    switch (e->header & 0x7fu) {
+    case 0x01:
+        m->exts |= ZM_INIT_EXT_QOS;
+        break;
+    case 0x21:
+        m->exts |= ZM_INIT_EXT_QOS_LINK;
+        m->qos_link = e->z64;
+        break;
+    case 0x42:
+        m->exts |= ZM_INIT_EXT_SHM;
+        m->shm = e->body;
+        break;
+    case 0x43:
+        m->exts |= ZM_INIT_EXT_AUTH;
+        m->auth = e->body;
+        break;
+    case 0x44:
+        m->exts |= ZM_INIT_EXT_MLINK;
+        m->mlink = e->body;
+        break;
+    case 0x05:
+        m->exts |= ZM_INIT_EXT_LOWLATENCY;
+        break;
+    case 0x06:
+        m->exts |= ZM_INIT_EXT_COMPRESSION;
+        break;
+    case 0x27:
+        m->exts |= ZM_INIT_EXT_PATCH;
+        m->patch = e->z64;
+        break;
+    case 0x48:
+        m->exts |= ZM_INIT_EXT_REGION;
+        m->region = e->body;
+        break;
+    default:
+        *known = false;
+        break;
+    }
+    return Z_OK;
+}
+
+static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->ack = (h & ZM_INIT_FLAG_A) != 0;
+    m->has_size = (h & ZM_INIT_FLAG_S) != 0;
+    m->resolution = ZM_RESOLUTION_DEFAULT;
+    m->batch_size = ZM_BATCH_DEFAULT;
+    ZM_TRY(zm_read_u8(r, &m->version));
+    ZM_TRY(whatami_zid_read(r, &m->whatami, &m->zid));
+    if (m->has_size) {
+        ZM_TRY(size_read(r, &m->resolution, &m->batch_size));
+    }
+    if (m->ack) {
+        ZM_TRY(zm_read_zbytes(r, UINT16_MAX, &m->cookie));
+    }
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, init_ext, m, &m->unknown);
+}
+
+static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
+{
+    size_t mark = w->len;
+    uint16_t exts = (uint16_t)(m->exts & ZM_INIT_EXT_ALL);
+    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    if (m->ack && m->cookie.len > UINT16_MAX) {
+        return Z_EINVAL;
+    }
+    uint8_t h = (uint8_t)(ZM_MID_INIT | (m->ack ? ZM_INIT_FLAG_A : 0u) |
+                          (m->has_size ? ZM_INIT_FLAG_S : 0u) | z_flag(left));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, m->version));
+    ZM_ENC_TRY(w, mark, whatami_zid_write(w, m->whatami, &m->zid));
+    if (m->has_size) {
+        ZM_ENC_TRY(w, mark, size_write(w, m->resolution, m->batch_size));
+    }
+    if (m->ack) {
+        ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
+    }
+    if (exts & ZM_INIT_EXT_QOS) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_QOS_LINK) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, m->qos_link, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_SHM) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, m->shm, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_AUTH) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x43, m->auth, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_MLINK) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x44, m->mlink, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_LOWLATENCY) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x05, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_COMPRESSION) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x06, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_PATCH) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->patch, --left > 0));
+    }
+    if (exts & ZM_INIT_EXT_REGION) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x48, m->region, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+/* ---- OPEN  |Z|T|A| 0x02 | %lease% | %initial_sn% | [<cookie;usize>] if syn | [exts] -------- */
+
+static z_result_t open_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_open_t *m = ctx;
+    *known = true;
+    switch (e->header & 0x7fu) {
+    case 0x01:
+        m->exts |= ZM_OPEN_EXT_QOS;
+        break;
+    case 0x42: /* 1.10.2; the z64 0x22 of other versions stays unknown */
+        m->exts |= ZM_OPEN_EXT_SHM;
+        m->shm = e->body;
+        break;
+    case 0x43:
+        m->exts |= ZM_OPEN_EXT_AUTH;
+        m->auth = e->body;
+        break;
+    case 0x44: /* MultiLink in a syn carries a body */
+        if (m->ack) {
+            *known = false;
+            break;
+        }
+        m->exts |= ZM_OPEN_EXT_MLINK;
+        m->mlink = e->body;
+        break;
+    case 0x04: /* ... and in an ack is a bare marker */
+        if (!m->ack) {
+            *known = false;
+            break;
+        }
+        m->exts |= ZM_OPEN_EXT_MLINK;
+        break;
+    case 0x05:
+        m->exts |= ZM_OPEN_EXT_LOWLATENCY;
+        break;
+    case 0x06:
+        m->exts |= ZM_OPEN_EXT_COMPRESSION;
+        break;
+    case 0x27:
+        m->exts |= ZM_OPEN_EXT_REMOTE_BOUND;
+        m->remote_bound = e->z64;
+        break;
+    default:
+        *known = false;
+        break;
+    }
+    return Z_OK;
+}
+
+static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_open_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->ack = (h & ZM_OPEN_FLAG_A) != 0;
+    m->lease_secs = (h & ZM_OPEN_FLAG_T) != 0;
+    ZM_TRY(zm_read_zint(r, &m->lease));
+    ZM_TRY(sn_read(r, sn_mask, &m->initial_sn));
+    if (!m->ack) {
+        ZM_TRY(zm_read_zbytes(r, SIZE_MAX, &m->cookie));
+    }
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, open_ext, m, &m->unknown);
+}
+
+static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
+{
+    size_t mark = w->len;
+    uint16_t exts = (uint16_t)(m->exts & ZM_OPEN_EXT_ALL);
+    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    uint8_t h = (uint8_t)(ZM_MID_OPEN | (m->ack ? ZM_OPEN_FLAG_A : 0u) |
+                          (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->lease));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->initial_sn));
+    if (!m->ack) {
+        ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
+    }
+    if (exts & ZM_OPEN_EXT_QOS) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
+    }
+    if (exts & ZM_OPEN_EXT_SHM) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, m->shm, --left > 0));
+    }
+    if (exts & ZM_OPEN_EXT_AUTH) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x43, m->auth, --left > 0));
+    }
+    if (exts & ZM_OPEN_EXT_MLINK) {
+        if (m->ack) {
+            ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x04, --left > 0));
+        } else {
+            ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x44, m->mlink, --left > 0));
+        }
+    }
+    if (exts & ZM_OPEN_EXT_LOWLATENCY) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x05, --left > 0));
+    }
+    if (exts & ZM_OPEN_EXT_COMPRESSION) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x06, --left > 0));
+    }
+    if (exts & ZM_OPEN_EXT_REMOTE_BOUND) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->remote_bound, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+/* ---- CLOSE  |Z|X|S| 0x03 | reason(u8) | [exts]   and   KEEP_ALIVE  |Z|X|X| 0x04 | [exts] -- */
+
+static z_result_t close_decode(zm_reader_t *r, uint8_t h, zm_close_t *m)
+{
+    unknown_clear(&m->unknown);
+    m->session = (h & ZM_CLOSE_FLAG_S) != 0;
+    ZM_TRY(zm_read_u8(r, &m->reason));
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, no_ext, NULL, &m->unknown);
+}
+
+static z_result_t close_encode(zm_writer_t *w, const zm_close_t *m)
+{
+    size_t mark = w->len;
+    uint8_t h = (uint8_t)(ZM_MID_CLOSE | (m->session ? ZM_CLOSE_FLAG_S : 0u) | z_flag(m->unknown.n));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, m->reason));
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *m)
+{
+    unknown_clear(&m->unknown);
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, no_ext, NULL, &m->unknown);
+}
+
+static z_result_t keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
+{
+    size_t mark = w->len;
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_KEEP_ALIVE | z_flag(m->unknown.n))));
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+/* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
+
+static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_frame_t *m = ctx;
+    *known = (e->header & 0x7fu) == ZM_EXT_T_QOS;
+    if (*known) {
+        m->has_qos = true;
+        m->qos = (uint8_t)e->z64; /* Rust keeps the low byte */
+    }
+    return Z_OK;
+}
+
+static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_frame_t *m)
+{
+    unknown_clear(&m->unknown);
+    m->reliable = (h & ZM_FRAME_FLAG_R) != 0;
+    m->has_qos = false;
+    m->qos = ZM_PRIO_DATA;
+    ZM_TRY(sn_read(r, sn_mask, &m->sn));
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, frame_ext, m, &m->unknown);
+}
+
+static z_result_t frame_encode(zm_writer_t *w, const zm_frame_t *m)
+{
+    size_t mark = w->len;
+    unsigned left = (m->has_qos ? 1u : 0u) + m->unknown.n;
+    uint8_t h = (uint8_t)(ZM_MID_FRAME | (m->reliable ? ZM_FRAME_FLAG_R : 0u) | z_flag(left));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->sn));
+    if (m->has_qos) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, ZM_EXT_T_QOS, m->qos, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+/* ---- FRAGMENT  |Z|M|R| 0x06 | %sn% | [0x31 QoS, 0x02 First, 0x03 Drop] | payload = the rest - */
+
+static z_result_t fragment_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_fragment_t *m = ctx;
+    *known = true;
+    switch (e->header & 0x7fu) {
+    case ZM_EXT_T_QOS:
+        m->has_qos = true;
+        m->qos = (uint8_t)e->z64;
+        break;
+    case 0x02:
+        m->first = true;
+        break;
+    case 0x03:
+        m->drop = true;
+        break;
+    default:
+        *known = false;
+        break;
+    }
+    return Z_OK;
+}
+
+static z_result_t fragment_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_fragment_t *m)
+{
+    unknown_clear(&m->unknown);
+    m->reliable = (h & ZM_FRAG_FLAG_R) != 0;
+    m->more = (h & ZM_FRAG_FLAG_M) != 0;
+    m->has_qos = false;
+    m->qos = ZM_PRIO_DATA;
+    m->first = false;
+    m->drop = false;
+    ZM_TRY(sn_read(r, sn_mask, &m->sn));
+    ZM_TRY(zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, fragment_ext, m, &m->unknown));
+    return zm_read_bytes(r, zm_reader_left(r), &m->payload);
+}
+
+static z_result_t fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
+{
+    size_t mark = w->len;
+    unsigned left = (m->has_qos ? 1u : 0u) + (m->first ? 1u : 0u) + (m->drop ? 1u : 0u) + m->unknown.n;
+    uint8_t h = (uint8_t)(ZM_MID_FRAGMENT | (m->reliable ? ZM_FRAG_FLAG_R : 0u) |
+                          (m->more ? ZM_FRAG_FLAG_M : 0u) | z_flag(left));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->sn));
+    if (m->has_qos) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, ZM_EXT_T_QOS, m->qos, --left > 0));
+    }
+    if (m->first) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x02, --left > 0));
+    }
+    if (m->drop) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x03, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    ZM_ENC_TRY(w, mark, zm_write_bytes(w, m->payload.ptr, m->payload.len));
+    return Z_OK;
+}
+
+/* ---- JOIN  |Z|S|T| 0x07 | version | zid_len|x|x|wai | zid | [res batch] | %lease% ----------
+ *            %next_sn_reliable% %next_sn_best_effort% | [exts]                                 */
+
+typedef struct {
+    zm_join_t *m;
+    uint32_t sn_mask;
+} join_ctx_t;
+
+/* 0x51: one (reliable, best-effort) pair of next SNs per priority, nothing more. */
+static z_result_t join_qos_check(zm_slice_t body, uint32_t sn_mask)
+{
+    zm_reader_t r;
+    zm_reader_init(&r, body.ptr, body.len);
+    for (unsigned i = 0; i < 2u * ZM_JOIN_QOS_PRIORITIES; i++) {
+        uint32_t sn;
+        ZM_TRY(sn_read(&r, sn_mask, &sn));
+    }
+    return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
+}
+
+static z_result_t join_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    join_ctx_t *c = ctx;
+    zm_join_t *m = c->m;
+    *known = true;
+    switch (e->header & 0x7fu) {
+    case 0x51:
+        ZM_TRY(join_qos_check(e->body, c->sn_mask));
+        m->exts |= ZM_JOIN_EXT_QOS;
+        m->qos_sns = e->body;
+        break;
+    case 0x52:
+        m->exts |= ZM_JOIN_EXT_SHM;
+        m->shm = e->body;
+        break;
+    case 0x27:
+        m->exts |= ZM_JOIN_EXT_PATCH;
+        m->patch = e->z64;
+        break;
+    default:
+        *known = false;
+        break;
+    }
+    return Z_OK;
+}
+
+static z_result_t join_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_join_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->lease_secs = (h & ZM_JOIN_FLAG_T) != 0;
+    m->has_size = (h & ZM_JOIN_FLAG_S) != 0;
+    m->resolution = ZM_RESOLUTION_DEFAULT;
+    m->batch_size = ZM_JOIN_BATCH_DEFAULT;
+    ZM_TRY(zm_read_u8(r, &m->version));
+    ZM_TRY(whatami_zid_read(r, &m->whatami, &m->zid));
+    if (m->has_size) {
+        ZM_TRY(size_read(r, &m->resolution, &m->batch_size));
+    }
+    ZM_TRY(zm_read_zint(r, &m->lease));
+    ZM_TRY(sn_read(r, sn_mask, &m->next_sn_reliable));
+    ZM_TRY(sn_read(r, sn_mask, &m->next_sn_best_effort));
+    join_ctx_t c = {m, sn_mask};
+    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, join_ext, &c, &m->unknown);
+}
+
+static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
+{
+    size_t mark = w->len;
+    uint16_t exts = (uint16_t)(m->exts & ZM_JOIN_EXT_ALL);
+    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    uint8_t h = (uint8_t)(ZM_MID_JOIN | (m->lease_secs ? ZM_JOIN_FLAG_T : 0u) |
+                          (m->has_size ? ZM_JOIN_FLAG_S : 0u) | z_flag(left));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, m->version));
+    ZM_ENC_TRY(w, mark, whatami_zid_write(w, m->whatami, &m->zid));
+    if (m->has_size) {
+        ZM_ENC_TRY(w, mark, size_write(w, m->resolution, m->batch_size));
+    }
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->lease));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->next_sn_reliable));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->next_sn_best_effort));
+    if (exts & ZM_JOIN_EXT_QOS) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x51, m->qos_sns, --left > 0));
+    }
+    if (exts & ZM_JOIN_EXT_SHM) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x52, m->shm, --left > 0));
+    }
+    if (exts & ZM_JOIN_EXT_PATCH) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->patch, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    return Z_OK;
+}
+
+/* ---- OAM  |Z|ENC(2)| 0x00 | %id:z16% | [0x31 QoS] | body per ENC: - / %z64% / <bytes;z32> - */
+
+static z_result_t oam_ext(void *ctx, const zm_ext_t *e, bool *known)
+{
+    zm_oam_t *m = ctx;
+    *known = (e->header & 0x7fu) == ZM_EXT_T_QOS;
+    if (*known) {
+        m->has_qos = true;
+        m->qos = (uint8_t)e->z64;
+    }
+    return Z_OK;
+}
+
+static z_result_t oam_decode(zm_reader_t *r, uint8_t h, zm_oam_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->enc = (uint8_t)((h >> 5) & 0x03u);
+    m->qos = ZM_PRIO_DATA;
+    if (m->enc > ZM_OAM_ZBUF) {
+        r->ptr--;
+        return ZM_E_EXT_ENCODING;
+    }
+    ZM_TRY(zm_read_z16(r, &m->id));
+    ZM_TRY(zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, oam_ext, m, &m->unknown));
+    if (m->enc == ZM_OAM_Z64) {
+        return zm_read_zint(r, &m->z64);
+    }
+    if (m->enc == ZM_OAM_ZBUF) {
+        return zm_read_zbytes(r, UINT32_MAX, &m->zbuf);
+    }
+    return Z_OK;
+}
+
+static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
+{
+    size_t mark = w->len;
+    unsigned left = (m->has_qos ? 1u : 0u) + m->unknown.n;
+    if (m->enc > ZM_OAM_ZBUF || (m->enc == ZM_OAM_ZBUF && !zm_fits_u32(m->zbuf.len))) {
+        return Z_EINVAL;
+    }
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_T_OAM | (m->enc << 5) | z_flag(left))));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, m->id));
+    if (m->has_qos) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, ZM_EXT_T_QOS, m->qos, --left > 0));
+    }
+    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+    if (m->enc == ZM_OAM_Z64) {
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, m->z64));
+    } else if (m->enc == ZM_OAM_ZBUF) {
+        ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->zbuf.ptr, m->zbuf.len));
+    }
+    return Z_OK;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------- */
+
+z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m)
+{
+    uint8_t h;
+    ZM_TRY(zm_read_u8(r, &h));
+    m->id = ZM_MID(h);
+    switch (m->id) {
+    case ZM_MID_T_OAM:
+        return oam_decode(r, h, &m->body.oam);
+    case ZM_MID_INIT:
+        return init_decode(r, h, &m->body.init);
+    case ZM_MID_OPEN:
+        return open_decode(r, h, sn_mask, &m->body.open);
+    case ZM_MID_CLOSE:
+        return close_decode(r, h, &m->body.close);
+    case ZM_MID_KEEP_ALIVE:
+        return keep_alive_decode(r, h, &m->body.keep_alive);
+    case ZM_MID_FRAME:
+        return frame_decode(r, h, sn_mask, &m->body.frame);
+    case ZM_MID_FRAGMENT:
+        return fragment_decode(r, h, sn_mask, &m->body.fragment);
+    case ZM_MID_JOIN:
+        return join_decode(r, h, sn_mask, &m->body.join);
+    default:
+        r->ptr--;
+        return ZM_E_MSG_UNKNOWN;
+    }
+}
+
+z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
+{
+    switch (m->id) {
+    case ZM_MID_T_OAM:
+        return oam_encode(w, &m->body.oam);
+    case ZM_MID_INIT:
+        return init_encode(w, &m->body.init);
+    case ZM_MID_OPEN:
+        return open_encode(w, &m->body.open);
+    case ZM_MID_CLOSE:
+        return close_encode(w, &m->body.close);
+    case ZM_MID_KEEP_ALIVE:
+        return keep_alive_encode(w, &m->body.keep_alive);
+    case ZM_MID_FRAME:
+        return frame_encode(w, &m->body.frame);
+    case ZM_MID_FRAGMENT:
+        return fragment_encode(w, &m->body.fragment);
+    case ZM_MID_JOIN:
+        return join_encode(w, &m->body.join);
+    default:
+        return ZM_E_MSG_UNKNOWN;
+    }
+}
