@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need on Debian 12, and nothing when it is already there,
+# so a warm machine pays only a few dpkg queries. `build` is enough to build the library and
+# zmote-dump; `all` adds clang (fuzzing), the Cortex-M4 cross compiler and the Python venv (.venv)
+# that the interop tests use. Installing needs root; without it, a missing package is an error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-all}
+build_pkgs=(cmake ninja-build gcc libc6-dev)
+all_pkgs=("${build_pkgs[@]}" clang llvm libclang-rt-14-dev gcc-arm-none-eabi
+          libnewlib-arm-none-eabi python3-venv)
+case "$what" in
+    build) pkgs=("${build_pkgs[@]}") ;;
+    all) pkgs=("${all_pkgs[@]}") ;;
+    *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+# The command each package provides, for machines where it came from elsewhere than dpkg.
+declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [clang]=clang [llvm]=llvm-size
+                   [gcc-arm-none-eabi]=arm-none-eabi-gcc)
+
+have_pkg() {
+    if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then
+        return 0
+    fi
+    [ -n "${cmd_of[$1]:-}" ] && command -v "${cmd_of[$1]}" >/dev/null 2>&1
+}
+
+missing=()
+for p in "${pkgs[@]}"; do
+    have_pkg "$p" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "error: missing packages: ${missing[*]}" >&2
+        echo "       install them as root: apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: missing packages: ${missing[*]}, and no apt-get to install them" >&2
+        exit 1
+    fi
+    echo "setup: installing ${missing[*]}"
+    log=$(mktemp /tmp/zmote-apt.XXXXXX)
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+            </dev/null >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "error: apt-get could not install: ${missing[*]} (full log: $log)" >&2
+        exit 1
+    fi
+    rm -f "$log"
+fi
+
+[ "$what" = all ] || exit 0
+
+# The interop tests drive the real Rust implementation through its Python binding.
+zenoh_version=1.10.2
+venv=.venv
+venv_ok() {
+    [ -x "$venv/bin/python" ] && "$venv/bin/python" - "$zenoh_version" <<'EOF' 2>/dev/null
+import sys
+from importlib.metadata import version
+import pytest, zenoh  # noqa: F401  (both must import, not only be listed)
+sys.exit(0 if version("eclipse-zenoh") == sys.argv[1] else 1)
+EOF
+}
+if ! venv_ok; then
+    echo "setup: creating $venv with eclipse-zenoh==$zenoh_version and pytest"
+    # The distribution's python is the one python3-venv completes; prefer it over any other.
+    py=/usr/bin/python3
+    [ -x "$py" ] || py=$(command -v python3)
+    "$py" -m venv "$venv"
+    log=$(mktemp /tmp/zmote-pip.XXXXXX)
+    if ! "$venv/bin/pip" install -q --disable-pip-version-check \
+            "eclipse-zenoh==$zenoh_version" pytest </dev/null >"$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "error: pip could not install eclipse-zenoh==$zenoh_version pytest (log: $log)" >&2
+        exit 1
+    fi
+    rm -f "$log"
+    venv_ok || { echo "error: $venv still lacks eclipse-zenoh==$zenoh_version or pytest" >&2; exit 1; }
+fi

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
+# under ASan+UBSan, a short libFuzzer run per fuzz target, and the freestanding Cortex-M4 build
+# of the portable core. Every stage runs even after one fails, so one run shows everything; the
+# last line counts ctest cases plus the other stages: "N passed, N failed".
+# FUZZ_SECONDS (default 25) sets each fuzz target's run time.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+fuzz_seconds=${FUZZ_SECONDS:-25}
+fuzz_expected=(fuzz_batch fuzz_keyexpr)
+passed=0
+failed=0
+failures=()
+t_start=$SECONDS
+
+stage() { printf '\n== %s\n' "$*"; }
+ok() { passed=$((passed + ${1:-1})); }
+bad() { failed=$((failed + ${2:-1})); failures+=("$1"); echo "FAILED: $1" >&2; }
+finish() {
+    printf '\n'
+    for f in "${failures[@]}"; do echo "failed: $f"; done
+    printf 'total time %ds\n' $((SECONDS - t_start))
+    echo "$passed passed, $failed failed"
+    exit $((failed > 0))
+}
+
+stage "setup"
+if ! scripts/setup.sh all; then
+    bad "setup (packages or .venv missing; see above)"
+    finish
+fi
+
+# Configures a build tree; the arguments after the directory go to cmake.
+configure() {
+    local dir=$1
+    shift
+    mkdir -p "$dir"
+    cmake -S . -B "$dir" -G Ninja -DZM_WERROR=ON "$@" >"$dir/configure.log" 2>&1 || {
+        cat "$dir/configure.log" >&2
+        return 1
+    }
+}
+
+# Builds a tree (all targets, or those named); -k 0 so one broken file does not hide the rest.
+build() {
+    local dir=$1
+    shift
+    ninja -C "$dir" -j2 -k 0 "$@"
+}
+
+# Configures, builds and runs the unit tests of one tree. A failed build still runs ctest, so
+# the tests that did build report, and the ones that did not count as failed.
+unit_stage() {
+    local dir=$1 name=$2
+    shift 2
+    if ! configure "$dir" "$@"; then
+        bad "$name: cmake configure"
+        return
+    fi
+    build "$dir" || bad "$name: build"
+    run_ctest "$dir" "$name"
+}
+
+# Runs ctest in a build tree and adds its cases to the counts.
+run_ctest() {
+    local dir=$1 name=$2 log="$1/ctest.log"
+    ctest --test-dir "$dir" --output-on-failure -j2 </dev/null 2>&1 | tee "$log"
+    local line total nfail
+    line=$(grep -E '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        bad "$name: ctest found no tests"
+        return
+    fi
+    nfail=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$line")
+    total=$(sed -E 's/.*failed out of ([0-9]+).*/\1/' <<<"$line")
+    ok $((total - nfail))
+    if [ "$nfail" -gt 0 ]; then
+        bad "$name: $nfail of $total tests" "$nfail"
+    fi
+}
+
+mkdir -p build
+
+stage "debug build (gcc, -Werror) + ctest"
+t=$SECONDS
+unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc
+echo "debug: $((SECONDS - t))s"
+
+stage "ASan+UBSan build (gcc) + ctest"
+t=$SECONDS
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON
+echo "asan: $((SECONDS - t))s"
+
+stage "libFuzzer smoke runs (clang, ${fuzz_seconds}s each)"
+t=$SECONDS
+shopt -s nullglob
+fuzz_names=("${fuzz_expected[@]}")
+for src in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    [[ " ${fuzz_names[*]} " == *" $name "* ]] || fuzz_names+=("$name")
+done
+targets=()
+for name in "${fuzz_names[@]}"; do
+    if [ -f "tests/fuzz/$name.c" ]; then
+        targets+=("$name")
+    else
+        echo "skip: $name (tests/fuzz/$name.c not written yet)"
+    fi
+done
+fuzz_run() {
+    local built=() pids=() name i runs
+    configure build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DZM_FUZZ=ON ||
+        { bad "fuzz: cmake configure"; return; }
+    build build/fuzz "${targets[@]}" || bad "fuzz: build"
+    for name in "${targets[@]}"; do
+        if [ -x "build/fuzz/tests/fuzz/$name" ]; then
+            built+=("$name")
+        else
+            bad "fuzz $name: build"
+        fi
+    done
+    [ "${#built[@]}" -gt 0 ] || return
+    python3 scripts/fuzz-corpus.py build/fuzz tests/vectors || { bad "fuzz: seed corpus"; return; }
+    mkdir -p build/fuzz/artifacts
+    # The targets run side by side, one per core.
+    for name in "${built[@]}"; do
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            "build/fuzz/tests/fuzz/$name" -max_total_time="$fuzz_seconds" -timeout=10 \
+            -rss_limit_mb=2048 -print_final_stats=1 \
+            -artifact_prefix="build/fuzz/artifacts/$name-" "build/fuzz/corpus-$name" \
+            </dev/null >"build/fuzz/$name.log" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${!built[@]}"; do
+        name=${built[$i]}
+        if wait "${pids[$i]}"; then
+            runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "build/fuzz/$name.log")
+            echo "$name: ok, ${runs:-?} inputs in ${fuzz_seconds}s"
+            ok
+        else
+            tail -n 60 "build/fuzz/$name.log" >&2
+            echo "$name: failed; log build/fuzz/$name.log, input in build/fuzz/artifacts/" >&2
+            bad "fuzz $name"
+        fi
+    done
+}
+if [ "${#targets[@]}" -gt 0 ]; then
+    fuzz_run
+else
+    echo "skip: no fuzz targets written yet"
+fi
+echo "fuzz: $((SECONDS - t))s"
+
+stage "Cortex-M4 freestanding build of the portable core"
+if scripts/check-m4.sh build/m4; then
+    ok
+else
+    bad "m4: cross-compile or header check"
+fi
+
+finish
