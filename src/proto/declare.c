@@ -14,8 +14,10 @@ static z_result_t ext_wire_read(zm_slice_t body, zm_wire_expr_t *we)
     zm_reader_t r;
     uint8_t flags;
     zm_reader_init(&r, body.ptr, body.len);
+    uint64_t scope;
     ZM_TRY(zm_read_u8(&r, &flags));
-    ZM_TRY(zm_read_z16(&r, &we->scope));
+    ZM_TRY(zm_read_zint(&r, &scope));
+    we->scope = (uint16_t)scope; /* Rust keeps the low 16 bits here, unlike a WireExpr field */
     we->has_suffix = (flags & 0x01u) != 0;
     we->mapping = (flags & 0x02u) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
     we->suffix = zm_slice(r.ptr, zm_reader_left(&r));

@@ -356,7 +356,9 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         o->has_qos = false;
         o->unknown.n = 0;
         o->unknown.dropped = 0;
-        rc = zm_read_z16(r, &o->id);
+        uint64_t id;
+        rc = zm_read_zint(r, &id);
+        o->id = (uint16_t)id; /* Rust keeps the low 16 bits */
         if (rc == Z_OK) {
             rc = net_exts_read(r, h, m->id, &m->ext);
         }
