@@ -2,7 +2,8 @@
  * The platform interface: the only thing a port implements (port/posix today; FreeRTOS, Zephyr
  * and bare metal later). The port's own zmote_platform.h, found on the include path of the
  * chosen port, defines the opaque types; upper layers never test the platform, they call here.
- * Functions that can fail return z_result_t; none of them allocates unless it says so.
+ * Functions that can fail return z_result_t; none of them allocates unless it says so, and
+ * every one may be called from any thread unless its comment restricts it.
  */
 #ifndef ZMOTE_PORT_H
 #define ZMOTE_PORT_H
@@ -14,49 +15,103 @@
 #include "zmote/result.h"
 #include "zmote_platform.h" /* zm_mutex_t, zm_condvar_t, zm_task_t, zm_socket_t */
 
-/* ---- memory: the default heap behind zm_alloc/zm_free (a static arena may replace it) ---- */
+/* ---- memory: the default heap behind zm_alloc/zm_free (a static arena may replace it) -------- */
+
+/** Returns size bytes the caller owns, or NULL when the heap is exhausted. */
 void *zm_port_malloc(size_t size);
+/** Gives back a block from zm_port_malloc; NULL is a no-op. */
 void zm_port_free(void *ptr);
 
-/* ---- clocks and randomness --------------------------------------------------------------- */
-/** Monotonic milliseconds, for leases and timeouts. */
+/* ---- clocks and randomness ------------------------------------------------------------------- */
+
+/** Monotonic milliseconds, for leases and timeouts; never goes back, unrelated to wall time. */
 uint64_t zm_port_clock_ms(void);
-/** Wall clock as nanoseconds since the UNIX epoch, for timestamps. */
+/** Wall clock as nanoseconds since the UNIX epoch, for timestamps (may jump). */
 uint64_t zm_port_time_ns(void);
+/** Blocks the calling thread for at least ms milliseconds. */
 void zm_port_sleep_ms(uint32_t ms);
-/** Fills buf with len random bytes (zids, nonces). */
+/** Fills buf with len bytes from the best source the platform has (zids, nonces). */
 void zm_port_random(void *buf, size_t len);
 
 #if Z_FEATURE_MULTI_THREAD
-/* ---- threads ------------------------------------------------------------------------------- */
+/* ---- threads --------------------------------------------------------------------------------- */
+/*
+ * Mutexes are not recursive. Locking or unlocking wrongly (twice, or from a thread that does
+ * not hold it) is a bug of the caller; a port may abort on it in debug builds.
+ */
+
+/** Initializes a mutex in place; destroy it once no thread uses it. */
 z_result_t zm_port_mutex_init(zm_mutex_t *m);
 void zm_port_mutex_destroy(zm_mutex_t *m);
 void zm_port_mutex_lock(zm_mutex_t *m);
 void zm_port_mutex_unlock(zm_mutex_t *m);
+
+/** Initializes a condition variable whose deadlines are read on zm_port_clock_ms. */
 z_result_t zm_port_condvar_init(zm_condvar_t *c);
 void zm_port_condvar_destroy(zm_condvar_t *c);
+/** Wakes one waiter; call with the waiters' mutex held so no wake-up is lost. */
 void zm_port_condvar_signal(zm_condvar_t *c);
+/** Wakes every waiter; same rule as zm_port_condvar_signal. */
 void zm_port_condvar_broadcast(zm_condvar_t *c);
-/** Waits on c (m held) until signalled or until the monotonic deadline; ZM_E_TIMEOUT then. */
+/**
+ * Waits on c (m held, released while waiting, held again on return) until woken or until the
+ * monotonic deadline deadline_ms (a zm_port_clock_ms value); ZM_E_TIMEOUT then. It may also
+ * return Z_OK without a wake-up, so callers loop on their own condition. A deadline far in the
+ * future waits as long as it takes.
+ */
 z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t deadline_ms);
+
+/** Starts fn(arg) on a new thread; the task must be joined exactly once. */
 z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg);
+/** Waits until the task's function has returned and releases the task. */
 void zm_port_task_join(zm_task_t *t);
 #endif
 
-/* ---- sockets (stream links) --------------------------------------------------------------- */
-/** Connects to host:port (name, IPv4 or IPv6 literal) within timeout_ms. */
-z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port, uint32_t timeout_ms);
-/** Listens on host:port; port 0 picks a free one, read back with zm_port_socket_local_port. */
+/* ---- sockets (stream links) ------------------------------------------------------------------ */
+/*
+ * A zm_socket_t belongs to whoever opened it and is a plain value: copying it moves it (a link
+ * moves into its transport) and the old copy is forgotten. One thread may read while another
+ * writes, and zm_port_socket_shutdown may be called from any thread at any time before close;
+ * close is called once, after every thread that used the socket has stopped. Sockets block: a read
+ * waits for data, a write for room. Errors: ZM_E_TIMEOUT when a timeout ran out, ZM_E_CLOSED
+ * when the peer closed or reset the connection or the socket was shut down, Z_ENETWORK for
+ * other network failures (refused, unreachable, name not resolved), Z_EIO for the rest.
+ */
+
+/**
+ * Connects to host:port within timeout_ms. host is a NUL-terminated name, IPv4 literal or IPv6
+ * literal without brackets; every address it resolves to is tried in turn. Name resolution
+ * itself may block longer than the timeout on platforms without an asynchronous resolver.
+ */
+z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port,
+                               uint32_t timeout_ms);
+/**
+ * Listens on host:port (host as in connect, backlog 16); port 0 picks a free port, read it back
+ * with zm_port_socket_local_port.
+ */
 z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port);
-/** Waits up to timeout_ms for a connection on a listening socket; ZM_E_TIMEOUT if none came. */
+/**
+ * Waits up to timeout_ms for a connection on a listening socket and opens it in *out;
+ * ZM_E_TIMEOUT if none came, ZM_E_CLOSED once the listener was shut down.
+ */
 z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t timeout_ms);
+/** The local port of a listening or connected socket. */
 z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port);
-/** Reads at most len bytes, blocking until at least one arrives; *n = 0 never means success. */
+/**
+ * Waits up to timeout_ms until a read would not block (data, end of stream or an error is
+ * pending); Z_OK then, ZM_E_TIMEOUT otherwise. Lets single-thread builds poll a link.
+ */
+z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms);
+/**
+ * Reads at most len (> 0) bytes, blocking until at least one arrives, and sets *n to how many
+ * came (never 0 on success); ZM_E_CLOSED at end of stream.
+ */
 z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n);
-/** Writes all len bytes or fails. */
+/** Writes all len bytes or fails; never raises a signal when the peer is gone. */
 z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len);
-/** Makes blocked reads and writes on s return (another thread then closes it). */
+/** Makes reads, writes and accepts blocked on s, now or later, return (then close it). */
 void zm_port_socket_shutdown(zm_socket_t *s);
+/** Releases the socket; s must not be used again until it is opened anew. */
 void zm_port_socket_close(zm_socket_t *s);
 
 #endif /* ZMOTE_PORT_H */

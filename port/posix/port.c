@@ -1,0 +1,589 @@
+/*
+ * zmote/port.h for POSIX systems (Linux first): pthreads, clock_gettime, getaddrinfo and
+ * blocking BSD sockets. Sockets stay blocking so the read task sleeps in recv() at no cost;
+ * only connect and accept use poll(), because they need a timeout, and shutdown() is what
+ * wakes a reader when a link is torn down. This is the only code that sees POSIX headers.
+ */
+#if defined(__linux__)
+#define _GNU_SOURCE /* accept4, SOCK_CLOEXEC, getrandom */
+#else
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#include "zmote/port.h"
+
+/* Declared by util/common.h only when asserts are on; defined here always, so that a test built
+ * with asserts links against a library built without them. */
+void zm_assert_fail(const char *expr, const char *file, int line);
+
+#define LISTEN_BACKLOG 16
+
+/* A failing pthread call on a valid object is a bug in the caller (double lock, unlock by the
+ * wrong thread); carrying on would only corrupt state further. */
+static _Noreturn void die(const char *what, int err)
+{
+    fprintf(stderr, "zmote: %s failed: %s\n", what, strerror(err));
+    abort();
+}
+
+/* A strong definition: it replaces the trap-only weak one of the portable core. */
+void zm_assert_fail(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "zmote: assertion failed: %s (%s:%d)\n", expr, file, line);
+    fflush(stderr);
+    abort();
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+void *zm_port_malloc(size_t size) { return malloc(size); }
+
+void zm_port_free(void *ptr) { free(ptr); }
+
+/* ---- clocks and randomness ------------------------------------------------------------------- */
+
+uint64_t zm_port_clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+uint64_t zm_port_time_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void zm_port_sleep_ms(uint32_t ms)
+{
+    struct timespec left = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+}
+
+/* Fills what it can from the kernel; false if some bytes are still missing. */
+static bool random_from_os(uint8_t *p, size_t len)
+{
+#if defined(__linux__)
+    while (len > 0) {
+        ssize_t n = getrandom(p, len, 0);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break; /* old kernel (ENOSYS) or seccomp: try the device */
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    if (len == 0) {
+        return true;
+    }
+#endif
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    close(fd);
+    return len == 0;
+}
+
+/* Last resort when the kernel gives nothing (chroot without /dev, seccomp): xorshift64* seeded
+ * from clocks, pid and an address. Good enough for distinct zids, not for secrets. */
+static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t fallback_state;
+
+static void random_fallback(uint8_t *p, size_t len)
+{
+    pthread_mutex_lock(&fallback_lock);
+    if (fallback_state == 0) {
+        fallback_state = zm_port_time_ns() ^ (zm_port_clock_ms() << 20) ^
+                         ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&len;
+        fallback_state |= 1u;
+    }
+    for (size_t i = 0; i < len; i++) {
+        fallback_state ^= fallback_state >> 12;
+        fallback_state ^= fallback_state << 25;
+        fallback_state ^= fallback_state >> 27;
+        p[i] = (uint8_t)((fallback_state * 0x2545f4914f6cdd1dull) >> 56);
+    }
+    pthread_mutex_unlock(&fallback_lock);
+}
+
+void zm_port_random(void *buf, size_t len)
+{
+    if (!random_from_os((uint8_t *)buf, len)) {
+        random_fallback((uint8_t *)buf, len);
+    }
+}
+
+/* ---- threads --------------------------------------------------------------------------------- */
+#if Z_FEATURE_MULTI_THREAD
+
+static z_result_t resource_result(int err)
+{
+    return (err == ENOMEM || err == EAGAIN) ? ZM_E_NOMEM : Z_EGENERIC;
+}
+
+z_result_t zm_port_mutex_init(zm_mutex_t *m)
+{
+    pthread_mutexattr_t attr;
+    int err = pthread_mutexattr_init(&attr);
+    if (err != 0) {
+        return resource_result(err);
+    }
+#if ZM_ASSERT_ENABLED
+    /* Debug builds catch double locks and foreign unlocks instead of deadlocking. */
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+#endif
+    err = pthread_mutex_init(&m->m, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return err == 0 ? Z_OK : resource_result(err);
+}
+
+void zm_port_mutex_destroy(zm_mutex_t *m)
+{
+    int err = pthread_mutex_destroy(&m->m);
+    if (err != 0) {
+        die("pthread_mutex_destroy", err);
+    }
+}
+
+void zm_port_mutex_lock(zm_mutex_t *m)
+{
+    int err = pthread_mutex_lock(&m->m);
+    if (err != 0) {
+        die("pthread_mutex_lock", err);
+    }
+}
+
+void zm_port_mutex_unlock(zm_mutex_t *m)
+{
+    int err = pthread_mutex_unlock(&m->m);
+    if (err != 0) {
+        die("pthread_mutex_unlock", err);
+    }
+}
+
+z_result_t zm_port_condvar_init(zm_condvar_t *c)
+{
+    pthread_condattr_t attr;
+    int err = pthread_condattr_init(&attr);
+    if (err != 0) {
+        return resource_result(err);
+    }
+    /* Deadlines are zm_port_clock_ms values: a wall-clock jump must not stretch a lease. */
+    err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (err == 0) {
+        err = pthread_cond_init(&c->c, &attr);
+    }
+    pthread_condattr_destroy(&attr);
+    return err == 0 ? Z_OK : resource_result(err);
+}
+
+void zm_port_condvar_destroy(zm_condvar_t *c)
+{
+    int err = pthread_cond_destroy(&c->c);
+    if (err != 0) {
+        die("pthread_cond_destroy", err);
+    }
+}
+
+void zm_port_condvar_signal(zm_condvar_t *c) { pthread_cond_signal(&c->c); }
+
+void zm_port_condvar_broadcast(zm_condvar_t *c) { pthread_cond_broadcast(&c->c); }
+
+z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t deadline_ms)
+{
+    /* Clamped so that a "never" deadline fits a 32-bit time_t: 68 years of uptime. */
+    uint64_t sec = deadline_ms / 1000u;
+    if (sec > (uint64_t)INT32_MAX) {
+        sec = (uint64_t)INT32_MAX;
+    }
+    struct timespec ts = {(time_t)sec, (long)(deadline_ms % 1000u) * 1000000L};
+    int err = pthread_cond_timedwait(&c->c, &m->m, &ts);
+    if (err == ETIMEDOUT) {
+        return ZM_E_TIMEOUT;
+    }
+    if (err != 0 && err != EINTR) {
+        die("pthread_cond_timedwait", err);
+    }
+    return Z_OK;
+}
+
+z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg)
+{
+    int err = pthread_create(&t->t, NULL, fn, arg);
+    return err == 0 ? Z_OK : resource_result(err);
+}
+
+void zm_port_task_join(zm_task_t *t)
+{
+    int err = pthread_join(t->t, NULL);
+    if (err != 0) {
+        die("pthread_join", err);
+    }
+}
+
+#endif /* Z_FEATURE_MULTI_THREAD */
+
+/* ---- sockets --------------------------------------------------------------------------------- */
+
+static z_result_t errno_result(int err)
+{
+    switch (err) {
+    case EPIPE:
+    case ECONNRESET:
+    case ENOTCONN:
+        return ZM_E_CLOSED;
+    case ECONNREFUSED:
+    case ECONNABORTED:
+    case ENETDOWN:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EADDRINUSE:
+    case EADDRNOTAVAIL:
+    case EAFNOSUPPORT:
+    case ETIMEDOUT: /* the kernel gave up on the peer: the connection is dead, not slow */
+        return Z_ENETWORK;
+    case ENOMEM:
+    case ENOBUFS:
+    case EMFILE:
+    case ENFILE:
+        return ZM_E_NOMEM;
+    default:
+        return Z_EIO;
+    }
+}
+
+/* Polls one fd until the monotonic deadline, retrying after signals. 1: ready, 0: timed out,
+ * -1: error in errno. */
+static int poll_until(int fd, short events, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t now = zm_port_clock_ms();
+        uint64_t left = now < deadline ? deadline - now : 0;
+        struct pollfd p = {fd, events, 0};
+        int n = poll(&p, 1, left > (uint64_t)INT_MAX ? INT_MAX : (int)left);
+        if (n > 0) {
+            return 1;
+        }
+        if (n == 0) {
+            if (left <= (uint64_t)INT_MAX) {
+                return 0;
+            }
+            continue; /* waited INT_MAX ms of a longer timeout */
+        }
+        if (errno != EINTR) {
+            return -1;
+        }
+    }
+}
+
+static z_result_t set_blocking(int fd, bool blocking)
+{
+    int flags = fcntl(fd, F_GETFL, 0);
+    if (flags < 0) {
+        return errno_result(errno);
+    }
+    flags = blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK);
+    return fcntl(fd, F_SETFL, flags) == 0 ? Z_OK : errno_result(errno);
+}
+
+/* Small batches must leave at once (Nagle would hold them for an ack), and a peer that went
+ * away must give EPIPE, not SIGPIPE, where MSG_NOSIGNAL does not exist. */
+static void tune_connected(int fd)
+{
+    int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+#if !defined(MSG_NOSIGNAL) && defined(SO_NOSIGPIPE)
+    (void)setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof(one));
+#endif
+}
+
+static int open_socket(int family)
+{
+#if defined(SOCK_CLOEXEC)
+    return socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+#else
+    int fd = socket(family, SOCK_STREAM, IPPROTO_TCP);
+    if (fd >= 0) {
+        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    return fd;
+#endif
+}
+
+static z_result_t resolve(const char *host, uint16_t port, bool passive, struct addrinfo **out)
+{
+    char service[8];
+    snprintf(service, sizeof(service), "%u", (unsigned)port);
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+    int err = getaddrinfo(host, service, &hints, out);
+    if (err == 0) {
+        return Z_OK;
+    }
+    return err == EAI_MEMORY ? ZM_E_NOMEM : Z_ENETWORK;
+}
+
+/* One address: a non-blocking connect bounded by the deadline, then back to blocking. */
+static z_result_t connect_one(const struct addrinfo *ai, uint64_t deadline, int *out)
+{
+    int fd = open_socket(ai->ai_family);
+    if (fd < 0) {
+        return errno_result(errno);
+    }
+    z_result_t r = set_blocking(fd, false);
+    if (r == Z_OK && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        if (errno != EINPROGRESS && errno != EINTR) {
+            r = errno_result(errno);
+        } else {
+            int ready = poll_until(fd, POLLOUT, deadline);
+            if (ready == 0) {
+                r = ZM_E_TIMEOUT;
+            } else if (ready < 0) {
+                r = errno_result(errno);
+            } else {
+                int err = 0;
+                socklen_t len = sizeof(err);
+                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
+                    err = errno;
+                }
+                r = err == 0 ? Z_OK : errno_result(err);
+            }
+        }
+    }
+    if (r == Z_OK) {
+        r = set_blocking(fd, true);
+    }
+    if (r != Z_OK) {
+        close(fd);
+        return r;
+    }
+    tune_connected(fd);
+    *out = fd;
+    return Z_OK;
+}
+
+z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port,
+                               uint32_t timeout_ms)
+{
+    s->fd = -1;
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    struct addrinfo *list = NULL;
+    z_result_t r = resolve(host, port, false, &list);
+    if (r != Z_OK) {
+        return r;
+    }
+    r = Z_ENETWORK;
+    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
+        int fd = -1;
+        r = connect_one(ai, deadline, &fd);
+        if (r == Z_OK) {
+            s->fd = fd;
+            break;
+        }
+        if (r == ZM_E_TIMEOUT) {
+            break; /* the whole budget is spent */
+        }
+    }
+    freeaddrinfo(list);
+    return r;
+}
+
+z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port)
+{
+    s->fd = -1;
+    struct addrinfo *list = NULL;
+    z_result_t r = resolve(host, port, true, &list);
+    if (r != Z_OK) {
+        return r;
+    }
+    r = Z_ENETWORK;
+    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
+        int fd = open_socket(ai->ai_family);
+        if (fd < 0) {
+            r = errno_result(errno);
+            continue;
+        }
+        int one = 1;
+        if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+            bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, LISTEN_BACKLOG) != 0) {
+            r = errno_result(errno);
+            close(fd);
+            continue;
+        }
+        /* The listener polls, then accepts without blocking: a connection reset between the
+         * two must not leave accept() stuck past its timeout. */
+        r = set_blocking(fd, false);
+        if (r != Z_OK) {
+            close(fd);
+            continue;
+        }
+        s->fd = fd;
+        break;
+    }
+    freeaddrinfo(list);
+    return r;
+}
+
+z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t timeout_ms)
+{
+    out->fd = -1;
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    for (;;) {
+        int ready = poll_until(listener->fd, POLLIN, deadline);
+        if (ready == 0) {
+            return ZM_E_TIMEOUT;
+        }
+        if (ready < 0) {
+            return errno_result(errno);
+        }
+#if defined(__linux__)
+        int fd = accept4(listener->fd, NULL, NULL, SOCK_CLOEXEC);
+#else
+        int fd = accept(listener->fd, NULL, NULL);
+        if (fd >= 0) {
+            (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
+#endif
+        if (fd >= 0) {
+            /* BSDs hand down the listener's O_NONBLOCK; reads and writes here must block. */
+            z_result_t r = set_blocking(fd, true);
+            if (r != Z_OK) {
+                close(fd);
+                return r;
+            }
+            tune_connected(fd);
+            out->fd = fd;
+            return Z_OK;
+        }
+        if (errno == EINVAL) {
+            return ZM_E_CLOSED; /* Linux: the listener was shut down */
+        }
+        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED) {
+            return errno_result(errno);
+        }
+    }
+}
+
+z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    if (getsockname(s->fd, (struct sockaddr *)&ss, &len) != 0) {
+        return errno_result(errno);
+    }
+    if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+        *port = ntohs(a->sin_port);
+        return Z_OK;
+    }
+    if (ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+        *port = ntohs(a->sin6_port);
+        return Z_OK;
+    }
+    return Z_EIO;
+}
+
+z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms)
+{
+    int ready = poll_until(s->fd, POLLIN, zm_port_clock_ms() + timeout_ms);
+    if (ready < 0) {
+        return errno_result(errno);
+    }
+    return ready ? Z_OK : ZM_E_TIMEOUT;
+}
+
+z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n)
+{
+    *n = 0;
+    for (;;) {
+        ssize_t got = recv(s->fd, buf, len, 0);
+        if (got > 0) {
+            *n = (size_t)got;
+            return Z_OK;
+        }
+        if (got == 0) {
+            return ZM_E_CLOSED;
+        }
+        if (errno != EINTR) {
+            return errno_result(errno);
+        }
+    }
+}
+
+z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len)
+{
+#if defined(MSG_NOSIGNAL)
+    const int flags = MSG_NOSIGNAL;
+#else
+    const int flags = 0; /* SO_NOSIGPIPE was set when the socket was opened */
+#endif
+    while (len > 0) {
+        ssize_t sent = send(s->fd, buf, len, flags);
+        if (sent < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return errno_result(errno);
+        }
+        buf += sent;
+        len -= (size_t)sent;
+    }
+    return Z_OK;
+}
+
+void zm_port_socket_shutdown(zm_socket_t *s)
+{
+    if (s->fd >= 0) {
+        (void)shutdown(s->fd, SHUT_RDWR);
+    }
+}
+
+void zm_port_socket_close(zm_socket_t *s)
+{
+    if (s->fd >= 0) {
+        close(s->fd);
+        s->fd = -1;
+    }
+}

@@ -1,0 +1,304 @@
+/*
+ * Endpoint parsing and locator formatting. The string is split once, left to right, at the
+ * first '/', then at the first '?' or '#', and every piece is checked where it lies: nothing
+ * is copied, and a piece that fails names the whole endpoint malformed (ZM_E_LOCATOR). Only
+ * what zmote cannot do is ZM_E_UNSUPPORTED, so a user can tell a typo from a missing feature.
+ */
+#include "link/endpoint.h"
+
+#include <string.h>
+
+static const char *const proto_names[ZM_PROTO_COUNT] = {
+    [ZM_PROTO_TCP] = "tcp",
+    [ZM_PROTO_UDP] = "udp",
+    [ZM_PROTO_TLS] = "tls",
+    [ZM_PROTO_SERIAL] = "serial",
+};
+
+const char *zm_link_proto_name(zm_link_proto_t proto)
+{
+    return (unsigned)proto < ZM_PROTO_COUNT ? proto_names[proto] : "?";
+}
+
+static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+static bool is_hex(uint8_t c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool is_name_char(uint8_t c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+           c == '-' || c == '_';
+}
+
+/* The first occurrence of c in s, or s.len if none. */
+static size_t find(zm_slice_t s, uint8_t c)
+{
+    const uint8_t *hit = s.len ? memchr(s.ptr, c, s.len) : NULL;
+    return hit ? (size_t)(hit - s.ptr) : s.len;
+}
+
+static zm_slice_t sub(zm_slice_t s, size_t from, size_t to)
+{
+    return zm_slice(s.ptr + from, to - from);
+}
+
+/* A DNS name or an IPv4 literal; the resolver decides whether it exists. */
+static bool valid_name(zm_slice_t h)
+{
+    if (h.len == 0 || h.len > ZM_ENDPOINT_HOST_MAX) {
+        return false;
+    }
+    for (size_t i = 0; i < h.len; i++) {
+        if (!is_name_char(h.ptr[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The inside of `[...]`: hex groups, ':' and a dotted IPv4 tail, then an optional `%zone`. A
+ * shape check only; the resolver rejects what is not a real address. */
+static bool valid_ipv6(zm_slice_t h)
+{
+    if (h.len > ZM_ENDPOINT_HOST_MAX) {
+        return false;
+    }
+    size_t zone = find(h, '%');
+    unsigned colons = 0;
+    for (size_t i = 0; i < zone; i++) {
+        uint8_t c = h.ptr[i];
+        if (c == ':') {
+            colons++;
+        } else if (!is_hex(c) && c != '.') {
+            return false;
+        }
+    }
+    if (colons < 2) {
+        return false;
+    }
+    if (zone < h.len) {
+        zm_slice_t z = sub(h, zone + 1, h.len);
+        return valid_name(z);
+    }
+    return true;
+}
+
+static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
+{
+    if (digits.len == 0 || digits.len > 5) {
+        return ZM_E_LOCATOR;
+    }
+    uint32_t v = 0;
+    for (size_t i = 0; i < digits.len; i++) {
+        if (!is_digit(digits.ptr[i])) {
+            return ZM_E_LOCATOR;
+        }
+        v = v * 10u + (uint32_t)(digits.ptr[i] - '0');
+    }
+    if (v > 65535u || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
+        return ZM_E_LOCATOR;
+    }
+    *port = (uint16_t)v;
+    return Z_OK;
+}
+
+/* `host:port` or `[v6]:port`. The port is never optional: Zenoh has no default for it. */
+static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
+{
+    zm_slice_t a = ep->address;
+    size_t colon;
+    if (a.len > 0 && a.ptr[0] == '[') {
+        size_t close = find(a, ']');
+        if (close == a.len) {
+            return ZM_E_LOCATOR;
+        }
+        ep->host = sub(a, 1, close);
+        ep->ipv6 = true;
+        if (!valid_ipv6(ep->host) || close + 1 == a.len || a.ptr[close + 1] != ':') {
+            return ZM_E_LOCATOR;
+        }
+        colon = close + 1;
+    } else {
+        colon = find(a, ':');
+        if (colon == a.len) {
+            return ZM_E_LOCATOR;
+        }
+        ep->host = sub(a, 0, colon);
+        if (!valid_name(ep->host)) {
+            return ZM_E_LOCATOR;
+        }
+    }
+    return parse_port(sub(a, colon + 1, a.len), use, &ep->port);
+}
+
+/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
+static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
+{
+    while (rest->len > 0) {
+        size_t semi = find(*rest, ';');
+        zm_slice_t entry = sub(*rest, 0, semi);
+        size_t next = semi < rest->len ? semi + 1 : rest->len;
+        *rest = sub(*rest, next, rest->len);
+        if (entry.len == 0) {
+            continue; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
+        }
+        size_t eq = find(entry, '=');
+        *key = sub(entry, 0, eq);
+        *value = eq < entry.len ? sub(entry, eq + 1, entry.len) : sub(entry, entry.len, entry.len);
+        return true;
+    }
+    return false;
+}
+
+/* Separators of the outer grammar may not reappear inside a list: `?a=1?b` is a typo. */
+static z_result_t check_params(zm_slice_t params)
+{
+    if (find(params, '?') != params.len || find(params, '#') != params.len) {
+        return ZM_E_LOCATOR;
+    }
+    zm_slice_t rest = params, key, value;
+    while (next_param(&rest, &key, &value)) {
+        if (key.len == 0) {
+            return ZM_E_LOCATOR;
+        }
+    }
+    return Z_OK;
+}
+
+bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
+{
+    zm_slice_t want = zm_slice(key, strlen(key));
+    zm_slice_t rest = params, k, v;
+    while (next_param(&rest, &k, &v)) {
+        if (zm_slice_eq(k, want)) {
+            *value = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_endpoint_use_t use)
+{
+    memset(ep, 0, sizeof(*ep));
+    zm_slice_t all = zm_slice(s, len);
+    for (size_t i = 0; i < len; i++) {
+        if (all.ptr[i] <= 0x20 || all.ptr[i] >= 0x7f) {
+            return ZM_E_LOCATOR;
+        }
+    }
+
+    size_t slash = find(all, '/');
+    if (slash == 0 || slash == len) {
+        return ZM_E_LOCATOR;
+    }
+    zm_slice_t proto = sub(all, 0, slash);
+    size_t p = 0;
+    while (p < ZM_PROTO_COUNT &&
+           !zm_slice_eq(proto, zm_slice(proto_names[p], strlen(proto_names[p])))) {
+        p++;
+    }
+    if (p == ZM_PROTO_COUNT) {
+        return ZM_E_UNSUPPORTED;
+    }
+    ep->proto = (zm_link_proto_t)p;
+
+    zm_slice_t rest = sub(all, slash + 1, len);
+    size_t q = find(rest, '?');
+    size_t h = find(rest, '#');
+    size_t addr_end = q < h ? q : h;
+    ep->address = sub(rest, 0, addr_end);
+    if (q < h) {
+        ep->metadata = sub(rest, q + 1, h);
+    }
+    if (h < rest.len) {
+        ep->config = sub(rest, h + 1, rest.len);
+    }
+
+    if (ep->proto == ZM_PROTO_SERIAL) {
+        if (ep->address.len == 0) {
+            return ZM_E_LOCATOR;
+        }
+    } else {
+        ZM_TRY(parse_host_port(ep, use));
+    }
+    ZM_TRY(check_params(ep->metadata));
+    ZM_TRY(check_params(ep->config));
+
+    /* No link option is implemented yet; accepting one and ignoring it would mislead. */
+    zm_slice_t cfg = ep->config, key, value;
+    if (next_param(&cfg, &key, &value)) {
+        return ZM_E_UNSUPPORTED;
+    }
+    return Z_OK;
+}
+
+/* Appends n bytes at *pos, keeping room for the NUL; false if they do not fit. */
+static bool put(char *buf, size_t cap, size_t *pos, const void *src, size_t n)
+{
+    if (cap - *pos <= n) {
+        return false;
+    }
+    if (n > 0) {
+        memcpy(buf + *pos, src, n);
+    }
+    *pos += n;
+    return true;
+}
+
+static bool put_u16(char *buf, size_t cap, size_t *pos, uint16_t v)
+{
+    char digits[5];
+    size_t n = 0;
+    do {
+        digits[sizeof(digits) - 1 - n] = (char)('0' + v % 10u);
+        v = (uint16_t)(v / 10u);
+        n++;
+    } while (v != 0);
+    return put(buf, cap, pos, digits + sizeof(digits) - n, n);
+}
+
+z_result_t zm_endpoint_to_locator(const zm_endpoint_t *ep, char *buf, size_t cap, size_t *len)
+{
+    *len = 0;
+    if (cap == 0) {
+        return ZM_E_NO_SPACE;
+    }
+    const char *name = zm_link_proto_name(ep->proto);
+    size_t pos = 0;
+    bool ok = put(buf, cap, &pos, name, strlen(name)) && put(buf, cap, &pos, "/", 1);
+    if (ep->proto == ZM_PROTO_SERIAL) {
+        ok = ok && put(buf, cap, &pos, ep->address.ptr, ep->address.len);
+    } else {
+        ok = ok && (!ep->ipv6 || put(buf, cap, &pos, "[", 1)) &&
+             put(buf, cap, &pos, ep->host.ptr, ep->host.len) &&
+             (!ep->ipv6 || put(buf, cap, &pos, "]", 1)) && put(buf, cap, &pos, ":", 1) &&
+             put_u16(buf, cap, &pos, ep->port);
+    }
+    if (ep->metadata.len > 0) {
+        ok = ok && put(buf, cap, &pos, "?", 1) &&
+             put(buf, cap, &pos, ep->metadata.ptr, ep->metadata.len);
+    }
+    if (!ok) {
+        buf[0] = '\0';
+        return ZM_E_NO_SPACE;
+    }
+    buf[pos] = '\0';
+    *len = pos;
+    return Z_OK;
+}
+
+z_result_t zm_endpoint_host(const zm_endpoint_t *ep, char *buf, size_t cap)
+{
+    if (cap <= ep->host.len) {
+        return ZM_E_NO_SPACE;
+    }
+    if (ep->host.len > 0) {
+        memcpy(buf, ep->host.ptr, ep->host.len);
+    }
+    buf[ep->host.len] = '\0';
+    return Z_OK;
+}

@@ -1,0 +1,87 @@
+/*
+ * Zenoh endpoints and locators: `proto/address[?metadata][#config]`, e.g. `tcp/[::1]:7447?prio=1`.
+ * Parsing is pure and allocates nothing: a parsed endpoint is a set of slices borrowed from the
+ * input string, which must outlive it. The locator form (no #config) is what HELLO carries and
+ * what logs print; it is formatted back into a caller's buffer.
+ */
+#ifndef ZM_LINK_ENDPOINT_H
+#define ZM_LINK_ENDPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/bytes.h"
+
+/* Protocols zmote recognises; which ones it can open is the link table's business. */
+typedef enum {
+    ZM_PROTO_TCP = 0,
+    ZM_PROTO_UDP,
+    ZM_PROTO_TLS,
+    ZM_PROTO_SERIAL,
+    ZM_PROTO_COUNT
+} zm_link_proto_t;
+
+/* Whether port 0 (any free port) is allowed: only where the endpoint is listened on. */
+typedef enum { ZM_ENDPOINT_CONNECT = 0, ZM_ENDPOINT_LISTEN } zm_endpoint_use_t;
+
+/* Longest host accepted: a DNS name is at most 253 characters, and so is anything else here. */
+#define ZM_ENDPOINT_HOST_MAX 253u
+
+/* Longest locator zm_endpoint_to_locator can produce, NUL excluded: a z8 on the wire. */
+#define ZM_LOCATOR_MAX 255u
+
+/**
+ * A parsed endpoint. Every slice borrows from the parsed string.
+ * - host: for tcp, udp and tls, the name or IP literal without brackets; ipv6 tells whether it
+ *   was bracketed. For serial, empty: the device is in address.
+ * - port: 1..65535 (0 allowed for ZM_ENDPOINT_LISTEN); 0 for serial.
+ * - metadata and config: the raw text after '?' and '#', without the separator; empty when
+ *   absent. Their form was checked: `key[=value]` entries separated by ';', key non-empty.
+ */
+typedef struct {
+    zm_link_proto_t proto;
+    zm_slice_t address;
+    zm_slice_t host;
+    uint16_t port;
+    bool ipv6;
+    zm_slice_t metadata;
+    zm_slice_t config;
+} zm_endpoint_t;
+
+/**
+ * Parses s[0..len) into *ep (which then borrows from s). ZM_E_LOCATOR for a malformed endpoint
+ * (bad address, missing or out-of-range port, malformed metadata or config, a character that
+ * is not printable ASCII); ZM_E_UNSUPPORTED for an unknown protocol or a config key zmote does
+ * not implement, which is any key today: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`,
+ * `so_sndbuf`, `tcp_rx_buffer`...) are refused rather than silently ignored. *ep is unspecified
+ * after an error.
+ */
+ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len,
+                                          zm_endpoint_use_t use);
+
+/**
+ * Finds key in a checked `k=v;k2=v2` list (an endpoint's metadata or config). True and *value
+ * (borrowed; empty for a bare `key`) if present; the first occurrence wins.
+ */
+bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value);
+
+/**
+ * Writes the locator `proto/address[?metadata]` of ep as a NUL-terminated string into
+ * buf[0..cap) and its length (NUL excluded) to *len. The port is ep->port, so a listener can
+ * set the port it was actually given before advertising itself. ZM_E_NO_SPACE if it does not
+ * fit, and then buf holds an empty string (if cap > 0).
+ */
+ZM_NODISCARD z_result_t zm_endpoint_to_locator(const zm_endpoint_t *ep, char *buf, size_t cap,
+                                               size_t *len);
+
+/**
+ * Copies ep's host into buf as a NUL-terminated string (what a socket API takes);
+ * ZM_E_NO_SPACE if cap is not larger than the host.
+ */
+ZM_NODISCARD z_result_t zm_endpoint_host(const zm_endpoint_t *ep, char *buf, size_t cap);
+
+/** The protocol's name as written in endpoints ("tcp"); never NULL. */
+const char *zm_link_proto_name(zm_link_proto_t proto);
+
+#endif /* ZM_LINK_ENDPOINT_H */

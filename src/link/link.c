@@ -1,0 +1,196 @@
+/*
+ * The link table and the batch framing over it. Framing lives here, not in each protocol, so
+ * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
+ * buffer with as much as one read gives, hands out whole batches in place, and moves only the
+ * unfinished tail to the front when it needs room. See link.h for who may call what, when.
+ */
+#include "link/link.h"
+
+#include <string.h>
+
+static const zm_link_ops_t *const link_table[ZM_PROTO_COUNT] = {
+    [ZM_PROTO_TCP] = &zm_link_tcp_ops,
+    /* udp, tls and serial are parsed but not implemented yet */
+};
+
+const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
+{
+    return (unsigned)proto < ZM_PROTO_COUNT ? link_table[proto] : NULL;
+}
+
+static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
+{
+    memset(l, 0, sizeof(*l));
+    l->ops = ops;
+    l->proto = proto;
+    l->ctx = ctx;
+}
+
+void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
+{
+    ZM_ASSERT(ops != NULL && ops->read != NULL && ops->write != NULL);
+    link_reset(l, ops, proto, ctx);
+}
+
+z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
+    if (ops == NULL || ops->open == NULL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    link_reset(l, ops, ep->proto, NULL);
+    z_result_t r = ops->open(l, ep, timeout_ms);
+    if (r != Z_OK) {
+        l->ops = NULL; /* nothing to close */
+    }
+    return r;
+}
+
+z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
+{
+    const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
+    if (ops == NULL || ops->listen == NULL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    link_reset(listener, ops, ep->proto, NULL);
+    z_result_t r = ops->listen(listener, ep);
+    if (r != Z_OK) {
+        listener->ops = NULL;
+    }
+    return r;
+}
+
+z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms)
+{
+    ZM_ASSERT(listener->ops != NULL && listener->ops->accept != NULL);
+    link_reset(out, listener->ops, listener->proto, listener->ctx);
+    z_result_t r = listener->ops->accept(listener, out, timeout_ms);
+    if (r != Z_OK) {
+        out->ops = NULL;
+    }
+    return r;
+}
+
+z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
+{
+    if (l->ops->local_port == NULL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    return l->ops->local_port(l, port);
+}
+
+bool zm_link_is_streamed(const zm_link_t *l) { return l->ops->streamed; }
+
+uint16_t zm_link_mtu(const zm_link_t *l) { return l->ops->mtu; }
+
+z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len)
+{
+    if (!l->ops->streamed) {
+        return len <= l->ops->mtu ? l->ops->write(l, batch, len) : ZM_E_FIELD;
+    }
+    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+        return ZM_E_FIELD;
+    }
+    /* Prefix and batch in one write: two would cost a second syscall and, with TCP_NODELAY,
+     * a segment of two bytes. */
+    uint8_t *frame = batch - ZM_LINK_HEADROOM;
+    frame[0] = (uint8_t)(len & 0xffu);
+    frame[1] = (uint8_t)(len >> 8);
+    return l->ops->write(l, frame, len + ZM_LINK_HEADROOM);
+}
+
+/* The length announced by the buffered prefix; the caller checked two bytes are there. */
+static size_t buffered_len(const zm_link_t *l)
+{
+    const uint8_t *p = l->rx_buf + l->rx_pos;
+    return (size_t)p[0] | ((size_t)p[1] << 8);
+}
+
+/* True if recv_batch can answer from the buffer alone (a whole batch, or a bad length). */
+static bool batch_buffered(const zm_link_t *l)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have < ZM_LINK_HEADROOM) {
+        return false;
+    }
+    size_t n = buffered_len(l) + ZM_LINK_HEADROOM;
+    return have >= n || n > l->rx_cap;
+}
+
+z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+    if (buf != l->rx_buf || cap != l->rx_cap) {
+        /* A new buffer would lose what the old one still holds. */
+        ZM_ASSERT(l->rx_pos == l->rx_len);
+        l->rx_buf = buf;
+        l->rx_cap = cap;
+        l->rx_pos = 0;
+        l->rx_len = 0;
+    }
+    if (!l->ops->streamed) {
+        size_t n = 0;
+        ZM_TRY(l->ops->read(l, buf, cap, &n));
+        *batch = zm_slice(buf, n);
+        return Z_OK;
+    }
+    if (cap < ZM_LINK_HEADROOM) {
+        return ZM_E_NO_SPACE;
+    }
+    for (;;) {
+        size_t have = l->rx_len - l->rx_pos;
+        if (have >= ZM_LINK_HEADROOM) {
+            size_t n = buffered_len(l);
+            if (n + ZM_LINK_HEADROOM > cap) {
+                return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
+            }
+            if (have >= n + ZM_LINK_HEADROOM) {
+                *batch = zm_slice(buf + l->rx_pos + ZM_LINK_HEADROOM, n);
+                l->rx_pos += n + ZM_LINK_HEADROOM;
+                if (l->rx_pos == l->rx_len) {
+                    l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
+                    l->rx_len = 0;
+                }
+                return Z_OK;
+            }
+        }
+        /* Short of a whole batch: the batch handed out last is dead now, so its room is free. */
+        if (l->rx_pos > 0) {
+            memmove(buf, buf + l->rx_pos, have);
+            l->rx_pos = 0;
+            l->rx_len = have;
+        }
+        size_t got = 0;
+        ZM_TRY(l->ops->read(l, buf + l->rx_len, cap - l->rx_len, &got));
+        l->rx_len += got;
+    }
+}
+
+z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+{
+    if (l->ops->streamed && batch_buffered(l)) {
+        return Z_OK;
+    }
+    if (l->ops->wait_readable == NULL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    return l->ops->wait_readable(l, timeout_ms);
+}
+
+void zm_link_shutdown(zm_link_t *l)
+{
+    if (l->ops != NULL && l->ops->shutdown != NULL) {
+        l->ops->shutdown(l);
+    }
+}
+
+void zm_link_close(zm_link_t *l)
+{
+    if (l->ops != NULL && l->ops->close != NULL) {
+        l->ops->close(l);
+    }
+    l->ops = NULL;
+    l->rx_buf = NULL;
+    l->rx_cap = 0;
+    l->rx_pos = 0;
+    l->rx_len = 0;
+}

@@ -1,0 +1,150 @@
+/*
+ * Links: one table of operations per protocol ({open, listen, accept, read, write, shutdown,
+ * close} plus the streamed flag and MTU), and on top of it the batch framing the transport
+ * uses. Stream links (TCP) carry each batch behind a 2-byte little-endian length; the reader
+ * is buffered so that one recv() can deliver many small batches, and every batch it returns
+ * points into the caller's receive buffer: nothing is copied on either side.
+ *
+ * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
+ * one thread receives (recv_batch, wait_readable) and at most one thread sends (send_batch) at
+ * a time, and the two may run concurrently: the transport serialises its senders with its own
+ * lock. zm_link_shutdown may be called from any thread at any time between open and close and
+ * makes a blocked receive, send or accept return. zm_link_close is called once, only after
+ * every task that used the link has been joined; it never races a reader. A link may be moved
+ * by copying the struct (before its tasks start); the copy carries the buffered bytes along,
+ * so it must keep receiving into the same buffer, and the original is forgotten.
+ */
+#ifndef ZM_LINK_LINK_H
+#define ZM_LINK_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link/endpoint.h"
+#include "util/bytes.h"
+#include "zmote/port.h"
+
+/* Bytes a sender reserves in front of every batch, for the stream length prefix. */
+#define ZM_LINK_HEADROOM 2u
+
+/* Largest batch a stream link can frame: the prefix is a u16. */
+#define ZM_LINK_STREAM_BATCH_MAX 65535u
+
+typedef struct zm_link zm_link_t;
+
+/**
+ * A protocol's operations. Each works on the link's own transport object (l->sock for socket
+ * links, l->ctx for others) and follows the rules of the matching port.h socket call: reads
+ * block until at least one byte came (ZM_E_CLOSED at the end), writes send everything.
+ */
+typedef struct {
+    bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
+    uint16_t mtu;  /* largest batch this link carries, prefix included when streamed */
+    z_result_t (*open)(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
+    z_result_t (*listen)(zm_link_t *l, const zm_endpoint_t *ep);
+    z_result_t (*accept)(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
+    z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
+    z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
+    z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
+    z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len);
+    void (*shutdown)(zm_link_t *l);
+    void (*close)(zm_link_t *l);
+} zm_link_ops_t;
+
+/**
+ * A link. ops, proto, sock and ctx are set when it opens and stay put until close. The rx_*
+ * fields are the buffered reader's state and belong to the receiving thread alone: rx_buf is
+ * the caller's buffer of the last recv_batch, bytes [rx_pos, rx_len) of it are received but
+ * not yet handed out.
+ */
+struct zm_link {
+    const zm_link_ops_t *ops;
+    zm_link_proto_t proto;
+    zm_socket_t sock;
+    void *ctx;
+    uint8_t *rx_buf;
+    size_t rx_cap;
+    size_t rx_pos;
+    size_t rx_len;
+};
+
+/** The TCP entry of the table (tcp.c). */
+extern const zm_link_ops_t zm_link_tcp_ops;
+
+/**
+ * The operations for proto, or NULL if zmote recognises the protocol but does not implement
+ * it yet (udp, tls, serial).
+ */
+const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
+
+/**
+ * Prepares a link over caller-supplied operations, e.g. an in-memory link that lets transport
+ * tests run without sockets; proto is what the link reports itself as, ctx is borrowed and
+ * reaches the operations as l->ctx. The link counts as open.
+ */
+void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx);
+
+/**
+ * Connects to ep within timeout_ms. ep (and the string it borrows from) is only read during
+ * the call. ZM_E_UNSUPPORTED if the protocol has no implementation; otherwise port.h's errors.
+ * On error there is nothing to close.
+ */
+ZM_NODISCARD z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
+
+/**
+ * Listens on ep (parsed with ZM_ENDPOINT_LISTEN; port 0 picks one, see zm_link_local_port).
+ * The listener is only used with zm_link_accept, zm_link_local_port, shutdown and close.
+ */
+ZM_NODISCARD z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep);
+
+/**
+ * Waits up to timeout_ms for a peer and opens *out for it; ZM_E_TIMEOUT if none came,
+ * ZM_E_CLOSED once the listener was shut down. *out is a new link the caller owns.
+ */
+ZM_NODISCARD z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
+
+/** The local port of a listening or connected link. */
+ZM_NODISCARD z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port);
+
+/** True if the link is a byte stream and batches travel behind a length prefix. */
+bool zm_link_is_streamed(const zm_link_t *l);
+
+/** Largest batch the link carries, prefix included on stream links (the INIT batch size cap). */
+uint16_t zm_link_mtu(const zm_link_t *l);
+
+/**
+ * Sends one batch of len bytes (<= 65535) in a single write. Convention: the caller builds the
+ * batch ZM_LINK_HEADROOM bytes into its transmit buffer, so batch[-2] and batch[-1] are its
+ * own; on stream links the little-endian length is written there and the prefix and batch go
+ * out together, with no copy. The batch itself is not modified. Blocks until all bytes are
+ * handed to the system; on error the link must be closed (part of the batch may have left).
+ */
+ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len);
+
+/**
+ * Receives exactly one batch into *batch, which points into buf and stays valid until the next
+ * recv_batch on this link. Pass the same buf and cap on every call: bytes received beyond the
+ * returned batch are kept there for the next call (they are moved to the front of buf then).
+ * On a stream link a batch of n bytes needs n + 2 <= cap; a longer announced length fails with
+ * ZM_E_FIELD. Blocks until a whole batch is in; ZM_E_CLOSED when the peer closed or the link
+ * was shut down, even in the middle of a batch. After any error the link must be closed.
+ */
+ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                           zm_slice_t *batch);
+
+/**
+ * Waits up to timeout_ms until zm_link_recv_batch has something to work on: a whole batch is
+ * already buffered, or the link has bytes, end of stream or an error pending. Z_OK then,
+ * ZM_E_TIMEOUT otherwise. For single-thread builds that must not block in a receive; a batch
+ * that arrives only in part can still make the following recv_batch wait for its rest.
+ */
+ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+
+/** Makes blocked and future receives, sends and accepts on l return; any thread, idempotent. */
+void zm_link_shutdown(zm_link_t *l);
+
+/** Releases the link; every task using it must have been joined. */
+void zm_link_close(zm_link_t *l);
+
+#endif /* ZM_LINK_LINK_H */

@@ -1,0 +1,112 @@
+/*
+ * The unicast transport: one link to one remote node, opened by the INIT/OPEN handshake, then
+ * FRAMEs (batched) and FRAGMENTs both ways, keep-alives and lease expiry. A session owns one per
+ * remote node (one in client mode, several in peer mode); it is shaped so that multicast and
+ * further links can sit beside it later.
+ *
+ * Threads: any thread may send (tx state is guarded by tx_lock). Exactly one thread receives at
+ * a time: the read task, or the caller of zm_transport_read_once() in single-thread mode; rx
+ * state belongs to it. A transport is freed only after the tasks using it have been joined.
+ * Received messages borrow from the rx buffer and are valid during the on_message call only.
+ */
+#ifndef ZM_TRANSPORT_H
+#define ZM_TRANSPORT_H
+
+#include "link/link.h"
+#include "proto/codec.h"
+#include "zmote/port.h"
+
+/* What a node announces about itself in the handshake. */
+typedef struct {
+    zm_zid_t zid;
+    uint8_t whatami;     /* zm_whatami_t */
+    uint16_t batch_size; /* largest batch we receive */
+    uint64_t lease_ms;
+    bool qos; /* ask for per-priority channels */
+} zm_transport_params_t;
+
+struct zm_transport;
+
+/** Called on the receiving thread for every network message; reliable is the FRAME's channel. */
+typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
+                                        bool reliable);
+
+/* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
+#define ZM_TX_CHANNELS 16
+#define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
+
+/* Reassembly of one reliability's fragments; the buffer grows once, then is reused. */
+typedef struct {
+    uint8_t *buf;
+    size_t len;
+    size_t cap;
+    bool active;  /* a first fragment was seen and no last one yet */
+    uint32_t sn;  /* last fragment's sn */
+    uint8_t prio;
+} zm_defrag_t;
+
+typedef struct zm_transport {
+    zm_link_t link;
+    /* negotiated, read-only after the handshake */
+    zm_zid_t remote_zid;
+    uint8_t remote_whatami;
+    uint16_t batch_size;
+    uint32_t sn_mask;
+    bool qos;
+    uint64_t patch;
+    uint64_t lease_ms;        /* ours */
+    uint64_t remote_lease_ms; /* the peer's: expire after this much silence */
+
+    /* tx: guarded by tx_lock */
+#if Z_FEATURE_MULTI_THREAD
+    zm_mutex_t tx_lock;
+#endif
+    uint8_t *tx_buf; /* 2 bytes of stream prefix, then the batch */
+    zm_writer_t tx;  /* the batch being filled, over tx_buf + 2 */
+    int tx_frame;    /* channel of the FRAME open at the end of tx, or -1 */
+    uint32_t tx_sn[ZM_TX_CHANNELS];
+    bool batching; /* zp_batch_start: keep filling until full or flushed */
+    uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
+    size_t frag_cap;
+    uint64_t last_tx_ms;
+
+    /* rx: owned by the receiving thread */
+    uint8_t *rx_buf;
+    size_t rx_cap;
+    uint32_t rx_sn[ZM_TX_CHANNELS];
+    zm_defrag_t defrag[2];
+    volatile uint64_t last_rx_ms;
+
+    zm_transport_on_message on_message;
+    void *ctx;
+    volatile bool closed;
+} zm_transport_t;
+
+/**
+ * Runs the handshake as opener (we connected) or acceptor (we accepted) over an open link,
+ * within timeout_ms. On success t owns the link and its buffers; on failure the link is left
+ * to the caller, nothing else is held. CLOSE from the remote gives ZM_E_CLOSED.
+ */
+ZM_NODISCARD z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
+                                          uint32_t timeout_ms);
+ZM_NODISCARD z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link,
+                                            const zm_transport_params_t *p, uint32_t timeout_ms);
+
+/** Queues a network message; it is on the wire when this returns unless batching is on or
+ *  the message is not express and more are coming. Large messages are fragmented. */
+ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable,
+                                          uint8_t prio, bool flush);
+/** Writes out the current batch, if any. */
+ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
+void zm_transport_set_batching(zm_transport_t *t, bool on);
+
+/** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
+ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
+/** Lease work, called periodically: keep-alive if idle; ZM_E_TIMEOUT if the peer went silent. */
+ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t, uint64_t now_ms);
+/** Sends CLOSE (best effort) and shuts the link so a blocked reader returns. */
+void zm_transport_close(zm_transport_t *t, uint8_t reason);
+/** Frees buffers and the link; only after every task using t has been joined. */
+void zm_transport_free(zm_transport_t *t);
+
+#endif /* ZM_TRANSPORT_H */
