@@ -59,6 +59,21 @@
 #define ZM_EXT_UNKNOWN_MAX 2
 #endif
 
+/** Connect or listen endpoints a session keeps (each). */
+#ifndef ZM_ENDPOINTS_MAX
+#define ZM_ENDPOINTS_MAX 8
+#endif
+
+/** Transports a peer-mode session holds at once (accepted plus connected). */
+#ifndef ZM_PEERS_MAX
+#define ZM_PEERS_MAX 8
+#endif
+
+/** Longest key expression a received message may resolve to (scope + suffix). */
+#ifndef ZM_KEYEXPR_MAX
+#define ZM_KEYEXPR_MAX 1024
+#endif
+
 /** Lease announced in OPEN, in milliseconds (Rust default). */
 #ifndef ZM_LEASE_MS
 #define ZM_LEASE_MS 10000u

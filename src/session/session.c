@@ -1,0 +1,416 @@
+/*
+ * A session's life: open (connect as a client, or listen and connect as a peer), the lease
+ * task that keeps links alive, reaps dead peers and reconnects a client, the accept task of a
+ * listening peer, single-thread driving, and close. Tasks are always joined before anything
+ * they use is freed.
+ */
+#include <string.h>
+
+#include "session/internal.h"
+#include "util/alloc.h"
+
+#define LEASE_TICK_MS 250u
+#define ACCEPT_POLL_MS 200u
+#define RECONNECT_PERIOD_MS 1000u
+
+z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
+
+/* Copies the endpoint strings so the caller's configuration can go. */
+static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < cfg->n_connect; i++) {
+        total += strlen(cfg->connect[i]) + 1;
+    }
+    for (size_t i = 0; i < cfg->n_listen; i++) {
+        total += strlen(cfg->listen[i]) + 1;
+    }
+    s->cfg = *cfg;
+    if (total == 0) {
+        return Z_OK;
+    }
+    s->strings = zm_alloc(total);
+    if (s->strings == NULL) {
+        return ZM_E_NOMEM;
+    }
+    char *p = s->strings;
+    for (size_t i = 0; i < cfg->n_connect; i++) {
+        size_t n = strlen(cfg->connect[i]) + 1;
+        memcpy(p, cfg->connect[i], n);
+        s->cfg.connect[i] = p;
+        p += n;
+    }
+    for (size_t i = 0; i < cfg->n_listen; i++) {
+        size_t n = strlen(cfg->listen[i]) + 1;
+        memcpy(p, cfg->listen[i], n);
+        s->cfg.listen[i] = p;
+        p += n;
+    }
+    return Z_OK;
+}
+
+static bool any_live(zm_session_t *s)
+{
+    bool live = false;
+    S_LOCK(s);
+    for (size_t i = 0; i < ZM_PEERS_MAX && !live; i++) {
+        live = s->peers[i].state == PEER_LIVE;
+    }
+    S_UNLOCK(s);
+    return live;
+}
+
+/* Client: the first endpoint that answers. Peer: every endpoint; those that fail are skipped. */
+static z_result_t connect_all(zm_session_t *s)
+{
+    z_result_t last = Z_ENETWORK;
+    bool any = false;
+    for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
+        if (rc == Z_OK) {
+            any = true;
+            if (s->cfg.mode == ZM_MODE_CLIENT) {
+                return Z_OK;
+            }
+        } else {
+            last = rc;
+        }
+    }
+    return any ? Z_OK : last;
+}
+
+static z_result_t listen_first(zm_session_t *s)
+{
+    zm_endpoint_t ep;
+    const char *l = s->cfg.listen[0];
+    ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
+    ZM_TRY(zm_link_listen(&s->listener, &ep));
+    s->listening = true;
+    return Z_OK;
+}
+
+static z_result_t lease_step(zm_session_t *s)
+{
+    uint64_t now = zm_port_clock_ms();
+    zm_peer_t *pinned[ZM_PEERS_MAX];
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        z_result_t rc = zm_transport_lease_tick(&pinned[i]->t, now);
+        if (rc != Z_OK) {
+            zm_peer_kill(pinned[i], rc == ZM_E_TIMEOUT ? ZM_CLOSE_EXPIRED : ZM_CLOSE_GENERIC);
+        }
+    }
+    zm_peers_unpin(s, pinned, n);
+    zm_peer_reap(s);
+    /* a client that lost its router tries again, and redeclares everything on success */
+    if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
+        now >= s->reconnect_at) {
+        s->reconnect_at = now + RECONNECT_PERIOD_MS;
+        (void)connect_all(s);
+    }
+    return Z_OK;
+}
+
+#if Z_FEATURE_MULTI_THREAD
+static void *lease_main(void *arg)
+{
+    zm_session_t *s = arg;
+    S_LOCK(s);
+    while (s->lease_running && !s->closing) {
+        S_UNLOCK(s);
+        (void)lease_step(s);
+        S_LOCK(s);
+        if (s->lease_running && !s->closing) {
+            (void)zm_port_condvar_wait_until(&s->cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
+        }
+    }
+    S_UNLOCK(s);
+    return NULL;
+}
+
+static void *accept_main(void *arg)
+{
+    zm_session_t *s = arg;
+    while (!s->closing) {
+        z_result_t rc = zm_peer_accept_one(s, ACCEPT_POLL_MS);
+        if (rc != Z_OK && rc != ZM_E_TIMEOUT) {
+            break; /* the listener was shut down */
+        }
+    }
+    return NULL;
+}
+
+z_result_t zm_session_start_read_task(zm_session_t *s)
+{
+    S_LOCK(s);
+    bool was = s->readers_on;
+    s->readers_on = true;
+    S_UNLOCK(s);
+    if (was) {
+        return Z_OK;
+    }
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        zm_peer_t *p = &s->peers[i];
+        zm_peer_t *pin[1];
+        S_LOCK(s);
+        bool live = p->state == PEER_LIVE;
+        if (live) {
+            p->refs++;
+        }
+        S_UNLOCK(s);
+        if (live) {
+            pin[0] = p;
+            zm_peer_start(s, p);
+            zm_peers_unpin(s, pin, 1);
+        }
+    }
+    if (s->listening && !s->accept_running) {
+        s->accept_running = zm_port_task_start(&s->accept_task, accept_main, s) == Z_OK;
+        if (!s->accept_running) {
+            return ZM_E_UNSUPPORTED;
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zm_session_stop_read_task(zm_session_t *s)
+{
+    /* Readers block in their link: they stop when their peer goes, or at close. New peers will
+     * not get one; the accept task stays, since accepting is part of being a listening peer. */
+    S_LOCK(s);
+    s->readers_on = false;
+    S_UNLOCK(s);
+    return Z_OK;
+}
+
+z_result_t zm_session_start_lease_task(zm_session_t *s)
+{
+    S_LOCK(s);
+    bool start = !s->lease_running;
+    s->lease_running = true;
+    S_UNLOCK(s);
+    if (start && zm_port_task_start(&s->lease_task, lease_main, s) != Z_OK) {
+        S_LOCK(s);
+        s->lease_running = false;
+        S_UNLOCK(s);
+        return ZM_E_UNSUPPORTED;
+    }
+    return Z_OK;
+}
+
+static void lease_task_stop(zm_session_t *s)
+{
+    S_LOCK(s);
+    bool running = s->lease_running;
+    s->lease_running = false;
+    S_BROADCAST(s);
+    S_UNLOCK(s);
+    if (running) {
+        zm_port_task_join(&s->lease_task);
+    }
+}
+
+z_result_t zm_session_stop_lease_task(zm_session_t *s)
+{
+    lease_task_stop(s);
+    return Z_OK;
+}
+#endif
+
+z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    if (s->listening) {
+        z_result_t rc = zm_peer_accept_one(s, 0);
+        if (rc != Z_OK && rc != ZM_E_TIMEOUT) {
+            return rc;
+        }
+    }
+    zm_peer_t *pinned[ZM_PEERS_MAX];
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        zm_peer_t *p = pinned[i];
+        if (p->reader_started) {
+            continue; /* a read task owns this one */
+        }
+        if (zm_link_wait_readable(&p->t.link, i == 0 ? timeout_ms : 0) == Z_OK) {
+            if (zm_transport_read_once(&p->t) != Z_OK) {
+                zm_peer_kill(p, ZM_CLOSE_GENERIC);
+            }
+        }
+    }
+    zm_peers_unpin(s, pinned, n);
+    return Z_OK;
+}
+
+z_result_t zm_session_send_keep_alive(zm_session_t *s)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    return lease_step(s);
+}
+
+z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
+{
+    *out = NULL;
+    if (cfg->mode != ZM_MODE_CLIENT && cfg->mode != ZM_MODE_PEER) {
+        return Z_EINVAL;
+    }
+    if (cfg->n_connect > ZM_ENDPOINTS_MAX || cfg->n_listen > ZM_ENDPOINTS_MAX ||
+        (cfg->n_connect == 0 && cfg->n_listen == 0) || (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
+        return Z_EINVAL;
+    }
+    zm_session_t *s = zm_calloc(sizeof(*s));
+    if (s == NULL) {
+        return ZM_E_NOMEM;
+    }
+    z_result_t rc = config_copy(s, cfg);
+    if (rc != Z_OK) {
+        zm_free(s);
+        return rc;
+    }
+    if (cfg->has_zid) {
+        s->zid = cfg->zid;
+    } else {
+        uint8_t raw[16];
+        do {
+            zm_port_random(raw, sizeof(raw));
+        } while (zm_zid_trim(raw) == 0);
+        memcpy(s->zid.id, raw, sizeof(raw));
+        s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
+    }
+    s->next_id = 1;
+    s->next_key_id = 1;
+#if Z_FEATURE_MULTI_THREAD
+    if (zm_port_mutex_init(&s->lock) != Z_OK) {
+        zm_free(s->strings);
+        zm_free(s);
+        return ZM_E_NOMEM;
+    }
+    if (zm_port_condvar_init(&s->cond) != Z_OK) {
+        zm_port_mutex_destroy(&s->lock);
+        zm_free(s->strings);
+        zm_free(s);
+        return ZM_E_NOMEM;
+    }
+#endif
+    if (cfg->n_listen > 0) {
+        rc = listen_first(s);
+    }
+    if (rc == Z_OK && cfg->n_connect > 0) {
+        rc = connect_all(s);
+        if (rc != Z_OK && s->listening) {
+            rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
+        }
+    }
+#if Z_FEATURE_MULTI_THREAD
+    if (rc == Z_OK && cfg->start_tasks) {
+        rc = zm_session_start_read_task(s);
+        if (rc == Z_OK) {
+            rc = zm_session_start_lease_task(s);
+        }
+    }
+#endif
+    if (rc != Z_OK) {
+        zm_session_close(s);
+        return rc;
+    }
+    *out = s;
+    return Z_OK;
+}
+
+void zm_session_close(zm_session_t *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    S_LOCK(s);
+    s->closing = true;
+    S_BROADCAST(s);
+    S_UNLOCK(s);
+#if Z_FEATURE_MULTI_THREAD
+    lease_task_stop(s);
+    if (s->listening) {
+        zm_link_shutdown(&s->listener);
+    }
+    if (s->accept_running) {
+        zm_port_task_join(&s->accept_task);
+        s->accept_running = false;
+    }
+#endif
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        if (s->peers[i].state == PEER_LIVE) {
+            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC);
+        }
+    }
+    /* wait for senders that still hold a peer (they fail fast now the links are shut) */
+    S_LOCK(s);
+    for (;;) {
+        bool pinned = false;
+        for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+            pinned |= s->peers[i].refs > 0;
+        }
+        if (!pinned) {
+            break;
+        }
+#if Z_FEATURE_MULTI_THREAD
+        (void)zm_port_condvar_wait_until(&s->cond, &s->lock, zm_port_clock_ms() + 100u);
+#endif
+    }
+    S_UNLOCK(s);
+    zm_peer_reap(s);
+    if (s->listening) {
+        zm_link_close(&s->listener);
+        s->listening = false;
+    }
+    zm_subs_free_all(s);
+    zm_decl_list_free(&s->keys);
+    while (s->pubs != NULL) {
+        zm_pub_t *p = s->pubs;
+        s->pubs = p->next;
+        zm_free(p);
+    }
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_destroy(&s->cond);
+    zm_port_mutex_destroy(&s->lock);
+#endif
+    zm_free(s->strings);
+    zm_free(s);
+}
+
+bool zm_session_is_closed(const zm_session_t *s) { return s == NULL || s->closing; }
+
+void zm_session_zid(const zm_session_t *s, zm_zid_t *out) { *out = s->zid; }
+
+void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
+                               void *ctx)
+{
+    zm_peer_t *pinned[ZM_PEERS_MAX];
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (whatami_mask & (1u << pinned[i]->t.remote_whatami)) {
+            fn(&pinned[i]->t.remote_zid, ctx);
+        }
+    }
+    zm_peers_unpin(s, pinned, n);
+}
+
+void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts)
+{
+    /* NTP64: seconds in the high 32 bits, the fraction in the low ones; the HLC keeps it rising */
+    uint64_t ns = zm_port_time_ns();
+    uint64_t secs = ns / 1000000000u;
+    uint64_t frac = ((ns % 1000000000u) << 32) / 1000000000u;
+    uint64_t t = (secs << 32) | frac;
+    S_LOCK(s);
+    if (t <= s->hlc_last) {
+        t = s->hlc_last + 1;
+    }
+    s->hlc_last = t;
+    S_UNLOCK(s);
+    ts->time = t;
+    ts->id = s->zid;
+}

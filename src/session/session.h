@@ -1,0 +1,147 @@
+/*
+ * The session: a node's zid, its transports (one to a router in client mode; the accepted and
+ * connected peers in peer mode), its declarations, and the dispatch of what arrives to local
+ * entities. It speaks in full key expressions and borrowed slices; the API layer above turns
+ * these into the Zenoh C types. Nothing here allocates per sample.
+ *
+ * Threads: every function may be called from any thread, including from inside a callback
+ * (callbacks run without any session lock held). Callbacks run on the thread that received
+ * the message (a read task, or the caller of zm_session_read), or, for local delivery, on the
+ * thread that published. After an undeclare returns, its callback runs no more (unless the
+ * undeclare is called from that very callback, which is allowed and then takes effect after it).
+ */
+#ifndef ZM_SESSION_H
+#define ZM_SESSION_H
+
+#include "proto/core.h"
+#include "zmote/opt.h"
+
+typedef struct zm_session zm_session_t;
+
+typedef enum { ZM_MODE_CLIENT = 0, ZM_MODE_PEER = 1 } zm_mode_t;
+
+/** What a session is opened with; strings are copied by zm_session_open. */
+typedef struct {
+    uint8_t mode; /* zm_mode_t */
+    const char *connect[ZM_ENDPOINTS_MAX];
+    size_t n_connect;
+    const char *listen[ZM_ENDPOINTS_MAX];
+    size_t n_listen;
+    bool has_zid;
+    zm_zid_t zid;          /* else random */
+    bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
+    bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
+    uint32_t open_timeout_ms;
+} zm_session_config_t;
+
+/* ---- samples -------------------------------------------------------------------------------- */
+
+#define ZM_SAMPLE_PUT 0
+#define ZM_SAMPLE_DELETE 1
+
+/** A received (or locally published) sample; everything borrows and is valid during the callback. */
+typedef struct {
+    const char *key; /* full key expression, not NUL-terminated */
+    size_t key_len;
+    uint8_t kind; /* ZM_SAMPLE_* */
+    zm_slice_t payload;
+    zm_encoding_t encoding; /* id 0 without schema when absent */
+    bool has_timestamp;
+    zm_timestamp_t timestamp;
+    bool has_attachment;
+    zm_slice_t attachment;
+    bool has_source;
+    zm_source_info_t source;
+    uint8_t priority; /* zm_priority_t */
+    bool block;       /* congestion control Block */
+    bool express;
+    bool reliable;
+} zm_sample_t;
+
+typedef void (*zm_sample_fn)(const zm_sample_t *sample, void *ctx);
+/** Called once when a subscriber is undeclared or its session closes, to release ctx. */
+typedef void (*zm_drop_fn)(void *ctx);
+
+/* Where a put may go, and where a subscriber accepts samples from (z_locality_t values). */
+#define ZM_LOCALITY_ANY 0
+#define ZM_LOCALITY_SESSION_LOCAL 1
+#define ZM_LOCALITY_REMOTE 2
+
+/** A put or delete; all pointers borrow for the duration of the call. */
+typedef struct {
+    const char *key;
+    size_t key_len;
+    uint16_t key_id; /* a zm_session_declare_keyexpr id for key, or 0 */
+    uint8_t kind;    /* ZM_SAMPLE_* */
+    zm_slice_t payload;
+    const zm_encoding_t *encoding;     /* NULL: none */
+    const zm_slice_t *attachment;      /* NULL: none */
+    const zm_timestamp_t *timestamp;   /* NULL: none */
+    const zm_source_info_t *source;    /* NULL: none */
+    uint8_t priority;
+    bool block;
+    bool express;
+    bool reliable;
+    uint8_t destination; /* ZM_LOCALITY_* */
+} zm_put_args_t;
+
+/** Fills a with the defaults of a PUT (Data priority, Drop, reliable, anywhere). */
+void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
+
+/* ---- life cycle ------------------------------------------------------------------------------ */
+
+/**
+ * Opens a session: connects (client: the first endpoint that answers; peer: every one, and
+ * listens on the listen endpoints). Returns an owned session to close with zm_session_close.
+ * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, Z_ENETWORK if nothing answered.
+ */
+ZM_NODISCARD z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg);
+/** Undeclares nothing on the wire, sends CLOSE, stops and joins the tasks, frees everything. */
+void zm_session_close(zm_session_t *s);
+bool zm_session_is_closed(const zm_session_t *s);
+void zm_session_zid(const zm_session_t *s, zm_zid_t *out);
+
+/** Calls fn with the zid of each connected router (client) or peer (peer mode). */
+void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
+                               void *ctx);
+
+#if Z_FEATURE_MULTI_THREAD
+ZM_NODISCARD z_result_t zm_session_start_read_task(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_stop_read_task(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_start_lease_task(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_stop_lease_task(zm_session_t *s);
+#endif
+/** Single-thread driving: reads what is ready on every transport (waits up to timeout_ms). */
+ZM_NODISCARD z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms);
+/** Sends keep-alives where due and expires silent peers. */
+ZM_NODISCARD z_result_t zm_session_send_keep_alive(zm_session_t *s);
+
+/* ---- declarations ---------------------------------------------------------------------------- */
+
+ZM_NODISCARD z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t len, uint16_t *id);
+ZM_NODISCARD z_result_t zm_session_undeclare_keyexpr(zm_session_t *s, uint16_t id);
+
+/** A subscriber on key (copied); fn runs for every matching sample; drop(ctx) when it ends. */
+ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len,
+                                                      uint8_t origin, zm_sample_fn fn, zm_drop_fn drop,
+                                                      void *ctx, uint32_t *id);
+ZM_NODISCARD z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id);
+
+/** A publisher on key (copied): declares its key expression; puts then use its id. */
+ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id,
+                                                     uint16_t *key_id);
+ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+/** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers. */
+ZM_NODISCARD z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a);
+
+ZM_NODISCARD z_result_t zm_session_batch_start(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_batch_flush(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_batch_stop(zm_session_t *s);
+
+/** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
+void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);
+
+#endif /* ZM_SESSION_H */

@@ -1,0 +1,234 @@
+/*
+ * Sessions end to end in one process over loopback TCP: a listening peer and a connecting
+ * peer, subscribers declared before and after the connection, local delivery, undeclare,
+ * and the declarations a new peer is sent. Waits are on condvars with deadlines.
+ */
+#include <stdio.h>
+
+#include "check.h"
+#include "session/session.h"
+#include "zmote/port.h"
+
+typedef struct {
+    zm_mutex_t lock;
+    zm_condvar_t cond;
+    unsigned count;
+    unsigned puts, deletes;
+    char last_key[64];
+    size_t last_len;
+    bool bad;
+    unsigned drops;
+} inbox_t;
+
+static void inbox_init(inbox_t *in)
+{
+    memset(in, 0, sizeof(*in));
+    CHECK_EQ_INT(zm_port_mutex_init(&in->lock), Z_OK);
+    CHECK_EQ_INT(zm_port_condvar_init(&in->cond), Z_OK);
+}
+
+static void on_sample(const zm_sample_t *smp, void *ctx)
+{
+    inbox_t *in = ctx;
+    zm_port_mutex_lock(&in->lock);
+    for (size_t i = 0; i < smp->payload.len; i++) {
+        if (smp->payload.ptr[i] != (uint8_t)(i + smp->payload.len)) {
+            in->bad = true;
+        }
+    }
+    size_t n = smp->key_len < sizeof(in->last_key) ? smp->key_len : sizeof(in->last_key) - 1;
+    memcpy(in->last_key, smp->key, n);
+    in->last_key[n] = '\0';
+    in->last_len = smp->payload.len;
+    in->count++;
+    if (smp->kind == ZM_SAMPLE_PUT) {
+        in->puts++;
+    } else {
+        in->deletes++;
+    }
+    zm_port_condvar_broadcast(&in->cond);
+    zm_port_mutex_unlock(&in->lock);
+}
+
+static void on_drop(void *ctx)
+{
+    inbox_t *in = ctx;
+    in->drops++;
+}
+
+static bool wait_for(inbox_t *in, unsigned n, uint32_t ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + ms;
+    zm_port_mutex_lock(&in->lock);
+    while (in->count < n && zm_port_condvar_wait_until(&in->cond, &in->lock, deadline) != ZM_E_TIMEOUT) {
+    }
+    bool ok = in->count >= n;
+    zm_port_mutex_unlock(&in->lock);
+    return ok;
+}
+
+static uint8_t payload[200000];
+
+static z_result_t put(zm_session_t *s, const char *key, size_t size, uint8_t kind)
+{
+    for (size_t i = 0; i < size; i++) {
+        payload[i] = (uint8_t)(i + size);
+    }
+    zm_put_args_t a;
+    zm_put_args_init(&a, key, strlen(key));
+    a.kind = kind;
+    a.payload = zm_slice(payload, size);
+    return zm_session_put(s, &a);
+}
+
+static uint16_t listening_port(void)
+{
+    /* a free port: bind to 0, read it back, release it */
+    zm_socket_t sock;
+    uint16_t port = 0;
+    CHECK_EQ_INT(zm_port_tcp_listen(&sock, "127.0.0.1", 0), Z_OK);
+    CHECK_EQ_INT(zm_port_socket_local_port(&sock, &port), Z_OK);
+    zm_port_socket_close(&sock);
+    return port;
+}
+
+/* Waits until pred holds for the sessions, bounded: declarations travel asynchronously. */
+static bool eventually(bool (*pred)(zm_session_t *, const char *), zm_session_t *s, const char *key, uint32_t ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + ms;
+    while (!pred(s, key)) {
+        if (zm_port_clock_ms() > deadline) {
+            return false;
+        }
+        zm_port_sleep_ms(5); /* polling a state that has no event of its own */
+    }
+    return true;
+}
+
+static inbox_t *probe_inbox;
+static unsigned probe_before;
+
+/* A put from s on key reaches probe_inbox. */
+static bool put_arrives(zm_session_t *s, const char *key)
+{
+    probe_before = probe_inbox->count;
+    if (put(s, key, 8, ZM_SAMPLE_PUT) != Z_OK) {
+        return false;
+    }
+    return wait_for(probe_inbox, probe_before + 1, 100);
+}
+
+static void test_peer_to_peer(void)
+{
+    char listen[64], connect[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
+
+    zm_session_config_t ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.mode = ZM_MODE_PEER;
+    ca.listen[0] = listen;
+    ca.n_listen = 1;
+    ca.start_tasks = true;
+    zm_session_t *a = NULL, *b = NULL;
+    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
+    if (a == NULL) {
+        return;
+    }
+    inbox_t ina, inb, inlocal;
+    inbox_init(&ina);
+    inbox_init(&inb);
+    inbox_init(&inlocal);
+    uint32_t sub_a = 0, sub_b = 0, sub_local = 0;
+    /* declared before the other peer exists: it must learn it at connection */
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "demo/**", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &ina, &sub_a), Z_OK);
+
+    zm_session_config_t cb;
+    memset(&cb, 0, sizeof(cb));
+    cb.mode = ZM_MODE_PEER;
+    cb.connect[0] = connect;
+    cb.n_connect = 1;
+    cb.start_tasks = true;
+    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
+    if (b == NULL) {
+        zm_session_close(a);
+        return;
+    }
+    probe_inbox = &ina;
+    CHECK(eventually(put_arrives, b, "demo/x", 5000));
+
+    /* payload sizes, through batches and fragments, every byte checked */
+    unsigned base = ina.count;
+    static const size_t sizes[] = {0, 8, 1000, 65536, 200000};
+    for (size_t i = 0; i < ZM_ARRAY_LEN(sizes); i++) {
+        CHECK_EQ_INT(put(b, "demo/sizes", sizes[i], ZM_SAMPLE_PUT), Z_OK);
+        CHECK(wait_for(&ina, base + (unsigned)i + 1, 5000));
+        CHECK_EQ_INT(ina.last_len, sizes[i]);
+    }
+    CHECK(!ina.bad);
+    CHECK_EQ_STR(ina.last_key, "demo/sizes");
+
+    /* a key nobody subscribed to is not sent; a delete is delivered as such */
+    CHECK_EQ_INT(put(b, "other/key", 8, ZM_SAMPLE_PUT), Z_OK);
+    CHECK_EQ_INT(put(b, "demo/gone", 0, ZM_SAMPLE_DELETE), Z_OK);
+    CHECK(wait_for(&ina, base + ZM_ARRAY_LEN(sizes) + 1, 5000));
+    CHECK_EQ_STR(ina.last_key, "demo/gone");
+    CHECK_EQ_INT(ina.deletes, 1);
+
+    /* the other direction, declared after the connection */
+    CHECK_EQ_INT(zm_session_declare_subscriber(b, "back/*", 6, ZM_LOCALITY_ANY, on_sample, on_drop, &inb, &sub_b), Z_OK);
+    probe_inbox = &inb;
+    CHECK(eventually(put_arrives, a, "back/1", 5000));
+
+    /* local delivery, and a session-local subscriber sees no remote sample */
+    CHECK_EQ_INT(zm_session_declare_subscriber(b, "back/**", 7, ZM_LOCALITY_SESSION_LOCAL, on_sample, on_drop, &inlocal,
+                                               &sub_local),
+                 Z_OK);
+    CHECK_EQ_INT(put(b, "back/self", 8, ZM_SAMPLE_PUT), Z_OK);
+    CHECK_EQ_INT(inlocal.count, 1); /* delivered on this thread, before put returned */
+    unsigned inb_before = inb.count;
+    CHECK_EQ_INT(inb.count, inb_before);
+
+    /* undeclare: no callback afterwards, and its drop ran once */
+    CHECK_EQ_INT(zm_session_undeclare_subscriber(a, sub_a), Z_OK);
+    CHECK_EQ_INT(ina.drops, 1);
+    unsigned after = ina.count;
+    CHECK_EQ_INT(put(b, "demo/after", 8, ZM_SAMPLE_PUT), Z_OK);
+    CHECK_EQ_INT(put(a, "demo/after", 8, ZM_SAMPLE_PUT), Z_OK);
+    CHECK_EQ_INT(ina.count, after);
+    CHECK_EQ_INT(zm_session_undeclare_subscriber(a, sub_a), Z_EINVAL);
+
+    zm_session_close(b);
+    zm_session_close(a);
+    CHECK_EQ_INT(inb.drops, 1);
+    CHECK_EQ_INT(inlocal.drops, 1);
+}
+
+static void test_bad_config(void)
+{
+    zm_session_t *s = (zm_session_t *)1;
+    zm_session_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.mode = ZM_MODE_CLIENT;
+    CHECK_EQ_INT(zm_session_open(&s, &c), Z_EINVAL); /* no endpoint */
+    CHECK(s == NULL);
+    c.connect[0] = "tcp/127.0.0.1";
+    c.n_connect = 1;
+    CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_LOCATOR); /* no port */
+    c.connect[0] = "udp/127.0.0.1:7447";
+    CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_UNSUPPORTED);
+    char closed[64];
+    snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", listening_port());
+    c.connect[0] = closed;
+    CHECK_EQ_INT(zm_session_open(&s, &c), Z_ENETWORK);
+    c.mode = 7;
+    CHECK_EQ_INT(zm_session_open(&s, &c), Z_EINVAL);
+}
+
+int main(void)
+{
+    test_bad_config();
+    test_peer_to_peer();
+    return CHECK_DONE();
+}
