@@ -1,0 +1,169 @@
+/*
+ * libFuzzer target: the input is one transport batch, and also one scouting message and one
+ * network message. Whatever decodes must re-encode, the re-encoding must decode again, and the
+ * second encoding must be byte-identical to the first (decode . encode is idempotent); anything
+ * else aborts. The encoders write into static buffers; the only per-input allocation is the
+ * exact-size copy the second decode reads, so that ASan catches reads past its end too.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/codec.h"
+
+/* A batch is at most 65535 bytes; its re-encoding can only be a little longer. */
+#define INPUT_MAX 65535u
+#define ENC_CAP (4u * (65535u + 2u))
+
+static uint8_t enc1[ENC_CAP], enc2[ENC_CAP];
+
+typedef enum { LAYER_SCOUTING, LAYER_TRANSPORT, LAYER_NETWORK } layer_t;
+typedef enum { STEP_OK, STEP_DECODE, STEP_ENCODE } step_t;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Decodes every message of a batch, re-encoding each into w as it goes. */
+static step_t batch_roundtrip(const uint8_t *in, size_t len, zm_writer_t *w, z_result_t *rc)
+{
+    zm_batch_iter_t it;
+    zm_batch_iter_init(&it, in, len, ZM_SN_MASK_DEFAULT);
+    for (;;) {
+        zm_transport_msg_t t;
+        bool got;
+        if ((*rc = zm_batch_next(&it, &t, &got)) != Z_OK) {
+            return STEP_DECODE;
+        }
+        if (!got) {
+            return STEP_OK;
+        }
+        if ((*rc = zm_transport_encode(w, &t)) != Z_OK) {
+            return STEP_ENCODE;
+        }
+        while (t.id == ZM_MID_FRAME) {
+            zm_network_msg_t n;
+            if ((*rc = zm_batch_next_network(&it, &n, &got)) != Z_OK) {
+                return STEP_DECODE;
+            }
+            if (!got) {
+                break;
+            }
+            if ((*rc = zm_network_encode(w, &n)) != Z_OK) {
+                return STEP_ENCODE;
+            }
+        }
+    }
+}
+
+/*
+ * One decode + encode at a layer. A single message need not span the input the first time
+ * (the fuzzer's bytes go on), but a re-encoding must decode to its last byte: whole says so.
+ */
+static step_t roundtrip(layer_t layer, const uint8_t *in, size_t len, bool whole, zm_writer_t *w,
+                        z_result_t *rc)
+{
+    zm_reader_t r;
+    zm_reader_init(&r, in, len);
+    *rc = Z_OK;
+    if (layer == LAYER_TRANSPORT) {
+        return batch_roundtrip(in, len, w, rc);
+    }
+    if (layer == LAYER_SCOUTING) {
+        zm_scouting_msg_t m;
+        if ((*rc = zm_scouting_decode(&r, &m)) != Z_OK) {
+            return STEP_DECODE;
+        }
+        if (whole && zm_reader_left(&r) > 0) {
+            *rc = ZM_E_TRAILING;
+            return STEP_DECODE;
+        }
+        *rc = zm_scouting_encode(w, &m);
+    } else {
+        zm_network_msg_t m;
+        if ((*rc = zm_network_decode(&r, &m)) != Z_OK) {
+            return STEP_DECODE;
+        }
+        if (whole && zm_reader_left(&r) > 0) {
+            *rc = ZM_E_TRAILING;
+            return STEP_DECODE;
+        }
+        *rc = zm_network_encode(w, &m);
+    }
+    return *rc == Z_OK ? STEP_OK : STEP_ENCODE;
+}
+
+static void dump(const char *tag, const uint8_t *p, size_t n)
+{
+    fprintf(stderr, "  %s [%zu]:", tag, n);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(stderr, " %02x", p[i]);
+    }
+    fprintf(stderr, "\n");
+}
+
+static void die(const char *layer, const char *why, z_result_t rc, const uint8_t *in, size_t len,
+                const uint8_t *e1, size_t n1, const uint8_t *e2, size_t n2)
+{
+    if (rc != Z_OK) {
+        fprintf(stderr, "fuzz_batch: %s: %s: %s\n", layer, why, zm_strerror(rc));
+    } else {
+        fprintf(stderr, "fuzz_batch: %s: %s\n", layer, why);
+    }
+    dump("input ", in, len);
+    if (e1) {
+        dump("first ", e1, n1);
+    }
+    if (e2) {
+        dump("second", e2, n2);
+    }
+    abort();
+}
+
+static void check(layer_t layer, const char *name, const uint8_t *data, size_t size)
+{
+    zm_writer_t w1, w2;
+    z_result_t rc;
+    zm_writer_init(&w1, enc1, sizeof(enc1));
+    step_t s = roundtrip(layer, data, size, false, &w1, &rc);
+    if (s == STEP_DECODE) {
+        return; /* refusing is always allowed */
+    }
+    if (s == STEP_ENCODE) {
+        if (rc == ZM_E_NO_SPACE) {
+            return;
+        }
+        die(name, "decoded, but does not re-encode", rc, data, size, NULL, 0, NULL, 0);
+    }
+
+    uint8_t *copy = malloc(w1.len > 0 ? w1.len : 1u);
+    if (copy == NULL) {
+        return;
+    }
+    if (w1.len > 0) {
+        memcpy(copy, enc1, w1.len);
+    }
+    zm_writer_init(&w2, enc2, sizeof(enc2));
+    s = roundtrip(layer, copy, w1.len, true, &w2, &rc);
+    if (s == STEP_DECODE) {
+        die(name, "the re-encoding does not decode", rc, data, size, enc1, w1.len, NULL, 0);
+    }
+    if (s == STEP_ENCODE) {
+        die(name, "the re-encoding decodes, but does not re-encode", rc, data, size, enc1, w1.len,
+            NULL, 0);
+    }
+    if (w2.len != w1.len || memcmp(enc1, enc2, w1.len) != 0) {
+        die(name, "re-encoding is not idempotent", Z_OK, data, size, enc1, w1.len, enc2, w2.len);
+    }
+    free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > INPUT_MAX) {
+        return 0; /* no batch is longer */
+    }
+    check(LAYER_TRANSPORT, "batch", data, size);
+    check(LAYER_SCOUTING, "scouting", data, size);
+    check(LAYER_NETWORK, "network", data, size);
+    return 0;
+}
