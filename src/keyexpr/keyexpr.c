@@ -6,6 +6,7 @@
  * Chunks are walked in place as byte ranges [begin, end) of the caller's string.
  */
 #include "keyexpr/keyexpr.h"
+#include "util/utf8.h"
 
 #include <string.h>
 
@@ -443,35 +444,6 @@ bool zm_keyexpr_includes(const char *a, size_t alen, const char *b, size_t blen)
 
 /* ---- validation --------------------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), 0 if ill-formed. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    unsigned lo = 0x80, hi = 0xBF;
-    size_t need;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        lo = c == 0xE0 ? 0xA0 : 0x80; /* no overlong forms */
-        hi = c == 0xED ? 0x9F : 0xBF; /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF; /* nothing above U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (n <= need || s[1] < lo || s[1] > hi) {
-        return 0;
-    }
-    for (size_t k = 2; k <= need; k++) {
-        if ((s[k] & 0xC0) != 0x80) {
-            return 0;
-        }
-    }
-    return need + 1;
-}
 
 z_result_t zm_keyexpr_validate(const char *s, size_t len)
 {
@@ -534,7 +506,7 @@ z_result_t zm_keyexpr_validate(const char *s, size_t len)
             return ZM_E_KEYEXPR;
         default:
             if (c >= 0x80) {
-                size_t k = utf8_seq(u + i, len - i);
+                size_t k = zm_utf8_seq(u + i, len - i);
                 if (k == 0) {
                     return ZM_E_KEYEXPR;
                 }

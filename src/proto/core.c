@@ -143,51 +143,6 @@ z_result_t zm_wire_expr_write(zm_writer_t *w, const zm_wire_expr_t *we)
     return rc;
 }
 
-/* ---- UTF-8 (Rust decodes every string field as UTF-8 and rejects what is not) --------------- */
-
-bool zm_utf8_valid(zm_slice_t s)
-{
-    const uint8_t *p = s.ptr;
-    const uint8_t *end = s.ptr + s.len;
-    while (p < end) {
-        uint8_t c = *p;
-        if (c < 0x80) {
-            p++;
-            continue;
-        }
-        size_t n;
-        uint32_t cp;
-        if ((c & 0xe0) == 0xc0) {
-            n = 2;
-            cp = c & 0x1fu;
-        } else if ((c & 0xf0) == 0xe0) {
-            n = 3;
-            cp = c & 0x0fu;
-        } else if ((c & 0xf8) == 0xf0) {
-            n = 4;
-            cp = c & 0x07u;
-        } else {
-            return false;
-        }
-        if ((size_t)(end - p) < n) {
-            return false;
-        }
-        for (size_t i = 1; i < n; i++) {
-            if ((p[i] & 0xc0) != 0x80) {
-                return false;
-            }
-            cp = (cp << 6) | (p[i] & 0x3fu);
-        }
-        /* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
-        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (cp < min_cp[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-            return false;
-        }
-        p += n;
-    }
-    return true;
-}
-
 /* ---- extensions: |Z|ENC(2)|M|ID(4)| + body -------------------------------------------------- */
 
 z_result_t zm_ext_read(zm_reader_t *r, zm_ext_t *ext)

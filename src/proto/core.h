@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "util/bytes.h"
+#include "util/utf8.h"
 
 #define ZM_PROTO_VERSION 0x09
 
@@ -124,8 +125,6 @@ static inline bool zm_encoding_is_empty(const zm_encoding_t *e) { return e->id =
 ZM_NODISCARD z_result_t zm_wire_expr_read(zm_reader_t *r, zm_wire_expr_t *we);
 ZM_NODISCARD z_result_t zm_wire_expr_write(zm_writer_t *w, const zm_wire_expr_t *we);
 
-/** True if s is valid UTF-8. */
-bool zm_utf8_valid(zm_slice_t s);
 
 /* ---- extensions ---------------------------------------------------------------------------- */
 

@@ -423,6 +423,10 @@ static void test_canonize(void)
     /* ...and longer runs are only partly folded, leaving a non-canonical result. */
     check_canon_s("a$*$*$*", NULL);
     check_canon_s("a$*$*$*$*b", NULL);
+    /* ...and when `$*` comes two bytes after a `$*$*`, those two bytes are dropped unread. */
+    check_canon_s("a$*$*xy$*bc", NULL);
+    check_canon_s("a/b$*$*cd$*e/f", NULL);
+    check_canon_s("a$*$*xyz$*bc", "a$*xyz$*bc");
     check_canon_s("", NULL);
     check_canon_s("**/", NULL);
     check_canon_s("a//b", NULL);
