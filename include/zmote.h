@@ -1,7 +1,9 @@
 /*
- * zmote: the Zenoh 1.x C API (as zenoh-c and zenoh-pico 1.x share it) over a from-scratch
- * implementation of the Zenoh 1.x protocol (version 0x09). Nothing internal is declared here;
- * zmote-only additions carry the zm_ prefix.
+ * zmote: the Zenoh 1.x C API, as zenoh-pico 1.9.0 has it, over a from-scratch implementation of
+ * the Zenoh 1.x protocol (version 0x09). Programs written for zenoh-pico include "zenoh-pico.h",
+ * which is this header. Nothing internal is declared here; zmote-only additions carry the zm_
+ * prefix. The API lives in zmote/api/: constants, types, primitives (the functions), encodings,
+ * channel handlers, platform helpers and the generic macros.
  */
 #ifndef ZMOTE_H
 #define ZMOTE_H
@@ -17,7 +19,33 @@
 #define ZMOTE_VERSION_MINOR 1
 #define ZMOTE_VERSION_PATCH 0
 
+/*
+ * The zenoh-pico release whose API zmote provides; programs that test these to pick code paths
+ * get the 1.9.0 ones.
+ */
+#define ZENOH_PICO "1.9.0"
+#define ZENOH_PICO_MAJOR 1
+#define ZENOH_PICO_MINOR 9
+#define ZENOH_PICO_PATCH 0
+#define ZENOH_PICO_TWEAK
+
 /** Zenoh protocol version spoken on the wire. */
 #define Z_PROTO_VERSION 0x09
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "zmote/api/constants.h"
+#include "zmote/api/types.h"
+#include "zmote/api/primitives.h"
+#include "zmote/api/encoding.h"
+#include "zmote/api/handlers.h"
+#include "zmote/api/platform.h"
+#include "zmote/api/macros.h"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_H */

@@ -42,6 +42,85 @@
 #define Z_FEATURE_BATCHING 1
 #endif
 
+/** Key-expression locality options (allowed_origin / allowed_destination) and local delivery. */
+#ifndef Z_FEATURE_LOCAL_SUBSCRIBER
+#define Z_FEATURE_LOCAL_SUBSCRIBER 1
+#endif
+
+/** The table of predefined encodings (z_encoding_text_plain() and friends). */
+#ifndef Z_FEATURE_ENCODING_VALUES
+#define Z_FEATURE_ENCODING_VALUES 1
+#endif
+
+/** z_publisher_put and friends report Z_ESESSION_CLOSED once their session is closed. */
+#ifndef Z_FEATURE_SESSION_CHECK
+#define Z_FEATURE_SESSION_CHECK 1
+#endif
+
+/** Client sessions reconnect to a router and redeclare everything after losing it. */
+#ifndef Z_FEATURE_AUTO_RECONNECT
+#define Z_FEATURE_AUTO_RECONNECT 1
+#endif
+
+/** Interests (write filters of publishers). */
+#ifndef Z_FEATURE_INTEREST
+#define Z_FEATURE_INTEREST 1
+#endif
+
+/*
+ * Not implemented yet (0, and 1 is refused below): queries, queryables, liveliness, matching
+ * listeners, the admin space, scouting, multicast transports, the connectivity API. Programs
+ * written for zenoh-pico test these switches in #if blocks, so they exist with value 0.
+ */
+#ifndef Z_FEATURE_QUERY
+#define Z_FEATURE_QUERY 0
+#endif
+#ifndef Z_FEATURE_QUERYABLE
+#define Z_FEATURE_QUERYABLE 0
+#endif
+#ifndef Z_FEATURE_LOCAL_QUERYABLE
+#define Z_FEATURE_LOCAL_QUERYABLE 0
+#endif
+#ifndef Z_FEATURE_LIVELINESS
+#define Z_FEATURE_LIVELINESS 0
+#endif
+#ifndef Z_FEATURE_MATCHING
+#define Z_FEATURE_MATCHING 0
+#endif
+#ifndef Z_FEATURE_SCOUTING
+#define Z_FEATURE_SCOUTING 0
+#endif
+#ifndef Z_FEATURE_MULTICAST_TRANSPORT
+#define Z_FEATURE_MULTICAST_TRANSPORT 0
+#endif
+#ifndef Z_FEATURE_MULTICAST_DECLARATIONS
+#define Z_FEATURE_MULTICAST_DECLARATIONS 0
+#endif
+#ifndef Z_FEATURE_CONNECTIVITY
+#define Z_FEATURE_CONNECTIVITY 0
+#endif
+#ifndef Z_FEATURE_ADVANCED_PUBLICATION
+#define Z_FEATURE_ADVANCED_PUBLICATION 0
+#endif
+#ifndef Z_FEATURE_ADVANCED_SUBSCRIPTION
+#define Z_FEATURE_ADVANCED_SUBSCRIPTION 0
+#endif
+#ifndef Z_FEATURE_UNICAST_TRANSPORT
+#define Z_FEATURE_UNICAST_TRANSPORT 1
+#endif
+#ifndef Z_FEATURE_LINK_TCP
+#define Z_FEATURE_LINK_TCP 1
+#endif
+
+/**
+ * The admin space (zp_start_admin_space), as in zenoh-pico: only with Z_FEATURE_UNSTABLE_API
+ * defined and queryables built in. Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
+ * (zenoh-pico tests it with #ifdef): define it to expose the unstable parts of the API.
+ */
+#ifndef Z_FEATURE_ADMIN_SPACE
+#define Z_FEATURE_ADMIN_SPACE 0
+#endif
+
 /* ---- sizes -------------------------------------------------------------------------------- */
 
 /** Largest batch this node receives on a unicast link (announced in INIT; Rust caps at 65535). */
@@ -84,6 +163,11 @@
 #define ZM_KEEP_ALIVE_DIVISOR 4u
 #endif
 
+/** Entries a z_owned_config_t holds (each a key and a copied string; CONNECT may repeat). */
+#ifndef ZM_CONFIG_ENTRIES_MAX
+#define ZM_CONFIG_ENTRIES_MAX 16
+#endif
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /** Internal invariant checks (ZM_ASSERT): on in debug, test and fuzz builds. */
@@ -99,6 +183,22 @@
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"
+#endif
+
+#if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || Z_FEATURE_LOCAL_QUERYABLE || Z_FEATURE_LIVELINESS
+#error "zmote does not implement queries, queryables or liveliness yet: leave these Z_FEATURE_* at 0"
+#endif
+#if Z_FEATURE_MATCHING || Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
+#error "zmote does not implement matching, scouting, multicast or connectivity yet: leave them at 0"
+#endif
+#if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
+#error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"
+#endif
+#if Z_FEATURE_ADMIN_SPACE && (!defined(Z_FEATURE_UNSTABLE_API) || !Z_FEATURE_QUERYABLE)
+#error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined and Z_FEATURE_QUERYABLE = 1"
+#endif
+#if ZM_CONFIG_ENTRIES_MAX < 4 || ZM_CONFIG_ENTRIES_MAX > 255
+#error "ZM_CONFIG_ENTRIES_MAX must be within 4..255"
 #endif
 
 #endif /* ZMOTE_OPT_H */

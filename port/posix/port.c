@@ -38,6 +38,7 @@ void zm_assert_fail(const char *expr, const char *file, int line);
 
 #define LISTEN_BACKLOG 16
 
+#if Z_FEATURE_MULTI_THREAD
 /* A failing pthread call on a valid object is a bug in the caller (double lock, unlock by the
  * wrong thread); carrying on would only corrupt state further. */
 static _Noreturn void die(const char *what, int err)
@@ -45,6 +46,7 @@ static _Noreturn void die(const char *what, int err)
     fprintf(stderr, "zmote: %s failed: %s\n", what, strerror(err));
     abort();
 }
+#endif
 
 /* A strong definition: it replaces the trap-only weak one of the portable core. */
 void zm_assert_fail(const char *expr, const char *file, int line)

@@ -21,11 +21,15 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-/* A peer wants a key if it is a router (it routes), or declared an intersecting subscriber. */
+/*
+ * A peer wants a key if it routes (a router), if we do not know its subscribers yet (its
+ * initial declarations end with D_FINAL of interest 0; clients never send one), or if it
+ * declared an intersecting subscriber.
+ */
 static bool peer_wants(zm_peer_t *p, const void *arg)
 {
     const zm_put_args_t *a = arg;
-    if (p->t.remote_whatami == ZM_WAI_ROUTER) {
+    if (p->t.remote_whatami != ZM_WAI_PEER || !p->declared) {
         return true;
     }
     for (const zm_decl_t *d = p->rsubs; d != NULL; d = d->next) {
@@ -247,7 +251,9 @@ static z_result_t resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **k
         if (n + we->suffix.len > sizeof(p->key_buf)) {
             return ZM_E_NO_SPACE;
         }
-        memcpy(p->key_buf + n, we->suffix.ptr, we->suffix.len);
+        if (we->suffix.len > 0) {
+            memcpy(p->key_buf + n, we->suffix.ptr, we->suffix.len);
+        }
         *key = p->key_buf;
         *len = n + we->suffix.len;
         return Z_OK;
@@ -259,7 +265,9 @@ static z_result_t resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **k
         return ZM_E_NO_SPACE;
     }
     memcpy(p->key_buf, d->key, d->key_len);
-    memcpy(p->key_buf + d->key_len, we->suffix.ptr, we->suffix.len);
+    if (we->suffix.len > 0) {
+        memcpy(p->key_buf + d->key_len, we->suffix.ptr, we->suffix.len);
+    }
     *key = p->key_buf;
     *len = d->key_len + we->suffix.len;
     return Z_OK;
@@ -352,8 +360,15 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
         decl_remove(&p->rsubs, d->id);
         S_UNLOCK(s);
         break;
+    case ZM_DECL_FINAL:
+        if (dm->has_interest_id && dm->interest_id == 0) {
+            S_LOCK(s);
+            p->declared = true; /* its initial declarations are all in */
+            S_UNLOCK(s);
+        }
+        break;
     default:
-        break; /* queryables and tokens: not served yet; D_FINAL: nothing to complete */
+        break; /* queryables and tokens: not served yet */
     }
 }
 

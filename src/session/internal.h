@@ -8,6 +8,8 @@
 #ifndef ZM_SESSION_INTERNAL_H
 #define ZM_SESSION_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "session/session.h"
 #include "transport/transport.h"
 
@@ -16,9 +18,9 @@
 #define S_UNLOCK(s) zm_port_mutex_unlock(&(s)->lock)
 #define S_BROADCAST(s) zm_port_condvar_broadcast(&(s)->cond)
 #else
-#define S_LOCK(s) ((void)0)
-#define S_UNLOCK(s) ((void)0)
-#define S_BROADCAST(s) ((void)0)
+#define S_LOCK(s) ((void)(s))
+#define S_UNLOCK(s) ((void)(s))
+#define S_BROADCAST(s) ((void)(s))
 #endif
 
 /* A local subscriber. busy counts callbacks running now; removed ones are freed at busy == 0. */
@@ -57,6 +59,7 @@ typedef struct zm_peer {
     unsigned refs; /* pins, under s->lock */
     zm_transport_t t;
     bool reader_started;
+    bool declared; /* its initial declarations ended (D_FINAL of interest 0): filter puts */
 #if Z_FEATURE_MULTI_THREAD
     zm_task_t reader;
 #endif
@@ -78,7 +81,7 @@ struct zm_session {
     bool lease_running;
     bool accept_running;
     bool readers_on; /* new peers get a read task */
-    volatile bool closing;
+    atomic_bool closing;
     bool listening;
     zm_link_t listener;
     zm_peer_t peers[ZM_PEERS_MAX];

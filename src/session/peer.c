@@ -77,6 +77,7 @@ static bool peer_add(zm_session_t *s, zm_transport_t *t)
     p->rkeys = NULL;
     p->rsubs = NULL;
     p->reader_started = false;
+    p->declared = false;
     p->state = PEER_LIVE;
     p->refs = 1; /* ours, while we push the declarations */
     S_UNLOCK(s);

@@ -282,6 +282,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         memcpy(s->zid.id, raw, sizeof(raw));
         s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
     }
+    atomic_init(&s->closing, false);
     s->next_id = 1;
     s->next_key_id = 1;
 #if Z_FEATURE_MULTI_THREAD
@@ -342,7 +343,10 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
     for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
-        if (s->peers[i].state == PEER_LIVE) {
+        S_LOCK(s);
+        bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
+        S_UNLOCK(s);
+        if (live) {
             zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC);
         }
     }

@@ -108,7 +108,7 @@ z_result_t zm_transport_read_once(zm_transport_t *t)
 {
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
-    t->last_rx_ms = zm_port_clock_ms();
+    atomic_store_explicit(&t->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {

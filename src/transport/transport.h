@@ -12,6 +12,8 @@
 #ifndef ZM_TRANSPORT_H
 #define ZM_TRANSPORT_H
 
+#include <stdatomic.h>
+
 #include "link/link.h"
 #include "proto/codec.h"
 #include "zmote/port.h"
@@ -75,11 +77,11 @@ typedef struct zm_transport {
     size_t rx_cap;
     uint32_t rx_sn[ZM_TX_CHANNELS];
     zm_defrag_t defrag[2];
-    volatile uint64_t last_rx_ms;
+    _Atomic uint32_t last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
 
     zm_transport_on_message on_message;
     void *ctx;
-    volatile bool closed;
+    atomic_bool closed;
 } zm_transport_t;
 
 /**

@@ -208,7 +208,8 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
 
 z_result_t zm_transport_lease_tick(zm_transport_t *t, uint64_t now_ms)
 {
-    if (now_ms - t->last_rx_ms > t->remote_lease_ms) {
+    uint32_t silent = (uint32_t)now_ms - atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
+    if (silent > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
     z_result_t rc = Z_OK;

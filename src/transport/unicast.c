@@ -24,6 +24,8 @@ static uint8_t resolution_min(uint8_t a, uint8_t b)
 static z_result_t state_init(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
+    atomic_init(&t->closed, false);
+    atomic_init(&t->last_rx_ms, 0u);
     t->link = *link;
     t->lease_ms = p->lease_ms;
     t->tx_frame = -1;
@@ -135,7 +137,7 @@ static z_result_t finish(zm_transport_t *t)
     ZM_TRY(zm_port_mutex_init(&t->tx_lock));
 #endif
     uint64_t now = zm_port_clock_ms();
-    t->last_rx_ms = now;
+    atomic_store_explicit(&t->last_rx_ms, (uint32_t)now, memory_order_relaxed);
     t->last_tx_ms = now;
     return Z_OK;
 }
@@ -291,10 +293,9 @@ z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link, const zm_tran
 
 void zm_transport_close(zm_transport_t *t, uint8_t reason)
 {
-    if (t->closed) {
+    if (atomic_exchange(&t->closed, true)) {
         return;
     }
-    t->closed = true;
     zm_transport_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_CLOSE;

@@ -1,0 +1,184 @@
+/*
+ * Constants of the Zenoh C API: enumerations, configuration keys and their accepted values,
+ * and the protocol and timing constants programs written for zenoh-pico read. Values are those
+ * of zenoh-pico 1.9.0, so that a program's stored numbers and switch statements keep working.
+ */
+#ifndef ZMOTE_API_CONSTANTS_H
+#define ZMOTE_API_CONSTANTS_H
+
+#include <stdint.h>
+
+/* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
+
+#define Z_CONFIG_MODE_KEY 0x40
+#define Z_CONFIG_MODE_CLIENT "client"
+#define Z_CONFIG_MODE_PEER "peer"
+#define Z_CONFIG_MODE_DEFAULT Z_CONFIG_MODE_CLIENT
+
+/** A locator to connect to, e.g. "tcp/192.168.1.2:7447"; inserting it again adds another one. */
+#define Z_CONFIG_CONNECT_KEY 0x41
+/** A locator to listen on; makes the session a peer. */
+#define Z_CONFIG_LISTEN_KEY 0x42
+#define Z_CONFIG_USER_KEY 0x43
+#define Z_CONFIG_PASSWORD_KEY 0x44
+#define Z_CONFIG_MULTICAST_SCOUTING_KEY 0x45
+#define Z_CONFIG_MULTICAST_SCOUTING_DEFAULT "true"
+#define Z_CONFIG_MULTICAST_LOCATOR_KEY 0x46
+#define Z_CONFIG_MULTICAST_LOCATOR_DEFAULT "udp/224.0.0.224:7446"
+#define Z_CONFIG_SCOUTING_TIMEOUT_KEY 0x47
+#define Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT "1000"
+#define Z_CONFIG_SCOUTING_WHAT_KEY 0x48
+#define Z_CONFIG_SCOUTING_WHAT_DEFAULT "3"
+/** The session's zid: 32 hex digits (dashes of a UUID allowed); random when absent. */
+#define Z_CONFIG_SESSION_ZID_KEY 0x49
+#define Z_CONFIG_ADD_TIMESTAMP_KEY 0x4A
+#define Z_CONFIG_ADD_TIMESTAMP_DEFAULT "false"
+#define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_KEY 0x4B
+#define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_BASE64_KEY 0x4C
+#define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_KEY 0x4D
+#define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_BASE64_KEY 0x4E
+#define Z_CONFIG_TLS_LISTEN_CERTIFICATE_KEY 0x4F
+#define Z_CONFIG_TLS_LISTEN_CERTIFICATE_BASE64_KEY 0x50
+#define Z_CONFIG_TLS_ENABLE_MTLS_KEY 0x51
+#define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_KEY 0x52
+#define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_BASE64_KEY 0x53
+#define Z_CONFIG_TLS_CONNECT_CERTIFICATE_KEY 0x54
+#define Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY 0x55
+#define Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY 0x56
+
+/* ---- protocol and timing constants ---------------------------------------------------------- */
+
+#define Z_ZID_LENGTH 16
+#define Z_JOIN_INTERVAL 2500
+#define Z_SN_RESOLUTION 0x02
+#define Z_REQ_RESOLUTION 0x02
+#define Z_GET_TIMEOUT_DEFAULT 10000
+#define Z_LISTEN_MAX_CONNECTION_NB ZM_PEERS_MAX
+/** How long zp_read waits for data, in milliseconds. */
+#define Z_CONFIG_SOCKET_TIMEOUT 100
+#define Z_TRANSPORT_LEASE ZM_LEASE_MS
+#define Z_TRANSPORT_LEASE_EXPIRE_FACTOR 3
+#define Z_TRANSPORT_CONNECT_TIMEOUT 10000
+#define Z_TRANSPORT_ACCEPT_TIMEOUT 1000
+#define Z_BATCH_UNICAST_SIZE ZM_BATCH_UNICAST_SIZE
+#define Z_FRAG_MAX_SIZE ZM_FRAG_MAX_SIZE
+
+#define Z_SELECTOR_TIME "_time="
+#define Z_SELECTOR_QUERY_MATCH "_anyke"
+
+/* ---- enumerations ----------------------------------------------------------------------------- */
+
+/** What to look for when scouting: a mask of node kinds. */
+typedef enum {
+    Z_WHAT_ROUTER = 0x01,
+    Z_WHAT_PEER = 0x02,
+    Z_WHAT_CLIENT = 0x04,
+    Z_WHAT_ROUTER_PEER = 0x03,
+    Z_WHAT_ROUTER_CLIENT = 0x05,
+    Z_WHAT_PEER_CLIENT = 0x06,
+    Z_WHAT_ROUTER_PEER_CLIENT = 0x07,
+} z_what_t;
+
+/** The kind of a node. */
+typedef enum z_whatami_t {
+    Z_WHATAMI_ROUTER = 0x01,
+    Z_WHATAMI_PEER = 0x02,
+    Z_WHATAMI_CLIENT = 0x04,
+} z_whatami_t;
+#define Z_WHATAMI_DEFAULT Z_WHATAMI_ROUTER
+
+/** Where a publication may go, or where a subscriber accepts samples from. */
+typedef enum z_locality_t {
+    Z_LOCALITY_ANY = 0,
+    Z_LOCALITY_SESSION_LOCAL = 1,
+    Z_LOCALITY_REMOTE = 2,
+} z_locality_t;
+
+/** Returns Z_LOCALITY_ANY. */
+static inline z_locality_t z_locality_default(void) { return Z_LOCALITY_ANY; }
+
+/** Why a key expression is not canonical (zenoh-pico's detailed statuses). */
+typedef enum {
+    Z_KEYEXPR_CANON_SUCCESS = 0,
+    Z_KEYEXPR_CANON_LONE_DOLLAR_STAR = -1,
+    Z_KEYEXPR_CANON_SINGLE_STAR_AFTER_DOUBLE_STAR = -2,
+    Z_KEYEXPR_CANON_DOUBLE_STAR_AFTER_DOUBLE_STAR = -3,
+    Z_KEYEXPR_CANON_EMPTY_CHUNK = -4,
+    Z_KEYEXPR_CANON_STARS_IN_CHUNK = -5,
+    Z_KEYEXPR_CANON_DOLLAR_AFTER_DOLLAR_OR_STAR = -6,
+    Z_KEYEXPR_CANON_CONTAINS_SHARP_OR_QMARK = -7,
+    Z_KEYEXPR_CANON_CONTAINS_UNBOUND_DOLLAR = -8
+} zp_keyexpr_canon_status_t;
+
+/** How two key expressions relate (z_keyexpr_relation_to). */
+typedef enum {
+    Z_KEYEXPR_INTERSECTION_LEVEL_DISJOINT = 0,
+    Z_KEYEXPR_INTERSECTION_LEVEL_INTERSECTS = 1,
+    Z_KEYEXPR_INTERSECTION_LEVEL_INCLUDES = 2,
+    Z_KEYEXPR_INTERSECTION_LEVEL_EQUALS = 3,
+} z_keyexpr_intersection_level_t;
+
+typedef enum {
+    Z_SAMPLE_KIND_PUT = 0,
+    Z_SAMPLE_KIND_DELETE = 1,
+    Z_SAMPLE_KIND_DEFAULT = Z_SAMPLE_KIND_PUT
+} z_sample_kind_t;
+
+typedef enum {
+    Z_CONSOLIDATION_MODE_AUTO = -1,
+    Z_CONSOLIDATION_MODE_NONE = 0,
+    Z_CONSOLIDATION_MODE_MONOTONIC = 1,
+    Z_CONSOLIDATION_MODE_LATEST = 2,
+    Z_CONSOLIDATION_MODE_DEFAULT = Z_CONSOLIDATION_MODE_AUTO
+} z_consolidation_mode_t;
+
+typedef enum {
+    Z_RELIABILITY_BEST_EFFORT = 1,
+    Z_RELIABILITY_RELIABLE = 0,
+    Z_RELIABILITY_DEFAULT = Z_RELIABILITY_RELIABLE
+} z_reliability_t;
+
+/** What a full queue does to a new message: drop it, or block the sender until there is room. */
+typedef enum {
+    Z_CONGESTION_CONTROL_BLOCK = 1,
+    Z_CONGESTION_CONTROL_DROP = 0,
+    Z_CONGESTION_CONTROL_DEFAULT = Z_CONGESTION_CONTROL_DROP
+} z_congestion_control_t;
+
+/** Congestion control of puts and deletes by default: Z_CONGESTION_CONTROL_DROP. */
+static inline z_congestion_control_t z_internal_congestion_control_default_push(void)
+{
+    return Z_CONGESTION_CONTROL_DROP;
+}
+/** Congestion control of queries and replies by default: Z_CONGESTION_CONTROL_BLOCK. */
+static inline z_congestion_control_t z_internal_congestion_control_default_request(void)
+{
+    return Z_CONGESTION_CONTROL_BLOCK;
+}
+
+/** Message priority, 1 (most urgent) to 7; 0 is reserved for the protocol's control traffic. */
+typedef enum {
+    Z_PRIORITY_REAL_TIME = 1,
+    Z_PRIORITY_INTERACTIVE_HIGH = 2,
+    Z_PRIORITY_INTERACTIVE_LOW = 3,
+    Z_PRIORITY_DATA_HIGH = 4,
+    Z_PRIORITY_DATA = 5,
+    Z_PRIORITY_DATA_LOW = 6,
+    Z_PRIORITY_BACKGROUND = 7,
+    Z_PRIORITY_DEFAULT = Z_PRIORITY_DATA
+} z_priority_t;
+
+typedef enum {
+    Z_QUERY_TARGET_BEST_MATCHING = 0,
+    Z_QUERY_TARGET_ALL = 1,
+    Z_QUERY_TARGET_ALL_COMPLETE = 2,
+    Z_QUERY_TARGET_DEFAULT = Z_QUERY_TARGET_BEST_MATCHING
+} z_query_target_t;
+
+typedef enum z_reply_keyexpr_t {
+    Z_REPLY_KEYEXPR_ANY = 0,
+    Z_REPLY_KEYEXPR_MATCHING_QUERY = 1,
+    Z_REPLY_KEYEXPR_DEFAULT = Z_REPLY_KEYEXPR_MATCHING_QUERY
+} z_reply_keyexpr_t;
+
+#endif /* ZMOTE_API_CONSTANTS_H */

@@ -1,0 +1,667 @@
+/*
+ * The functions of the Zenoh C API (zenoh-pico 1.9.0's signatures): configuration, sessions,
+ * key expressions, payloads, samples, publication and subscription, and the tasks that drive a
+ * session. Every function checks its arguments (NULL, dropped objects) and reports misuse with
+ * an error code instead of crashing; every failure leaves the objects it was given usable and
+ * leaks nothing.
+ *
+ * Ownership words used below: "borrows" (the argument must stay valid for the call only),
+ * "takes" (a z_moved_X_t argument is consumed, on success and on failure alike), "returns
+ * owned" (the caller must drop the result), "aliases" (the result points into an argument and
+ * is valid as long as that argument is). Unless said otherwise a function does not block.
+ */
+#ifndef ZMOTE_API_PRIMITIVES_H
+#define ZMOTE_API_PRIMITIVES_H
+
+#include "zmote/api/types.h"
+
+/* ---- per-type functions ------------------------------------------------------------------------
+ *
+ * For every owned type X the following exist (the generic macros of zmote/api/macros.h pick
+ * them by type):
+ *   void z_internal_X_null(z_owned_X_t *obj)    makes obj the empty ("null", "gravestone") state;
+ *                                               obj's previous content is forgotten, not dropped.
+ *   bool z_internal_X_check(const z_owned_X_t*) true unless obj is in the null state.
+ *   const z_loaned_X_t *z_X_loan(const z_owned_X_t *obj)    borrows obj's object (no copy).
+ *   z_loaned_X_t *z_X_loan_mut(z_owned_X_t *obj)            borrows it for modification.
+ *   z_moved_X_t *z_X_move(z_owned_X_t *obj)      marks obj as given away to the callee it is
+ *                                               passed to; the callee leaves obj null.
+ *   void z_X_take(z_owned_X_t *dst, z_moved_X_t *src)  moves src's object into dst (dst's old
+ *                                               content is forgotten, not dropped); src null.
+ *   void z_X_drop(z_moved_X_t *obj)              releases obj's object and leaves obj null;
+ *                                               dropping a null object does nothing.
+ *   z_result_t z_X_clone(z_owned_X_t *dst, const z_loaned_X_t *src)   returns owned a copy;
+ *                                               dst is null on failure (ZM_E_NOMEM, Z_EINVAL).
+ *   z_result_t z_X_take_from_loaned(z_owned_X_t *dst, z_loaned_X_t *src)  moves the object out
+ *                                               of a loan into dst, copying whatever the loan
+ *                                               only borrows (e.g. the sample in a callback).
+ * None of them blocks, except the drops of sessions, subscribers and publishers, which may
+ * wait for the network (see z_close) or for a callback that is running (z_undeclare_subscriber).
+ */
+
+#define ZM_OWNED_FUNCTIONS_BASE(name)                                                              \
+    void z_internal_##name##_null(z_owned_##name##_t *obj);                                        \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj);                                 \
+    static inline const z_loaned_##name##_t *z_##name##_loan(const z_owned_##name##_t *obj)        \
+    {                                                                                              \
+        return &obj->_val;                                                                         \
+    }                                                                                              \
+    static inline z_loaned_##name##_t *z_##name##_loan_mut(z_owned_##name##_t *obj)                \
+    {                                                                                              \
+        return &obj->_val;                                                                         \
+    }                                                                                              \
+    static inline z_moved_##name##_t *z_##name##_move(z_owned_##name##_t *obj)                     \
+    {                                                                                              \
+        return (z_moved_##name##_t *)obj;                                                          \
+    }                                                                                              \
+    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src);                        \
+    void z_##name##_drop(z_moved_##name##_t *obj);
+
+#define ZM_OWNED_FUNCTIONS(name)                                                                   \
+    ZM_OWNED_FUNCTIONS_BASE(name)                                                                  \
+    z_result_t z_##name##_clone(z_owned_##name##_t *dst, const z_loaned_##name##_t *src);          \
+    z_result_t z_##name##_take_from_loaned(z_owned_##name##_t *dst, z_loaned_##name##_t *src);
+
+#define ZM_OWNED_FUNCTIONS_NO_COPY(name)                                                           \
+    ZM_OWNED_FUNCTIONS_BASE(name)                                                                  \
+    z_result_t z_##name##_take_from_loaned(z_owned_##name##_t *dst, z_loaned_##name##_t *src);
+
+#define ZM_OWNED_FUNCTIONS_RC(name)                                                                \
+    void z_internal_##name##_null(z_owned_##name##_t *obj);                                        \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj);                                 \
+    static inline const z_loaned_##name##_t *z_##name##_loan(const z_owned_##name##_t *obj)        \
+    {                                                                                              \
+        return &obj->_rc;                                                                          \
+    }                                                                                              \
+    static inline z_loaned_##name##_t *z_##name##_loan_mut(z_owned_##name##_t *obj)                \
+    {                                                                                              \
+        return &obj->_rc;                                                                          \
+    }                                                                                              \
+    static inline z_moved_##name##_t *z_##name##_move(z_owned_##name##_t *obj)                     \
+    {                                                                                              \
+        return (z_moved_##name##_t *)obj;                                                          \
+    }                                                                                              \
+    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src);                        \
+    void z_##name##_drop(z_moved_##name##_t *obj);
+
+/* Closures: no loan_mut, no clone; dropping one calls its drop(context) once. */
+#define ZM_CLOSURE_FUNCTIONS(name)                                                                 \
+    void z_internal_##name##_null(z_owned_##name##_t *obj);                                        \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj);                                 \
+    static inline const z_loaned_##name##_t *z_##name##_loan(const z_owned_##name##_t *obj)        \
+    {                                                                                              \
+        return &obj->_val;                                                                         \
+    }                                                                                              \
+    static inline z_moved_##name##_t *z_##name##_move(z_owned_##name##_t *obj)                     \
+    {                                                                                              \
+        return (z_moved_##name##_t *)obj;                                                          \
+    }                                                                                              \
+    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src);                        \
+    void z_##name##_drop(z_moved_##name##_t *obj);
+
+/*
+ * Views: bool z_view_X_is_empty(view), z_view_X_loan / z_view_X_loan_mut (borrow the view's
+ * object), void z_view_X_empty(view) (an empty view). A view never owns what it shows.
+ */
+#define ZM_VIEW_FUNCTIONS(name)                                                                    \
+    bool z_view_##name##_is_empty(const z_view_##name##_t *obj);                                   \
+    static inline const z_loaned_##name##_t *z_view_##name##_loan(const z_view_##name##_t *obj)    \
+    {                                                                                              \
+        return &obj->_val;                                                                         \
+    }                                                                                              \
+    static inline z_loaned_##name##_t *z_view_##name##_loan_mut(z_view_##name##_t *obj)            \
+    {                                                                                              \
+        return &obj->_val;                                                                         \
+    }                                                                                              \
+    void z_view_##name##_empty(z_view_##name##_t *obj);
+
+ZM_OWNED_FUNCTIONS(string)
+ZM_OWNED_FUNCTIONS(keyexpr)
+ZM_OWNED_FUNCTIONS(config)
+ZM_OWNED_FUNCTIONS(hello)
+ZM_OWNED_FUNCTIONS(string_array)
+ZM_OWNED_FUNCTIONS(sample)
+ZM_OWNED_FUNCTIONS(slice)
+ZM_OWNED_FUNCTIONS(bytes)
+ZM_OWNED_FUNCTIONS(encoding)
+ZM_OWNED_FUNCTIONS_NO_COPY(bytes_writer)
+ZM_OWNED_FUNCTIONS_RC(session)
+ZM_OWNED_FUNCTIONS_BASE(subscriber)
+ZM_OWNED_FUNCTIONS_BASE(publisher)
+ZM_CLOSURE_FUNCTIONS(closure_sample)
+ZM_CLOSURE_FUNCTIONS(closure_zid)
+ZM_CLOSURE_FUNCTIONS(closure_hello)
+ZM_VIEW_FUNCTIONS(keyexpr)
+ZM_VIEW_FUNCTIONS(string)
+ZM_VIEW_FUNCTIONS(slice)
+
+/* ---- configuration ------------------------------------------------------------------------------ */
+
+/**
+ * Returns owned in *config the default configuration: client mode, multicast scouting on
+ * udp/224.0.0.224:7446 with a 1000 ms timeout (zmote does not scout yet: add a connect or listen
+ * locator). Allocates the copies of the default strings; ZM_E_NOMEM leaves *config null.
+ */
+z_result_t z_config_default(z_owned_config_t *config);
+
+/**
+ * Sets key to a copy of value (value is borrowed). Z_CONFIG_CONNECT_KEY adds one more locator
+ * each time; every other key replaces its previous value. Returns Z_EINVAL on NULL arguments,
+ * ZM_E_NOMEM (config unchanged) or _Z_ERR_CONFIG_FAILED_INSERT when the table
+ * (ZM_CONFIG_ENTRIES_MAX entries) is full.
+ */
+z_result_t zp_config_insert(z_loaned_config_t *config, uint8_t key, const char *value);
+
+/**
+ * Returns the first value stored for key, aliased (valid until the configuration changes or is
+ * dropped), or NULL when there is none.
+ */
+const char *zp_config_get(const z_loaned_config_t *config, uint8_t key);
+
+/* ---- sessions ----------------------------------------------------------------------------------- */
+
+/** Fills options with the defaults: the session's tasks start in z_open (multi-thread builds). */
+void z_open_options_default(z_open_options_t *options);
+
+/**
+ * Opens a session and returns it owned in *zs (null on failure). Takes config (dropped on every
+ * path). A listen locator makes the session a peer that listens, then connects to every
+ * connect locator; a client connects to the first connect locator that answers. Blocks until
+ * the connections are open (up to Z_TRANSPORT_CONNECT_TIMEOUT per locator). In multi-thread
+ * builds the session's tasks start here unless options->auto_start_read_task is false;
+ * subscriber callbacks then run on the session's read task.
+ * Errors: Z_EINVAL (NULL arguments, malformed zid), _Z_ERR_CONFIG_INVALID_MODE (mode other than
+ * "client" or "peer"), ZM_E_UNSUPPORTED (no connect nor listen locator: zenoh-pico would scout
+ * for a router, which zmote does not do yet), network errors from the session.
+ */
+z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_options_t *options);
+
+/** Fills options with the defaults (there are none yet). */
+void z_close_options_default(z_close_options_t *options);
+
+/**
+ * Closes the session: stops and joins its tasks, closes its transports, ends every subscriber
+ * (their closures' drop runs, on the calling thread) and forgets its declarations locally
+ * (nothing is undeclared on the wire). Blocks until the tasks have stopped, so it must not be
+ * called from a callback of the same session. The owned session stays to be dropped; entities
+ * still owned by the program stay valid and report Z_ESESSION_CLOSED. Closing twice is Z_OK.
+ * options may be NULL.
+ */
+z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options);
+
+/** True once the session is closed (or when zs is NULL). */
+bool z_session_is_closed(const z_loaned_session_t *zs);
+
+/** Returns the session's zid (all zero when zs is NULL or closed). */
+z_id_t z_info_zid(const z_loaned_session_t *zs);
+
+/**
+ * Calls callback once per connected peer with its zid (peer mode), on the calling thread, then
+ * drops the callback. Takes callback. Z_ESESSION_CLOSED on a closed session.
+ */
+z_result_t z_info_peers_zid(const z_loaned_session_t *zs, z_moved_closure_zid_t *callback);
+
+/** Same as z_info_peers_zid for the routers this session is connected to (client mode). */
+z_result_t z_info_routers_zid(const z_loaned_session_t *zs, z_moved_closure_zid_t *callback);
+
+/**
+ * Returns owned in *str the zid as 32 lowercase hexadecimal digits, most significant byte
+ * (id[15]) first. ZM_E_NOMEM leaves *str null.
+ */
+z_result_t z_id_to_string(const z_id_t *id, z_owned_string_t *str);
+
+/* ---- key expressions ------------------------------------------------------------------------------ */
+
+/** Makes keyexpr a view of name (aliased, NUL-terminated). Z_EINVAL unless name is canonical. */
+z_result_t z_view_keyexpr_from_str(z_view_keyexpr_t *keyexpr, const char *name);
+/** Like z_view_keyexpr_from_str without the check: name must be a canonical key expression. */
+void z_view_keyexpr_from_str_unchecked(z_view_keyexpr_t *keyexpr, const char *name);
+/** Canonizes name in place (it may shrink; a NUL ends it again), then makes keyexpr view it. */
+z_result_t z_view_keyexpr_from_str_autocanonize(z_view_keyexpr_t *keyexpr, char *name);
+/** View of the first len bytes of name (aliased). Z_EINVAL unless they are canonical. */
+z_result_t z_view_keyexpr_from_substr(z_view_keyexpr_t *keyexpr, const char *name, size_t len);
+/** Canonizes name[0..*len) in place, updates *len, then makes keyexpr view it. */
+z_result_t z_view_keyexpr_from_substr_autocanonize(z_view_keyexpr_t *keyexpr, char *name, size_t *len);
+/** View of name[0..len) without the check: the bytes must be a canonical key expression. */
+void z_view_keyexpr_from_substr_unchecked(z_view_keyexpr_t *keyexpr, const char *name, size_t len);
+
+/** Returns owned in *keyexpr a copy of name; Z_EINVAL unless it is canonical, ZM_E_NOMEM. */
+z_result_t z_keyexpr_from_str(z_owned_keyexpr_t *keyexpr, const char *name);
+/** Returns owned a copy of name[0..len); Z_EINVAL unless canonical, ZM_E_NOMEM. */
+z_result_t z_keyexpr_from_substr(z_owned_keyexpr_t *keyexpr, const char *name, size_t len);
+/** Returns owned a canonized copy of name (name itself is not modified). */
+z_result_t z_keyexpr_from_str_autocanonize(z_owned_keyexpr_t *keyexpr, const char *name);
+/** Returns owned a canonized copy of name[0..*len) and sets *len to the copy's length. */
+z_result_t z_keyexpr_from_substr_autocanonize(z_owned_keyexpr_t *keyexpr, const char *name, size_t *len);
+
+/** Makes str a view of the key expression's text (aliased; not NUL-terminated in general). */
+z_result_t z_keyexpr_as_view_string(const z_loaned_keyexpr_t *keyexpr, z_view_string_t *str);
+
+/**
+ * Returns owned in *key the text of left followed directly by right[0..len) (no separator).
+ * Z_EINVAL when the result is not a canonical key expression; ZM_E_NOMEM.
+ */
+z_result_t z_keyexpr_concat(z_owned_keyexpr_t *key, const z_loaned_keyexpr_t *left, const char *right, size_t len);
+/** Returns owned in *key "left/right", canonized. Z_EINVAL when that is not valid; ZM_E_NOMEM. */
+z_result_t z_keyexpr_join(z_owned_keyexpr_t *key, const z_loaned_keyexpr_t *left, const z_loaned_keyexpr_t *right);
+
+/** Z_OK when start[0..len) is a canonical key expression, else Z_EINVAL. Borrows start. */
+z_result_t z_keyexpr_is_canon(const char *start, size_t len);
+/** Canonizes start[0..*len) in place and updates *len; Z_EINVAL if it cannot be made valid. */
+z_result_t z_keyexpr_canonize(char *start, size_t *len);
+/** Canonizes the NUL-terminated start in place and terminates the result; Z_EINVAL. */
+z_result_t z_keyexpr_canonize_null_terminated(char *start);
+/** True when every key matched by r is matched by l (zenoh's includes relation). */
+bool z_keyexpr_includes(const z_loaned_keyexpr_t *l, const z_loaned_keyexpr_t *r);
+/** True when some key is matched by both. */
+bool z_keyexpr_intersects(const z_loaned_keyexpr_t *l, const z_loaned_keyexpr_t *r);
+/** True when both have the same text. */
+bool z_keyexpr_equals(const z_loaned_keyexpr_t *l, const z_loaned_keyexpr_t *r);
+/** EQUALS, INCLUDES (left includes right), INTERSECTS or DISJOINT, the first that holds. */
+z_keyexpr_intersection_level_t z_keyexpr_relation_to(const z_loaned_keyexpr_t *left,
+                                                     const z_loaned_keyexpr_t *right);
+
+/**
+ * Declares keyexpr on the session so that later messages carry a short numeric id instead of
+ * the text; returns owned in *declared_keyexpr a key expression carrying that id (use it with
+ * z_put / z_delete on this session). Blocks while the declaration is written to the network.
+ * Release it with z_undeclare_keyexpr; dropping it only frees the memory.
+ */
+z_result_t z_declare_keyexpr(const z_loaned_session_t *zs, z_owned_keyexpr_t *declared_keyexpr,
+                             const z_loaned_keyexpr_t *keyexpr);
+
+/**
+ * Undeclares a key expression declared with z_declare_keyexpr and drops it (takes keyexpr on
+ * every path). Z_EINVAL when it was not declared, _Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION
+ * when it belongs to another session.
+ */
+z_result_t z_undeclare_keyexpr(const z_loaned_session_t *zs, z_moved_keyexpr_t *keyexpr);
+
+/* ---- slices ------------------------------------------------------------------------------------- */
+
+/** Returns owned a copy of data[0..len); ZM_E_NOMEM. */
+z_result_t z_slice_copy_from_buf(z_owned_slice_t *slice, const uint8_t *data, size_t len);
+/**
+ * Returns owned a slice that takes data: deleter(data, context) runs once when the last
+ * reference is dropped (NULL deleter: data is never released and must outlive every copy).
+ * On failure the deleter has already run.
+ */
+z_result_t z_slice_from_buf(z_owned_slice_t *slice, uint8_t *data, size_t len,
+                            void (*deleter)(void *data, void *context), void *context);
+/** Makes slice a view of data[0..len) (aliased). */
+z_result_t z_view_slice_from_buf(z_view_slice_t *slice, const uint8_t *data, size_t len);
+/** Makes slice an empty owned slice. */
+void z_slice_empty(z_owned_slice_t *slice);
+/** The slice's first byte (aliased; may be NULL when empty). */
+const uint8_t *z_slice_data(const z_loaned_slice_t *slice);
+/** Length of the slice in bytes (0 for NULL). */
+size_t z_slice_len(const z_loaned_slice_t *slice);
+/** True when the slice has no bytes (or is NULL). */
+bool z_slice_is_empty(const z_loaned_slice_t *slice);
+
+/* ---- strings ------------------------------------------------------------------------------------ */
+
+/** The string's text (aliased; NUL-terminated only when the library allocated it). */
+const char *z_string_data(const z_loaned_string_t *str);
+/** Length of the text in bytes, without any NUL. */
+size_t z_string_len(const z_loaned_string_t *str);
+/** True when the string has no bytes (or is NULL). */
+bool z_string_is_empty(const z_loaned_string_t *str);
+/** Returns owned a copy of the NUL-terminated value; ZM_E_NOMEM. */
+z_result_t z_string_copy_from_str(z_owned_string_t *str, const char *value);
+/** Returns owned a copy of value[0..len), NUL-terminated; ZM_E_NOMEM. */
+z_result_t z_string_copy_from_substr(z_owned_string_t *str, const char *value, size_t len);
+/**
+ * Returns owned a string that takes value (NUL-terminated): deleter(value, context) runs once
+ * with the last reference (NULL: never). On failure the deleter has already run.
+ */
+z_result_t z_string_from_str(z_owned_string_t *str, char *value, void (*deleter)(void *value, void *context),
+                             void *context);
+/** Makes str an empty owned string. */
+void z_string_empty(z_owned_string_t *str);
+/** The string's bytes as a slice (aliased). */
+const z_loaned_slice_t *z_string_as_slice(const z_loaned_string_t *str);
+/** Makes str a view of the NUL-terminated value (aliased). */
+z_result_t z_view_string_from_str(z_view_string_t *str, const char *value);
+/** Makes str a view of value[0..len) (aliased). */
+z_result_t z_view_string_from_substr(z_view_string_t *str, const char *value, size_t len);
+
+/* ---- string arrays -------------------------------------------------------------------------------- */
+
+/** Makes a an empty owned array (allocates nothing until the first push). */
+void z_string_array_new(z_owned_string_array_t *a);
+/** Appends an alias of value (value must outlive the array); returns the new length (unchanged on ZM_E_NOMEM). */
+size_t z_string_array_push_by_alias(z_loaned_string_array_t *a, const z_loaned_string_t *value);
+/** Appends a copy of value; returns the new length (unchanged when memory runs out). */
+size_t z_string_array_push_by_copy(z_loaned_string_array_t *a, const z_loaned_string_t *value);
+/** The k-th string (aliased), or NULL when k is out of range. */
+const z_loaned_string_t *z_string_array_get(const z_loaned_string_array_t *a, size_t k);
+/** Number of strings in the array. */
+size_t z_string_array_len(const z_loaned_string_array_t *a);
+/** True when the array holds no string. */
+bool z_string_array_is_empty(const z_loaned_string_array_t *a);
+
+/* ---- payloads (bytes) ----------------------------------------------------------------------------- */
+
+/** Makes bytes an empty owned payload. */
+void z_bytes_empty(z_owned_bytes_t *bytes);
+/** Returns owned a copy of data[0..len) (one allocation); ZM_E_NOMEM. */
+z_result_t z_bytes_copy_from_buf(z_owned_bytes_t *bytes, const uint8_t *data, size_t len);
+/**
+ * Returns owned a payload that takes data: deleter(data, context) runs exactly once, when the
+ * last clone is dropped (possibly on another thread, e.g. after the network wrote it). The
+ * reference count is allocated here, once, so that clones never allocate. NULL deleter: data is
+ * never released (it must outlive every clone) and nothing is allocated. On failure (ZM_E_NOMEM)
+ * the deleter has already run.
+ */
+z_result_t z_bytes_from_buf(z_owned_bytes_t *bytes, uint8_t *data, size_t len,
+                            void (*deleter)(void *data, void *context), void *context);
+/** Returns owned a payload aliasing data, which must never change nor go away. Never allocates. */
+z_result_t z_bytes_from_static_buf(z_owned_bytes_t *bytes, const uint8_t *data, size_t len);
+/** Takes slice and returns owned a payload over its bytes (no copy). */
+z_result_t z_bytes_from_slice(z_owned_bytes_t *bytes, z_moved_slice_t *slice);
+/** Returns owned a copy of slice's bytes; ZM_E_NOMEM. */
+z_result_t z_bytes_copy_from_slice(z_owned_bytes_t *bytes, const z_loaned_slice_t *slice);
+/** Takes s and returns owned a payload over its text (no copy, no NUL). */
+z_result_t z_bytes_from_string(z_owned_bytes_t *bytes, z_moved_string_t *s);
+/** Returns owned a copy of s's text; ZM_E_NOMEM. */
+z_result_t z_bytes_copy_from_string(z_owned_bytes_t *bytes, const z_loaned_string_t *s);
+/** Like z_bytes_from_buf for the NUL-terminated value (the NUL is not part of the payload). */
+z_result_t z_bytes_from_str(z_owned_bytes_t *bytes, char *value, void (*deleter)(void *value, void *context),
+                            void *context);
+/** Returns owned a copy of the NUL-terminated value, without the NUL; ZM_E_NOMEM. */
+z_result_t z_bytes_copy_from_str(z_owned_bytes_t *bytes, const char *value);
+/** Returns owned a payload aliasing the static NUL-terminated value. Never allocates. */
+z_result_t z_bytes_from_static_str(z_owned_bytes_t *bytes, const char *value);
+
+/** Length of the payload in bytes (0 for NULL). */
+size_t z_bytes_len(const z_loaned_bytes_t *bytes);
+/** True when the payload has no bytes (or is NULL). */
+bool z_bytes_is_empty(const z_loaned_bytes_t *bytes);
+/**
+ * Returns owned in *str a NUL-terminated copy of the payload (one allocation, none for an empty
+ * payload, which gives an empty string). ZM_E_NOMEM leaves *str null.
+ */
+z_result_t z_bytes_to_string(const z_loaned_bytes_t *bytes, z_owned_string_t *str);
+/** Returns owned in *dst a copy of the payload; ZM_E_NOMEM leaves *dst null. */
+z_result_t z_bytes_to_slice(const z_loaned_bytes_t *bytes, z_owned_slice_t *dst);
+#ifdef Z_FEATURE_UNSTABLE_API
+/** Makes view a view of the payload's bytes (aliased); always possible with zmote's payloads. */
+z_result_t z_bytes_get_contiguous_view(const z_loaned_bytes_t *bytes, z_view_slice_t *view);
+#endif
+
+/** Returns an iterator over the payload's contiguous runs (borrows bytes). */
+z_bytes_slice_iterator_t z_bytes_get_slice_iterator(const z_loaned_bytes_t *bytes);
+/** Sets *out to a view of the next run and returns true, or returns false after the last one. */
+bool z_bytes_slice_iterator_next(z_bytes_slice_iterator_t *iter, z_view_slice_t *out);
+
+/** Returns a reader positioned at the payload's start (borrows bytes). */
+z_bytes_reader_t z_bytes_get_reader(const z_loaned_bytes_t *bytes);
+/** Copies up to len bytes into dst and advances; returns how many were copied. */
+size_t z_bytes_reader_read(z_bytes_reader_t *reader, uint8_t *dst, size_t len);
+/**
+ * Moves the reader to offset from origin (SEEK_SET 0, SEEK_CUR 1, SEEK_END 2). Z_EINVAL, and the
+ * reader stays put, when the position would fall outside the payload or origin is unknown.
+ */
+z_result_t z_bytes_reader_seek(z_bytes_reader_t *reader, int64_t offset, int origin);
+/** The reader's position from the payload's start. */
+int64_t z_bytes_reader_tell(z_bytes_reader_t *reader);
+/** Bytes left to read. */
+size_t z_bytes_reader_remaining(const z_bytes_reader_t *reader);
+
+/** Returns owned in *writer an empty writer (allocates on the first write). */
+z_result_t z_bytes_writer_empty(z_owned_bytes_writer_t *writer);
+/** Appends a copy of src[0..len); ZM_E_NOMEM leaves the writer as it was. */
+z_result_t z_bytes_writer_write_all(z_loaned_bytes_writer_t *writer, const uint8_t *src, size_t len);
+/** Takes bytes and appends a copy of its content (then drops it); ZM_E_NOMEM. */
+z_result_t z_bytes_writer_append(z_loaned_bytes_writer_t *writer, z_moved_bytes_t *bytes);
+/** Takes writer and returns owned in *bytes what was written (no copy). */
+void z_bytes_writer_finish(z_moved_bytes_writer_t *writer, z_owned_bytes_t *bytes);
+
+/* ---- closures ----------------------------------------------------------------------------------- */
+
+/**
+ * Makes an owned closure of call, drop and context; always Z_OK. The library calls call(sample,
+ * context) for each sample, on the session's read task (or, for samples published by the same
+ * session, on the publishing thread), and drop(context) exactly once when the closure ends.
+ */
+z_result_t z_closure_sample(z_owned_closure_sample_t *closure, z_closure_sample_callback_t call,
+                            z_closure_drop_callback_t drop, void *context);
+/** Calls the closure on sample, on the calling thread (no-op for a null closure). */
+void z_closure_sample_call(const z_loaned_closure_sample_t *closure, z_loaned_sample_t *sample);
+/** Makes an owned zid closure; always Z_OK. See z_info_peers_zid for when it runs. */
+z_result_t z_closure_zid(z_owned_closure_zid_t *closure, z_closure_zid_callback_t call,
+                         z_closure_drop_callback_t drop, void *context);
+/** Calls the closure on id, on the calling thread. */
+void z_closure_zid_call(const z_loaned_closure_zid_t *closure, const z_id_t *id);
+/** Makes an owned hello closure; always Z_OK (zmote does not scout yet, so none is produced). */
+z_result_t z_closure_hello(z_owned_closure_hello_t *closure, z_closure_hello_callback_t call,
+                           z_closure_drop_callback_t drop, void *context);
+/** Calls the closure on hello, on the calling thread. */
+void z_closure_hello_call(const z_loaned_closure_hello_t *closure, z_loaned_hello_t *hello);
+
+/* ---- samples ------------------------------------------------------------------------------------ */
+
+/** The sample's key expression (aliased). */
+const z_loaned_keyexpr_t *z_sample_keyexpr(const z_loaned_sample_t *sample);
+/** The sample's payload (aliased). */
+const z_loaned_bytes_t *z_sample_payload(const z_loaned_sample_t *sample);
+/** The sample's timestamp (aliased), or NULL when it carries none. */
+const z_timestamp_t *z_sample_timestamp(const z_loaned_sample_t *sample);
+/** The sample's encoding (aliased; id 0 without schema when none was sent). */
+const z_loaned_encoding_t *z_sample_encoding(const z_loaned_sample_t *sample);
+/** PUT or DELETE. */
+z_sample_kind_t z_sample_kind(const z_loaned_sample_t *sample);
+/** The sample's attachment (aliased; empty when none was sent). Never NULL for a valid sample. */
+const z_loaned_bytes_t *z_sample_attachment(const z_loaned_sample_t *sample);
+/** The priority the sample was sent with (from its QoS). */
+z_priority_t z_sample_priority(const z_loaned_sample_t *sample);
+/** The congestion control the sample was sent with (from its QoS). */
+z_congestion_control_t z_sample_congestion_control(const z_loaned_sample_t *sample);
+/** True when the sample was sent express (not batched). */
+bool z_sample_express(const z_loaned_sample_t *sample);
+#ifdef Z_FEATURE_UNSTABLE_API
+/** Whether the sample came on the reliable or the best-effort channel. */
+z_reliability_t z_sample_reliability(const z_loaned_sample_t *sample);
+/** The sample's source info (aliased), or NULL when it carries none. */
+const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample);
+#endif
+
+/* ---- timestamps and ids -------------------------------------------------------------------------- */
+
+/** Sets *ts to a new timestamp of the session's clock (now, the session's zid). */
+z_result_t z_timestamp_new(z_timestamp_t *ts, const z_loaned_session_t *zs);
+/** The timestamp's NTP64 time (seconds since the UNIX epoch in the high 32 bits). */
+uint64_t z_timestamp_ntp64_time(const z_timestamp_t *ts);
+/** The zid of the clock that made the timestamp. */
+z_id_t z_timestamp_id(const z_timestamp_t *ts);
+/** Sets *gid to (zid, eid); Z_EINVAL on NULL. */
+z_result_t z_entity_global_id_new(z_entity_global_id_t *gid, const z_id_t *zid, uint32_t eid);
+/** The entity id part (0 for NULL). */
+uint32_t z_entity_global_id_eid(const z_entity_global_id_t *gid);
+/** The zid part (all zero for NULL). */
+z_id_t z_entity_global_id_zid(const z_entity_global_id_t *gid);
+/** Returns a source info made of source_id and source_sn. */
+z_source_info_t z_source_info_new(const z_entity_global_id_t *source_id, uint32_t source_sn);
+/** The sequence number of the source info (0 for NULL). */
+uint32_t z_source_info_sn(const z_source_info_t *info);
+/** The entity that published (all zero for NULL). */
+z_entity_global_id_t z_source_info_id(const z_source_info_t *info);
+
+/** Returns Z_PRIORITY_DATA. */
+z_priority_t z_priority_default(void);
+/** Returns Z_RELIABILITY_RELIABLE. */
+z_reliability_t z_reliability_default(void);
+
+/* ---- put and delete ------------------------------------------------------------------------------ */
+
+/** Fills options with the defaults: no encoding, DROP, priority DATA, no timestamp, not express. */
+void z_put_options_default(z_put_options_t *options);
+/** Fills options with the defaults: DROP, priority DATA, not express, no timestamp. */
+void z_delete_options_default(z_delete_options_t *options);
+
+/**
+ * Publishes payload on keyexpr: sends it to every remote subscriber that matches and delivers it
+ * to matching subscribers of this session (their callbacks run on the calling thread before
+ * this returns). Takes payload and the options' encoding and attachment (dropped on every
+ * path). Borrows keyexpr and options (NULL: defaults). Never allocates for a payload made with
+ * z_bytes_from_static_buf, z_bytes_from_buf or a clone of one. With congestion control BLOCK it
+ * may block while the network is congested; with DROP the message is dropped instead (still Z_OK).
+ * Errors: Z_EINVAL, Z_ESESSION_CLOSED, errors of the transport.
+ */
+z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr, z_moved_bytes_t *payload,
+                 const z_put_options_t *options);
+
+/** Publishes a deletion of keyexpr; like z_put without a payload. */
+z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
+                    const z_delete_options_t *options);
+
+/* ---- publishers ---------------------------------------------------------------------------------- */
+
+/** Fills options with the defaults: no encoding, DROP, priority DATA, not express, anywhere. */
+void z_publisher_options_default(z_publisher_options_t *options);
+/** Fills options with the defaults: no encoding (the publisher's), no timestamp, no attachment. */
+void z_publisher_put_options_default(z_publisher_put_options_t *options);
+/** Fills options with the defaults: no timestamp. */
+void z_publisher_delete_options_default(z_publisher_delete_options_t *options);
+
+/**
+ * Declares a publisher on keyexpr and returns it owned in *pub (null on failure). Its key
+ * expression is declared once so that each put carries a short id. Takes options->encoding.
+ * Blocks while the declaration is written. Undeclare it with z_undeclare_publisher or drop it.
+ */
+z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t *pub,
+                               const z_loaned_keyexpr_t *keyexpr, const z_publisher_options_t *options);
+
+/** Undeclares the publisher and drops it (takes pub). Z_OK also when its session is closed. */
+z_result_t z_undeclare_publisher(z_moved_publisher_t *pub);
+
+/**
+ * Publishes payload with the publisher's key expression and QoS; as z_put otherwise (takes
+ * payload and the options' encoding and attachment; options may be NULL). Z_ESESSION_CLOSED
+ * once the session is closed.
+ */
+z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
+                           const z_publisher_put_options_t *options);
+
+/** Publishes a deletion with the publisher's key expression; options may be NULL. */
+z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher_delete_options_t *options);
+
+/** The publisher's key expression (aliased). */
+const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher);
+
+/* ---- subscribers --------------------------------------------------------------------------------- */
+
+/** Fills options with the defaults: samples from anywhere. */
+void z_subscriber_options_default(z_subscriber_options_t *options);
+
+/**
+ * Declares a subscriber on keyexpr and returns it owned in *sub (null on failure). Takes
+ * callback: its call runs for every matching sample on the session's read task (or on the
+ * publishing thread for samples of this session), with a sample that borrows the received
+ * message and is valid until the call returns (z_sample_clone keeps it); its drop runs once when
+ * the subscriber is undeclared or dropped or the session closes, and also when this declaration
+ * fails. Blocks while the declaration is written. Allocates a small record per subscriber,
+ * nothing per sample.
+ */
+z_result_t z_declare_subscriber(const z_loaned_session_t *zs, z_owned_subscriber_t *sub,
+                                const z_loaned_keyexpr_t *keyexpr, z_moved_closure_sample_t *callback,
+                                const z_subscriber_options_t *options);
+
+/** Like z_declare_subscriber for a subscriber that lives until the session closes. */
+z_result_t z_declare_background_subscriber(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
+                                           z_moved_closure_sample_t *callback,
+                                           const z_subscriber_options_t *options);
+
+/**
+ * Undeclares the subscriber and drops it (takes sub). When it returns the callback runs no more
+ * and its drop has run (unless called from the callback itself: then right after it returns).
+ */
+z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub);
+
+/** The subscriber's key expression (aliased). */
+const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subscriber);
+
+/* ---- scouting results -------------------------------------------------------------------------------- */
+
+/** The zid of the node that answered a scout. */
+z_id_t z_hello_zid(const z_loaned_hello_t *hello);
+/** What the node that answered a scout is. */
+z_whatami_t z_hello_whatami(const z_loaned_hello_t *hello);
+/** The locators of the node that answered (aliased). */
+const z_loaned_string_array_t *zp_hello_locators(const z_loaned_hello_t *hello);
+/** Returns owned in *locators_out a copy of the locators (empty when memory runs out). */
+void z_hello_locators(const z_loaned_hello_t *hello, z_owned_string_array_t *locators_out);
+/** Makes str_out a view of "router", "peer" or "client"; Z_EINVAL for other values. */
+z_result_t z_whatami_to_view_string(z_whatami_t whatami, z_view_string_t *str_out);
+
+/* ---- driving a session ------------------------------------------------------------------------------- */
+
+#if Z_FEATURE_MULTI_THREAD == 1
+/** Fills options with the defaults. */
+void zp_task_read_options_default(zp_task_read_options_t *options);
+/**
+ * Starts the session's read task (which also accepts peers), when z_open did not. Subscriber
+ * callbacks run on it. options may be NULL; its attributes are ignored.
+ */
+z_result_t zp_start_read_task(z_loaned_session_t *zs, const zp_task_read_options_t *options);
+/** Stops and joins the read task; blocks until it has stopped. Do not call from a callback. */
+z_result_t zp_stop_read_task(z_loaned_session_t *zs);
+/** True while the read task runs (false once the session is closed). */
+bool zp_read_task_is_running(const z_loaned_session_t *zs);
+/** Fills options with the defaults. */
+void zp_task_lease_options_default(zp_task_lease_options_t *options);
+/** Starts the task that sends keep-alives and expires silent peers. */
+z_result_t zp_start_lease_task(z_loaned_session_t *zs, const zp_task_lease_options_t *options);
+/** Stops and joins the lease task. */
+z_result_t zp_stop_lease_task(z_loaned_session_t *zs);
+/** True while the lease task runs (false once the session is closed). */
+bool zp_lease_task_is_running(const z_loaned_session_t *zs);
+#else
+/** Fills options with the defaults. */
+void zp_read_options_default(zp_read_options_t *options);
+/**
+ * Reads and dispatches what arrived on the session's links, waiting up to
+ * Z_CONFIG_SOCKET_TIMEOUT ms for something to arrive. Subscriber callbacks run on the calling
+ * thread, inside this call. options may be NULL.
+ */
+z_result_t zp_read(const z_loaned_session_t *zs, const zp_read_options_t *options);
+/** Fills options with the defaults. */
+void zp_send_keep_alive_options_default(zp_send_keep_alive_options_t *options);
+/** Sends the keep-alives that are due and expires silent peers. */
+z_result_t zp_send_keep_alive(const z_loaned_session_t *zs, const zp_send_keep_alive_options_t *options);
+/** Fills options with the defaults. */
+void zp_send_join_options_default(zp_send_join_options_t *options);
+/** Multicast only: zmote has no multicast transport yet, so this is Z_OK and does nothing. */
+z_result_t zp_send_join(const z_loaned_session_t *zs, const zp_send_join_options_t *options);
+#endif
+/**
+ * One step of a session driven by hand: dispatches what already arrived (without waiting) and
+ * sends the keep-alives that are due. Callbacks run on the calling thread. A no-op on a closed
+ * session.
+ */
+void zp_spin_once(const z_loaned_session_t *zs);
+
+#if Z_FEATURE_BATCHING == 1
+/**
+ * Starts batching: until zp_batch_stop, messages of this session are gathered and sent when a
+ * batch is full or flushed. Z_ESESSION_CLOSED on a closed session, Z_EGENERIC when batching is
+ * already on.
+ */
+z_result_t zp_batch_start(const z_loaned_session_t *zs);
+/** Sends what is batched now (blocking while the network is congested); batching stays on. */
+z_result_t zp_batch_flush(const z_loaned_session_t *zs);
+/** Sends what is batched and turns batching off. */
+z_result_t zp_batch_stop(const z_loaned_session_t *zs);
+#endif
+
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
+/* Unreachable until queryables exist: opt.h refuses Z_FEATURE_ADMIN_SPACE = 1 without them, so
+ * these are declared for completeness and not implemented. */
+/** Starts answering queries on the session's admin space (@/<zid>/...). */
+z_result_t zp_start_admin_space(z_loaned_session_t *zs);
+/** Stops answering queries on the admin space. */
+z_result_t zp_stop_admin_space(z_loaned_session_t *zs);
+#endif
+
+#endif /* ZMOTE_API_PRIMITIVES_H */

@@ -1,0 +1,184 @@
+/*
+ * What the files of the API layer share: the reference-counted holders behind slices, strings
+ * and payloads (zm_owner_t), the session record every handle points to, the helpers that copy or
+ * share byte runs, and the conversion of a session sample into an API sample. The API layer
+ * checks arguments and converts types; everything else is the session's job.
+ */
+#ifndef ZM_API_API_H
+#define ZM_API_API_H
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "session/session.h"
+#include "util/alloc.h"
+#include "util/common.h"
+#include "zmote.h"
+
+/* ---- holders of byte runs ------------------------------------------------------------------------ */
+
+/*
+ * A holder: release runs once, on the thread that drops the last reference. release == NULL
+ * marks a holder that is never released (static data): its count is never touched, so sharing
+ * static data costs no atomic operation.
+ */
+struct zm_owner {
+    atomic_uint refs;
+    void (*release)(struct zm_owner *o);
+};
+typedef struct zm_owner zm_owner_t;
+
+/** The holder of static data (z_bytes_from_static_buf, deleters that are NULL). */
+extern zm_owner_t zm_api_static_owner;
+
+static inline void zm_owner_ref(zm_owner_t *o)
+{
+    if (o != NULL && o->release != NULL) {
+        atomic_fetch_add_explicit(&o->refs, 1u, memory_order_relaxed);
+    }
+}
+
+static inline void zm_owner_unref(zm_owner_t *o)
+{
+    if (o != NULL && o->release != NULL &&
+        atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_acq_rel) == 1u) {
+        o->release(o);
+    }
+}
+
+/** Allocates a holder followed by len bytes (count 1); returns the bytes, NULL when out of memory. */
+uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner);
+
+/**
+ * A holder for data released by deleter(data, context); a NULL deleter gives the static holder.
+ * On allocation failure the deleter runs at once and NULL is returned.
+ */
+zm_owner_t *zm_api_deleter_owner(void *data, void (*deleter)(void *data, void *context), void *context);
+
+static inline zm_api_slice_t zm_api_slice_null(void)
+{
+    zm_api_slice_t s = {NULL, 0, NULL};
+    return s;
+}
+
+/** A slice borrowing ptr[0..len) (nobody keeps it alive). */
+static inline zm_api_slice_t zm_api_slice_borrow(const void *ptr, size_t len)
+{
+    zm_api_slice_t s = {(const uint8_t *)ptr, len, NULL};
+    if (len == 0) {
+        s.start = NULL;
+    }
+    return s;
+}
+
+/** Releases the slice's reference and leaves it null. */
+static inline void zm_api_slice_drop(zm_api_slice_t *s)
+{
+    zm_owner_unref(s->owner);
+    *s = zm_api_slice_null();
+}
+
+/** A new owned copy of ptr[0..len), plus a NUL after it when nul is set; ZM_E_NOMEM. */
+ZM_NODISCARD z_result_t zm_api_slice_copy(zm_api_slice_t *dst, const void *ptr, size_t len, bool nul);
+
+/** Shares src when something keeps it alive, copies it (with a NUL) when it is borrowed. */
+ZM_NODISCARD z_result_t zm_api_slice_clone(zm_api_slice_t *dst, const zm_api_slice_t *src);
+
+/** Moves src into dst, copying it when it is only borrowed; src is left null either way. */
+ZM_NODISCARD z_result_t zm_api_slice_take(zm_api_slice_t *dst, zm_api_slice_t *src);
+
+/* ---- key expressions and encodings --------------------------------------------------------------- */
+
+static inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
+{
+    zm_api_keyexpr_t k;
+    memset(&k, 0, sizeof(k));
+    return k;
+}
+
+static inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
+{
+    zm_api_slice_drop(&k->key.slice);
+    *k = zm_api_keyexpr_null();
+}
+
+ZM_NODISCARD z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src);
+
+static inline zm_api_encoding_t zm_api_encoding_null(void)
+{
+    zm_api_encoding_t e;
+    memset(&e, 0, sizeof(e));
+    return e;
+}
+
+static inline void zm_api_encoding_clear(zm_api_encoding_t *e)
+{
+    zm_api_slice_drop(&e->schema.slice);
+    *e = zm_api_encoding_null();
+}
+
+ZM_NODISCARD z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src);
+
+/* ---- samples ---------------------------------------------------------------------------------- */
+
+void zm_api_sample_clear(zm_api_sample_t *s);
+
+/** Provides need bytes held by a fresh holder (*owner; its count is set by the caller), or NULL. */
+typedef uint8_t *(*zm_api_buffer_fn)(void *ctx, size_t need, zm_owner_t **owner);
+
+/**
+ * Makes dst an owned copy of src: parts something keeps alive are shared, borrowed parts are
+ * copied into one buffer from get (each followed by a NUL), whose holder counts them.
+ */
+ZM_NODISCARD z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, zm_api_buffer_fn get,
+                                           void *ctx);
+
+/** A sample whose parts borrow the session's sample; allocates nothing. */
+void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in);
+
+/** A zid of the protocol as the API's 16-byte id, and back. */
+z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
+zm_zid_t zm_api_zid_from_id(const z_id_t *id);
+
+/*
+ * What a subscriber gives the session as its context: the user's closure. The session calls
+ * zm_api_subscriber_deliver for each sample and zm_api_subscriber_release once at the end.
+ */
+typedef struct {
+    zm_api_closure_sample_t closure;
+} zm_api_sub_ctx_t;
+
+/** Takes callback into a new context; NULL when out of memory (then callback was dropped). */
+zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback);
+void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx);
+void zm_api_subscriber_release(void *ctx);
+
+/* ---- sessions ----------------------------------------------------------------------------------- */
+
+/*
+ * The record behind z_owned_session_t, shared by the owned session and every publisher and
+ * subscriber made from it (refs counts them), so that those stay safe to use and drop after
+ * the session is closed. s is NULL once closed. Every API call that uses s announces itself in
+ * users first (zm_api_session_enter); closing clears s, then waits until users is 0 before it
+ * frees the session, so a call never sees a session freed under it.
+ */
+struct zm_api_session {
+    atomic_uint refs;
+    atomic_uint users;
+    _Atomic(zm_session_t *) s;
+    atomic_bool read_task;
+    atomic_bool lease_task;
+};
+typedef struct zm_api_session zm_api_session_t;
+
+void zm_api_session_ref(zm_api_session_t *b);
+void zm_api_session_unref(zm_api_session_t *b);
+
+/**
+ * Starts a call on the session b: Z_OK and *out (end the call with zm_api_session_leave),
+ * Z_ENULL for a NULL or dropped session, Z_ESESSION_CLOSED once closed (no leave then).
+ */
+ZM_NODISCARD z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out);
+void zm_api_session_leave(zm_api_session_t *b);
+
+#endif /* ZM_API_API_H */

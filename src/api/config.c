@@ -1,0 +1,159 @@
+/*
+ * Configuration: a fixed table of (key, copied string) pairs in insertion order, as small as the
+ * handful of keys a session reads. Connect locators may repeat (each insert adds one); every
+ * other key holds one value.
+ */
+#include <string.h>
+
+#include "api/api.h"
+
+static char *copy_str(const char *value)
+{
+    size_t len = strlen(value);
+    char *c = zm_alloc(len + 1);
+    if (c != NULL) {
+        memcpy(c, value, len + 1);
+    }
+    return c;
+}
+
+static void config_clear(zm_api_config_t *c)
+{
+    for (uint8_t i = 0; i < c->n; i++) {
+        zm_free(c->entries[i].value);
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+void z_internal_config_null(z_owned_config_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_config_check(const z_owned_config_t *obj) { return obj != NULL && obj->_val.n > 0; }
+
+void z_config_take(z_owned_config_t *obj, z_moved_config_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    if (src == NULL) {
+        z_internal_config_null(obj);
+        return;
+    }
+    *obj = src->_this;
+    z_internal_config_null(&src->_this);
+}
+
+void z_config_drop(z_moved_config_t *obj)
+{
+    if (obj != NULL) {
+        config_clear(&obj->_this._val);
+    }
+}
+
+z_result_t z_config_clone(z_owned_config_t *dst, const z_loaned_config_t *src)
+{
+    if (dst == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_config_null(dst);
+    if (src == NULL || src->n > ZM_CONFIG_ENTRIES_MAX) {
+        return Z_EINVAL;
+    }
+    zm_api_config_t c;
+    memset(&c, 0, sizeof(c));
+    for (uint8_t i = 0; i < src->n; i++) {
+        c.entries[i].key = src->entries[i].key;
+        c.entries[i].value = copy_str(src->entries[i].value);
+        if (c.entries[i].value == NULL) {
+            config_clear(&c);
+            return ZM_E_NOMEM;
+        }
+        c.n++;
+    }
+    dst->_val = c;
+    return Z_OK;
+}
+
+z_result_t z_config_take_from_loaned(z_owned_config_t *dst, z_loaned_config_t *src)
+{
+    if (dst == NULL || src == NULL) {
+        return Z_EINVAL;
+    }
+    dst->_val = *src;
+    memset(src, 0, sizeof(*src));
+    return Z_OK;
+}
+
+z_result_t zp_config_insert(z_loaned_config_t *config, uint8_t key, const char *value)
+{
+    if (config == NULL || value == NULL || config->n > ZM_CONFIG_ENTRIES_MAX) {
+        return Z_EINVAL;
+    }
+    int slot = -1;
+    if (key != Z_CONFIG_CONNECT_KEY) {
+        for (uint8_t i = 0; i < config->n; i++) {
+            if (config->entries[i].key == key) {
+                slot = i;
+                break;
+            }
+        }
+    }
+    if (slot < 0 && config->n == ZM_CONFIG_ENTRIES_MAX) {
+        return _Z_ERR_CONFIG_FAILED_INSERT;
+    }
+    char *copy = copy_str(value);
+    if (copy == NULL) {
+        return ZM_E_NOMEM;
+    }
+    if (slot >= 0) {
+        zm_free(config->entries[slot].value);
+        config->entries[slot].value = copy;
+    } else {
+        config->entries[config->n].key = key;
+        config->entries[config->n].value = copy;
+        config->n++;
+    }
+    return Z_OK;
+}
+
+const char *zp_config_get(const z_loaned_config_t *config, uint8_t key)
+{
+    if (config == NULL) {
+        return NULL;
+    }
+    for (uint8_t i = 0; i < config->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
+        if (config->entries[i].key == key) {
+            return config->entries[i].value;
+        }
+    }
+    return NULL;
+}
+
+z_result_t z_config_default(z_owned_config_t *config)
+{
+    if (config == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_config_null(config);
+    static const struct {
+        uint8_t key;
+        const char *value;
+    } defaults[] = {
+        {Z_CONFIG_MODE_KEY, Z_CONFIG_MODE_DEFAULT},
+        {Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT},
+        {Z_CONFIG_MULTICAST_LOCATOR_KEY, Z_CONFIG_MULTICAST_LOCATOR_DEFAULT},
+        {Z_CONFIG_SCOUTING_TIMEOUT_KEY, Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT},
+    };
+    for (size_t i = 0; i < ZM_ARRAY_LEN(defaults); i++) {
+        z_result_t r = zp_config_insert(&config->_val, defaults[i].key, defaults[i].value);
+        if (r != Z_OK) {
+            config_clear(&config->_val);
+            return r;
+        }
+    }
+    return Z_OK;
+}

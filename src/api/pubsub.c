@@ -1,0 +1,565 @@
+/*
+ * Publication and subscription of the API: z_put / z_delete, publishers and subscribers. Each
+ * call checks its arguments, turns the API's objects into the session's borrowed views (no copy,
+ * no allocation per message) and releases what it was given, on every path.
+ */
+#include <string.h>
+
+#include "api/api.h"
+
+static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
+
+static bool priority_valid(z_priority_t p) { return p >= Z_PRIORITY_REAL_TIME && p <= Z_PRIORITY_BACKGROUND; }
+
+static bool congestion_valid(z_congestion_control_t c)
+{
+    return c == Z_CONGESTION_CONTROL_DROP || c == Z_CONGESTION_CONTROL_BLOCK;
+}
+
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+static bool locality_valid(z_locality_t l)
+{
+    return l == Z_LOCALITY_ANY || l == Z_LOCALITY_SESSION_LOCAL || l == Z_LOCALITY_REMOTE;
+}
+#endif
+
+static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
+
+/* The parts of a put that borrow API objects; they must live as long as the zm_put_args_t. */
+typedef struct {
+    zm_encoding_t encoding;
+    zm_slice_t attachment;
+    zm_timestamp_t timestamp;
+    zm_source_info_t source;
+} put_parts_t;
+
+static void put_encoding(zm_put_args_t *a, put_parts_t *parts, const zm_api_encoding_t *e)
+{
+    if (e == NULL || (e->id == 0 && e->schema.slice.len == 0)) {
+        return;
+    }
+    parts->encoding.id = e->id;
+    parts->encoding.has_schema = e->schema.slice.len > 0;
+    parts->encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
+    a->encoding = &parts->encoding;
+}
+
+static void put_attachment(zm_put_args_t *a, put_parts_t *parts, const z_moved_bytes_t *att)
+{
+    if (att != NULL) {
+        parts->attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
+        a->attachment = &parts->attachment;
+    }
+}
+
+static void put_timestamp(zm_put_args_t *a, put_parts_t *parts, const z_timestamp_t *ts)
+{
+    if (ts != NULL && ts->valid) {
+        parts->timestamp.time = ts->time;
+        parts->timestamp.id = zm_api_zid_from_id(&ts->id);
+        a->timestamp = &parts->timestamp;
+    }
+}
+
+#ifdef Z_FEATURE_UNSTABLE_API
+static void put_source(zm_put_args_t *a, put_parts_t *parts, const z_source_info_t *si)
+{
+    if (si != NULL) {
+        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
+        parts->source.eid = si->source_id.eid;
+        parts->source.sn = si->source_sn;
+        a->source = &parts->source;
+    }
+}
+#endif
+
+/* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
+static z_result_t session_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
+{
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(b, &s));
+    if (key != NULL && key->id != 0 && key->session == b) {
+        a->key_id = key->id;
+    }
+    z_result_t r = zm_session_put(s, a);
+    zm_api_session_leave(b);
+    return r;
+}
+
+/* ---- put and delete -------------------------------------------------------------------------------- */
+
+void z_put_options_default(z_put_options_t *options)
+{
+    if (options == NULL) {
+        return;
+    }
+    memset(options, 0, sizeof(*options));
+    options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
+    options->priority = Z_PRIORITY_DEFAULT;
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    options->allowed_destination = Z_LOCALITY_ANY;
+#endif
+#ifdef Z_FEATURE_UNSTABLE_API
+    options->reliability = Z_RELIABILITY_DEFAULT;
+#endif
+}
+
+void z_delete_options_default(z_delete_options_t *options)
+{
+    if (options == NULL) {
+        return;
+    }
+    memset(options, 0, sizeof(*options));
+    options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
+    options->priority = Z_PRIORITY_DEFAULT;
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    options->allowed_destination = Z_LOCALITY_ANY;
+#endif
+#ifdef Z_FEATURE_UNSTABLE_API
+    options->reliability = Z_RELIABILITY_DEFAULT;
+#endif
+}
+
+z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr, z_moved_bytes_t *payload,
+                 const z_put_options_t *options)
+{
+    z_put_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_put_options_default(&o);
+    }
+    z_result_t r = Z_EINVAL;
+    if (key_valid(keyexpr) && payload != NULL && priority_valid(o.priority) && congestion_valid(o.congestion_control)
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+        && locality_valid(o.allowed_destination)
+#endif
+    ) {
+        zm_put_args_t a;
+        put_parts_t parts;
+        zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
+        a.kind = ZM_SAMPLE_PUT;
+        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
+        put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        put_attachment(&a, &parts, o.attachment);
+        put_timestamp(&a, &parts, o.timestamp);
+        a.priority = (uint8_t)o.priority;
+        a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
+        a.express = o.is_express;
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+        a.destination = (uint8_t)o.allowed_destination;
+#endif
+#ifdef Z_FEATURE_UNSTABLE_API
+        a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
+        put_source(&a, &parts, o.source_info);
+#endif
+        r = session_put(record_of(zs), &a, keyexpr);
+    }
+    z_bytes_drop(payload);
+    z_encoding_drop(o.encoding);
+    z_bytes_drop(o.attachment);
+    return r;
+}
+
+z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
+                    const z_delete_options_t *options)
+{
+    z_delete_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_delete_options_default(&o);
+    }
+    if (!key_valid(keyexpr) || !priority_valid(o.priority) || !congestion_valid(o.congestion_control)
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+        || !locality_valid(o.allowed_destination)
+#endif
+    ) {
+        return Z_EINVAL;
+    }
+    zm_put_args_t a;
+    put_parts_t parts;
+    zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
+    a.kind = ZM_SAMPLE_DELETE;
+    put_timestamp(&a, &parts, o.timestamp);
+    a.priority = (uint8_t)o.priority;
+    a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
+    a.express = o.is_express;
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    a.destination = (uint8_t)o.allowed_destination;
+#endif
+#ifdef Z_FEATURE_UNSTABLE_API
+    a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
+    put_source(&a, &parts, o.source_info);
+#endif
+    return session_put(record_of(zs), &a, keyexpr);
+}
+
+/* ---- publishers --------------------------------------------------------------------------------- */
+
+void z_publisher_options_default(z_publisher_options_t *options)
+{
+    if (options == NULL) {
+        return;
+    }
+    memset(options, 0, sizeof(*options));
+    options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
+    options->priority = Z_PRIORITY_DEFAULT;
+#ifdef Z_FEATURE_UNSTABLE_API
+    options->reliability = Z_RELIABILITY_DEFAULT;
+#endif
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    options->allowed_destination = Z_LOCALITY_ANY;
+#endif
+}
+
+void z_publisher_put_options_default(z_publisher_put_options_t *options)
+{
+    if (options != NULL) {
+        memset(options, 0, sizeof(*options));
+    }
+}
+
+void z_publisher_delete_options_default(z_publisher_delete_options_t *options)
+{
+    if (options != NULL) {
+        memset(options, 0, sizeof(*options));
+    }
+}
+
+void z_internal_publisher_null(z_owned_publisher_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_publisher_check(const z_owned_publisher_t *obj) { return obj != NULL && obj->_val.session != NULL; }
+
+void z_publisher_take(z_owned_publisher_t *obj, z_moved_publisher_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    if (src == NULL) {
+        z_internal_publisher_null(obj);
+        return;
+    }
+    *obj = src->_this;
+    z_internal_publisher_null(&src->_this);
+}
+
+z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t *pub,
+                               const z_loaned_keyexpr_t *keyexpr, const z_publisher_options_t *options)
+{
+    z_publisher_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_publisher_options_default(&o);
+    }
+    if (pub == NULL) {
+        z_encoding_drop(o.encoding);
+        return Z_EINVAL;
+    }
+    z_internal_publisher_null(pub);
+    if (!key_valid(keyexpr) || !priority_valid(o.priority) || !congestion_valid(o.congestion_control)
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+        || !locality_valid(o.allowed_destination)
+#endif
+    ) {
+        z_encoding_drop(o.encoding);
+        return Z_EINVAL;
+    }
+    zm_api_publisher_t p;
+    memset(&p, 0, sizeof(p));
+    z_result_t r = zm_api_keyexpr_clone(&p.keyexpr, keyexpr);
+    if (r != Z_OK) {
+        z_encoding_drop(o.encoding);
+        return r;
+    }
+    p.keyexpr.id = 0; /* the publisher's own key id replaces a declared one */
+    p.keyexpr.session = NULL;
+    zm_api_session_t *b = record_of(zs);
+    zm_session_t *s;
+    r = zm_api_session_enter(b, &s);
+    if (r == Z_OK) {
+        r = zm_session_declare_publisher(s, (const char *)p.keyexpr.key.slice.start, p.keyexpr.key.slice.len, &p.id,
+                                         &p.key_id);
+        zm_api_session_leave(b);
+    }
+    if (r != Z_OK) {
+        zm_api_keyexpr_clear(&p.keyexpr);
+        z_encoding_drop(o.encoding);
+        return r;
+    }
+    if (o.encoding != NULL) {
+        p.encoding = o.encoding->_this._val;
+        z_internal_encoding_null(&o.encoding->_this);
+    }
+    p.congestion_control = o.congestion_control;
+    p.priority = o.priority;
+    p.is_express = o.is_express;
+#ifdef Z_FEATURE_UNSTABLE_API
+    p.reliability = o.reliability;
+#else
+    p.reliability = Z_RELIABILITY_DEFAULT;
+#endif
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    p.allowed_destination = o.allowed_destination;
+#else
+    p.allowed_destination = Z_LOCALITY_ANY;
+#endif
+    zm_api_session_ref(b);
+    p.session = b;
+    pub->_val = p;
+    return Z_OK;
+}
+
+z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
+{
+    if (pub == NULL || pub->_this._val.session == NULL) {
+        return Z_ENULL;
+    }
+    zm_api_publisher_t *p = &pub->_this._val;
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(p->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_undeclare_publisher(s, p->id);
+        zm_api_session_leave(p->session);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it already */
+    }
+    zm_api_keyexpr_clear(&p->keyexpr);
+    zm_api_encoding_clear(&p->encoding);
+    zm_api_session_unref(p->session);
+    z_internal_publisher_null(&pub->_this);
+    return r;
+}
+
+void z_publisher_drop(z_moved_publisher_t *obj)
+{
+    z_result_t r = z_undeclare_publisher(obj);
+    ZM_UNUSED(r);
+}
+
+/* The put of a publisher: its key, id and QoS. */
+static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_t kind)
+{
+    zm_put_args_init(a, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len);
+    a->key_id = p->key_id;
+    a->kind = kind;
+    a->priority = (uint8_t)p->priority;
+    a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
+    a->express = p->is_express;
+    a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;
+    a->destination = (uint8_t)p->allowed_destination;
+}
+
+z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
+                           const z_publisher_put_options_t *options)
+{
+    z_publisher_put_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_publisher_put_options_default(&o);
+    }
+    z_result_t r;
+    if (pub == NULL || pub->session == NULL) {
+        r = Z_ENULL;
+    } else if (payload == NULL) {
+        r = Z_EINVAL;
+    } else {
+        zm_put_args_t a;
+        put_parts_t parts;
+        publisher_args(pub, &a, ZM_SAMPLE_PUT);
+        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
+        put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
+        put_attachment(&a, &parts, o.attachment);
+        put_timestamp(&a, &parts, o.timestamp);
+#ifdef Z_FEATURE_UNSTABLE_API
+        put_source(&a, &parts, o.source_info);
+#endif
+        r = session_put(pub->session, &a, NULL);
+    }
+    z_bytes_drop(payload);
+    z_encoding_drop(o.encoding);
+    z_bytes_drop(o.attachment);
+    return r;
+}
+
+z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher_delete_options_t *options)
+{
+    if (pub == NULL || pub->session == NULL) {
+        return Z_ENULL;
+    }
+    z_publisher_delete_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_publisher_delete_options_default(&o);
+    }
+    zm_put_args_t a;
+    put_parts_t parts;
+    publisher_args(pub, &a, ZM_SAMPLE_DELETE);
+    put_timestamp(&a, &parts, o.timestamp);
+#ifdef Z_FEATURE_UNSTABLE_API
+    put_source(&a, &parts, o.source_info);
+#endif
+    return session_put(pub->session, &a, NULL);
+}
+
+const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher)
+{
+    return publisher != NULL ? &publisher->keyexpr : NULL;
+}
+
+/* ---- subscribers -------------------------------------------------------------------------------- */
+
+void z_subscriber_options_default(z_subscriber_options_t *options)
+{
+    if (options == NULL) {
+        return;
+    }
+    memset(options, 0, sizeof(*options));
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    options->allowed_origin = Z_LOCALITY_ANY;
+#endif
+}
+
+void z_internal_subscriber_null(z_owned_subscriber_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_subscriber_check(const z_owned_subscriber_t *obj) { return obj != NULL && obj->_val.session != NULL; }
+
+void z_subscriber_take(z_owned_subscriber_t *obj, z_moved_subscriber_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    if (src == NULL) {
+        z_internal_subscriber_null(obj);
+        return;
+    }
+    *obj = src->_this;
+    z_internal_subscriber_null(&src->_this);
+}
+
+/* Declares on the session; takes callback on every path. key, when not NULL, gets a copy of the
+ * key expression for z_subscriber_keyexpr. */
+static z_result_t subscribe(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
+                            z_moved_closure_sample_t *callback, const z_subscriber_options_t *options,
+                            zm_api_keyexpr_t *key, uint32_t *id)
+{
+    if (callback == NULL) {
+        return Z_EINVAL;
+    }
+    uint8_t origin = ZM_LOCALITY_ANY;
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    if (options != NULL) {
+        if (!locality_valid(options->allowed_origin)) {
+            z_closure_sample_drop(callback);
+            return Z_EINVAL;
+        }
+        origin = (uint8_t)options->allowed_origin;
+    }
+#else
+    ZM_UNUSED(options);
+#endif
+    if (!key_valid(keyexpr) || callback->_this._val.call == NULL) {
+        z_closure_sample_drop(callback);
+        return Z_EINVAL;
+    }
+    if (key != NULL) {
+        z_result_t r = zm_api_keyexpr_clone(key, keyexpr);
+        if (r != Z_OK) {
+            z_closure_sample_drop(callback);
+            return r;
+        }
+        key->id = 0;
+        key->session = NULL;
+    }
+    zm_api_sub_ctx_t *ctx = zm_api_sub_ctx_new(callback);
+    z_result_t r = ctx != NULL ? Z_OK : ZM_E_NOMEM;
+    zm_api_session_t *b = record_of(zs);
+    zm_session_t *s = NULL;
+    if (r == Z_OK) {
+        r = zm_api_session_enter(b, &s);
+    }
+    if (r == Z_OK) {
+        r = zm_session_declare_subscriber(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len, origin,
+                                          zm_api_subscriber_deliver, zm_api_subscriber_release, ctx, id);
+        zm_api_session_leave(b);
+    }
+    if (r != Z_OK) {
+        if (ctx != NULL) {
+            zm_api_subscriber_release(ctx); /* the closure's drop runs once, here */
+        }
+        if (key != NULL) {
+            zm_api_keyexpr_clear(key);
+        }
+    }
+    return r;
+}
+
+z_result_t z_declare_subscriber(const z_loaned_session_t *zs, z_owned_subscriber_t *sub,
+                                const z_loaned_keyexpr_t *keyexpr, z_moved_closure_sample_t *callback,
+                                const z_subscriber_options_t *options)
+{
+    if (sub == NULL) {
+        z_closure_sample_drop(callback);
+        return Z_EINVAL;
+    }
+    z_internal_subscriber_null(sub);
+    zm_api_subscriber_t v;
+    memset(&v, 0, sizeof(v));
+    ZM_TRY(subscribe(zs, keyexpr, callback, options, &v.keyexpr, &v.id));
+    v.session = record_of(zs);
+    zm_api_session_ref(v.session);
+    sub->_val = v;
+    return Z_OK;
+}
+
+z_result_t z_declare_background_subscriber(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
+                                           z_moved_closure_sample_t *callback,
+                                           const z_subscriber_options_t *options)
+{
+    uint32_t id;
+    return subscribe(zs, keyexpr, callback, options, NULL, &id);
+}
+
+z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub)
+{
+    if (sub == NULL || sub->_this._val.session == NULL) {
+        return Z_ENULL;
+    }
+    zm_api_subscriber_t *v = &sub->_this._val;
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(v->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_undeclare_subscriber(s, v->id);
+        zm_api_session_leave(v->session);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it (and ran the closure's drop) */
+    }
+    zm_api_keyexpr_clear(&v->keyexpr);
+    zm_api_session_unref(v->session);
+    z_internal_subscriber_null(&sub->_this);
+    return r;
+}
+
+void z_subscriber_drop(z_moved_subscriber_t *obj)
+{
+    z_result_t r = z_undeclare_subscriber(obj);
+    ZM_UNUSED(r);
+}
+
+const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subscriber)
+{
+    return subscriber != NULL ? &subscriber->keyexpr : NULL;
+}

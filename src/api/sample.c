@@ -1,0 +1,533 @@
+/*
+ * Samples, closures, ids and scouting results of the API, and the bridge from the session's
+ * callbacks to the program's: a received sample becomes an API sample on the stack whose parts
+ * borrow the receive buffer, so delivering one allocates nothing; a program keeps it by cloning,
+ * which copies the borrowed parts into one block.
+ */
+#include <string.h>
+
+#include "api/api.h"
+
+/* ---- ids ------------------------------------------------------------------------------------------ */
+
+z_id_t zm_api_id_from_zid(const zm_zid_t *zid)
+{
+    z_id_t id;
+    memset(&id, 0, sizeof(id));
+    size_t n = zid->len <= sizeof(id.id) ? zid->len : sizeof(id.id);
+    memcpy(id.id, zid->id, n);
+    return id;
+}
+
+zm_zid_t zm_api_zid_from_id(const z_id_t *id)
+{
+    zm_zid_t zid;
+    memset(&zid, 0, sizeof(zid));
+    memcpy(zid.id, id->id, sizeof(zid.id));
+    zid.len = zm_zid_trim(id->id);
+    return zid;
+}
+
+z_result_t z_id_to_string(const z_id_t *id, z_owned_string_t *str)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (str == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_string_null(str);
+    if (id == NULL) {
+        return Z_EINVAL;
+    }
+    char text[32];
+    for (size_t i = 0; i < 16; i++) {
+        uint8_t b = id->id[15 - i];
+        text[2 * i] = hex[b >> 4];
+        text[2 * i + 1] = hex[b & 0x0f];
+    }
+    return zm_api_slice_copy(&str->_val.slice, text, sizeof(text), true);
+}
+
+z_result_t z_entity_global_id_new(z_entity_global_id_t *gid, const z_id_t *zid, uint32_t eid)
+{
+    if (gid == NULL || zid == NULL) {
+        return Z_EINVAL;
+    }
+    gid->zid = *zid;
+    gid->eid = eid;
+    return Z_OK;
+}
+
+uint32_t z_entity_global_id_eid(const z_entity_global_id_t *gid) { return gid != NULL ? gid->eid : 0; }
+
+z_id_t z_entity_global_id_zid(const z_entity_global_id_t *gid)
+{
+    z_id_t none;
+    memset(&none, 0, sizeof(none));
+    return gid != NULL ? gid->zid : none;
+}
+
+z_source_info_t z_source_info_new(const z_entity_global_id_t *source_id, uint32_t source_sn)
+{
+    z_source_info_t si;
+    memset(&si, 0, sizeof(si));
+    if (source_id != NULL) {
+        si.source_id = *source_id;
+    }
+    si.source_sn = source_sn;
+    return si;
+}
+
+uint32_t z_source_info_sn(const z_source_info_t *info) { return info != NULL ? info->source_sn : 0; }
+
+z_entity_global_id_t z_source_info_id(const z_source_info_t *info)
+{
+    z_entity_global_id_t none;
+    memset(&none, 0, sizeof(none));
+    return info != NULL ? info->source_id : none;
+}
+
+uint64_t z_timestamp_ntp64_time(const z_timestamp_t *ts) { return ts != NULL ? ts->time : 0; }
+
+z_id_t z_timestamp_id(const z_timestamp_t *ts)
+{
+    z_id_t none;
+    memset(&none, 0, sizeof(none));
+    return ts != NULL ? ts->id : none;
+}
+
+z_priority_t z_priority_default(void) { return Z_PRIORITY_DEFAULT; }
+z_reliability_t z_reliability_default(void) { return Z_RELIABILITY_DEFAULT; }
+
+/* ---- closures --------------------------------------------------------------------------------------- */
+
+#define CLOSURE_FUNCTIONS(name)                                                                  \
+    void z_internal_##name##_null(z_owned_##name##_t *obj)                                       \
+    {                                                                                            \
+        if (obj != NULL) {                                                                       \
+            obj->_val.call = NULL;                                                               \
+            obj->_val.drop = NULL;                                                               \
+            obj->_val.context = NULL;                                                            \
+        }                                                                                        \
+    }                                                                                            \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj)                                \
+    {                                                                                            \
+        return obj != NULL && obj->_val.call != NULL;                                            \
+    }                                                                                            \
+    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)                       \
+    {                                                                                            \
+        if (obj == NULL) {                                                                       \
+            return;                                                                              \
+        }                                                                                        \
+        if (src == NULL) {                                                                       \
+            z_internal_##name##_null(obj);                                                       \
+            return;                                                                              \
+        }                                                                                        \
+        *obj = src->_this;                                                                       \
+        z_internal_##name##_null(&src->_this);                                                   \
+    }                                                                                            \
+    void z_##name##_drop(z_moved_##name##_t *obj)                                                \
+    {                                                                                            \
+        if (obj == NULL) {                                                                       \
+            return;                                                                              \
+        }                                                                                        \
+        z_closure_drop_callback_t drop = obj->_this._val.drop;                                   \
+        void *context = obj->_this._val.context;                                                 \
+        z_internal_##name##_null(&obj->_this);                                                   \
+        if (drop != NULL) {                                                                      \
+            drop(context);                                                                       \
+        }                                                                                        \
+    }
+
+CLOSURE_FUNCTIONS(closure_sample)
+CLOSURE_FUNCTIONS(closure_zid)
+CLOSURE_FUNCTIONS(closure_hello)
+
+z_result_t z_closure_sample(z_owned_closure_sample_t *closure, z_closure_sample_callback_t call,
+                            z_closure_drop_callback_t drop, void *context)
+{
+    if (closure == NULL) {
+        return Z_EINVAL;
+    }
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+    return Z_OK;
+}
+
+void z_closure_sample_call(const z_loaned_closure_sample_t *closure, z_loaned_sample_t *sample)
+{
+    if (closure != NULL && closure->call != NULL) {
+        closure->call(sample, closure->context);
+    }
+}
+
+z_result_t z_closure_zid(z_owned_closure_zid_t *closure, z_closure_zid_callback_t call,
+                         z_closure_drop_callback_t drop, void *context)
+{
+    if (closure == NULL) {
+        return Z_EINVAL;
+    }
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+    return Z_OK;
+}
+
+void z_closure_zid_call(const z_loaned_closure_zid_t *closure, const z_id_t *id)
+{
+    if (closure != NULL && closure->call != NULL) {
+        closure->call(id, closure->context);
+    }
+}
+
+z_result_t z_closure_hello(z_owned_closure_hello_t *closure, z_closure_hello_callback_t call,
+                           z_closure_drop_callback_t drop, void *context)
+{
+    if (closure == NULL) {
+        return Z_EINVAL;
+    }
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+    return Z_OK;
+}
+
+void z_closure_hello_call(const z_loaned_closure_hello_t *closure, z_loaned_hello_t *hello)
+{
+    if (closure != NULL && closure->call != NULL) {
+        closure->call(hello, closure->context);
+    }
+}
+
+/* ---- samples ---------------------------------------------------------------------------------------- */
+
+enum { SAMPLE_PARTS = 4 };
+
+/* The sample's byte runs: key, payload, attachment, encoding schema. */
+static void sample_parts(zm_api_sample_t *s, zm_api_slice_t *parts[SAMPLE_PARTS])
+{
+    parts[0] = &s->keyexpr.key.slice;
+    parts[1] = &s->payload.slice;
+    parts[2] = &s->attachment.slice;
+    parts[3] = &s->encoding.schema.slice;
+}
+
+void zm_api_sample_clear(zm_api_sample_t *s)
+{
+    zm_api_slice_t *parts[SAMPLE_PARTS];
+    sample_parts(s, parts);
+    for (size_t i = 0; i < SAMPLE_PARTS; i++) {
+        zm_api_slice_drop(parts[i]);
+    }
+    memset(s, 0, sizeof(*s));
+}
+
+static uint8_t *block_get(void *ctx, size_t need, zm_owner_t **owner)
+{
+    ZM_UNUSED(ctx);
+    return zm_api_block_alloc(need, owner);
+}
+
+z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, zm_api_buffer_fn get, void *ctx)
+{
+    zm_api_sample_t c = *src;
+    zm_api_slice_t *parts[SAMPLE_PARTS];
+    sample_parts(&c, parts);
+    size_t need = 0;
+    unsigned borrowed = 0;
+    for (size_t i = 0; i < SAMPLE_PARTS; i++) {
+        if (parts[i]->owner == NULL && parts[i]->len > 0) {
+            if (parts[i]->len > SIZE_MAX / 8 - need) {
+                return ZM_E_NOMEM;
+            }
+            need += parts[i]->len + 1; /* a NUL after each: keys and schemas print as C strings */
+            borrowed++;
+        }
+    }
+    uint8_t *buf = NULL;
+    zm_owner_t *o = NULL;
+    if (borrowed > 0) {
+        buf = get(ctx, need, &o);
+        if (buf == NULL) {
+            return ZM_E_NOMEM;
+        }
+        atomic_store_explicit(&o->refs, borrowed, memory_order_relaxed);
+    }
+    size_t off = 0;
+    for (size_t i = 0; i < SAMPLE_PARTS; i++) {
+        zm_api_slice_t *p = parts[i];
+        if (p->owner != NULL) {
+            zm_owner_ref(p->owner);
+        } else if (p->len == 0) {
+            *p = zm_api_slice_null();
+        } else {
+            memcpy(buf + off, p->start, p->len);
+            buf[off + p->len] = 0;
+            p->start = buf + off;
+            p->owner = o;
+            off += p->len + 1;
+        }
+    }
+    *dst = c;
+    return Z_OK;
+}
+
+void z_internal_sample_null(z_owned_sample_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_sample_check(const z_owned_sample_t *obj) { return obj != NULL && obj->_val.keyexpr.key.slice.len > 0; }
+
+void z_sample_take(z_owned_sample_t *obj, z_moved_sample_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    if (src == NULL) {
+        z_internal_sample_null(obj);
+        return;
+    }
+    *obj = src->_this;
+    z_internal_sample_null(&src->_this);
+}
+
+void z_sample_drop(z_moved_sample_t *obj)
+{
+    if (obj != NULL) {
+        zm_api_sample_clear(&obj->_this._val);
+    }
+}
+
+z_result_t z_sample_clone(z_owned_sample_t *dst, const z_loaned_sample_t *src)
+{
+    if (dst == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_sample_null(dst);
+    if (src == NULL) {
+        return Z_EINVAL;
+    }
+    return zm_api_sample_copy(&dst->_val, src, block_get, NULL);
+}
+
+z_result_t z_sample_take_from_loaned(z_owned_sample_t *dst, z_loaned_sample_t *src)
+{
+    ZM_TRY(z_sample_clone(dst, src));
+    zm_api_sample_clear(src);
+    return Z_OK;
+}
+
+/* A zero sample for accessors given NULL, so that they never return NULL where a program
+ * dereferences the result unconditionally. */
+static const zm_api_sample_t empty_sample;
+
+static const zm_api_sample_t *or_empty(const z_loaned_sample_t *s) { return s != NULL ? s : &empty_sample; }
+
+const z_loaned_keyexpr_t *z_sample_keyexpr(const z_loaned_sample_t *sample) { return &or_empty(sample)->keyexpr; }
+const z_loaned_bytes_t *z_sample_payload(const z_loaned_sample_t *sample) { return &or_empty(sample)->payload; }
+
+const z_timestamp_t *z_sample_timestamp(const z_loaned_sample_t *sample)
+{
+    return sample != NULL && sample->timestamp.valid ? &sample->timestamp : NULL;
+}
+
+const z_loaned_encoding_t *z_sample_encoding(const z_loaned_sample_t *sample) { return &or_empty(sample)->encoding; }
+z_sample_kind_t z_sample_kind(const z_loaned_sample_t *sample) { return or_empty(sample)->kind; }
+const z_loaned_bytes_t *z_sample_attachment(const z_loaned_sample_t *sample) { return &or_empty(sample)->attachment; }
+
+z_priority_t z_sample_priority(const z_loaned_sample_t *sample)
+{
+    return sample != NULL ? sample->priority : Z_PRIORITY_DEFAULT;
+}
+
+z_congestion_control_t z_sample_congestion_control(const z_loaned_sample_t *sample)
+{
+    return or_empty(sample)->congestion_control;
+}
+
+bool z_sample_express(const z_loaned_sample_t *sample) { return or_empty(sample)->express; }
+
+#ifdef Z_FEATURE_UNSTABLE_API
+z_reliability_t z_sample_reliability(const z_loaned_sample_t *sample) { return or_empty(sample)->reliability; }
+
+const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample)
+{
+    return sample != NULL && sample->has_source_info ? &sample->source_info : NULL;
+}
+#endif
+
+void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
+{
+    memset(out, 0, sizeof(*out));
+    out->keyexpr.key.slice = zm_api_slice_borrow(in->key, in->key_len);
+    out->payload.slice = zm_api_slice_borrow(in->payload.ptr, in->payload.len);
+    if (in->has_timestamp) {
+        out->timestamp.valid = true;
+        out->timestamp.time = in->timestamp.time;
+        out->timestamp.id = zm_api_id_from_zid(&in->timestamp.id);
+    }
+    out->encoding.id = in->encoding.id;
+    if (in->encoding.has_schema) {
+        out->encoding.schema.slice = zm_api_slice_borrow(in->encoding.schema.ptr, in->encoding.schema.len);
+    }
+    out->kind = in->kind == ZM_SAMPLE_DELETE ? Z_SAMPLE_KIND_DELETE : Z_SAMPLE_KIND_PUT;
+    out->priority = (z_priority_t)in->priority;
+    out->congestion_control = in->block ? Z_CONGESTION_CONTROL_BLOCK : Z_CONGESTION_CONTROL_DROP;
+    out->express = in->express;
+    if (in->has_attachment) {
+        out->attachment.slice = zm_api_slice_borrow(in->attachment.ptr, in->attachment.len);
+    }
+    out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
+    if (in->has_source) {
+        out->has_source_info = true;
+        out->source_info.source_id.zid = zm_api_id_from_zid(&in->source.zid);
+        out->source_info.source_id.eid = in->source.eid;
+        out->source_info.source_sn = in->source.sn;
+    }
+}
+
+/* ---- the subscriber bridge ------------------------------------------------------------------------------ */
+
+zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback)
+{
+    zm_api_sub_ctx_t *c = zm_alloc(sizeof(*c));
+    if (c == NULL) {
+        z_closure_sample_drop(callback);
+        return NULL;
+    }
+    c->closure = callback->_this._val;
+    z_internal_closure_sample_null(&callback->_this);
+    return c;
+}
+
+void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
+{
+    zm_api_sub_ctx_t *c = ctx;
+    zm_api_sample_t s;
+    zm_api_sample_from_session(&s, sample);
+    if (c->closure.call != NULL) {
+        c->closure.call(&s, c->closure.context);
+    }
+    /* What the callback may have attached to s (z_sample_take_from_loaned left it null; a
+     * program writing into it would be the only other way) is released here. */
+    zm_api_sample_clear(&s);
+}
+
+void zm_api_subscriber_release(void *ctx)
+{
+    zm_api_sub_ctx_t *c = ctx;
+    if (c->closure.drop != NULL) {
+        c->closure.drop(c->closure.context);
+    }
+    zm_free(c);
+}
+
+/* ---- scouting results ---------------------------------------------------------------------------------- */
+
+void z_internal_hello_null(z_owned_hello_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_hello_check(const z_owned_hello_t *obj) { return obj != NULL && obj->_val.whatami != 0; }
+
+void z_hello_take(z_owned_hello_t *obj, z_moved_hello_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    if (src == NULL) {
+        z_internal_hello_null(obj);
+        return;
+    }
+    *obj = src->_this;
+    z_internal_hello_null(&src->_this);
+}
+
+void z_hello_drop(z_moved_hello_t *obj)
+{
+    if (obj == NULL) {
+        return;
+    }
+    z_owned_string_array_t locators = {obj->_this._val.locators};
+    z_string_array_drop(z_string_array_move(&locators));
+    z_internal_hello_null(&obj->_this);
+}
+
+z_result_t z_hello_clone(z_owned_hello_t *dst, const z_loaned_hello_t *src)
+{
+    if (dst == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_hello_null(dst);
+    if (src == NULL) {
+        return Z_EINVAL;
+    }
+    z_owned_string_array_t locators;
+    ZM_TRY(z_string_array_clone(&locators, &src->locators));
+    dst->_val.zid = src->zid;
+    dst->_val.whatami = src->whatami;
+    dst->_val.locators = locators._val;
+    return Z_OK;
+}
+
+z_result_t z_hello_take_from_loaned(z_owned_hello_t *dst, z_loaned_hello_t *src)
+{
+    if (dst == NULL || src == NULL) {
+        return Z_EINVAL;
+    }
+    dst->_val = *src;
+    memset(src, 0, sizeof(*src));
+    return Z_OK;
+}
+
+z_id_t z_hello_zid(const z_loaned_hello_t *hello)
+{
+    z_id_t none;
+    memset(&none, 0, sizeof(none));
+    return hello != NULL ? hello->zid : none;
+}
+
+z_whatami_t z_hello_whatami(const z_loaned_hello_t *hello)
+{
+    return hello != NULL ? hello->whatami : Z_WHATAMI_ROUTER;
+}
+
+const z_loaned_string_array_t *zp_hello_locators(const z_loaned_hello_t *hello)
+{
+    return hello != NULL ? &hello->locators : NULL;
+}
+
+void z_hello_locators(const z_loaned_hello_t *hello, z_owned_string_array_t *locators_out)
+{
+    if (locators_out == NULL) {
+        return;
+    }
+    z_internal_string_array_null(locators_out);
+    if (hello != NULL && z_string_array_clone(locators_out, &hello->locators) != Z_OK) {
+        z_internal_string_array_null(locators_out);
+    }
+}
+
+z_result_t z_whatami_to_view_string(z_whatami_t whatami, z_view_string_t *str_out)
+{
+    if (str_out == NULL) {
+        return Z_EINVAL;
+    }
+    switch (whatami) {
+    case Z_WHATAMI_ROUTER:
+        return z_view_string_from_str(str_out, "router");
+    case Z_WHATAMI_PEER:
+        return z_view_string_from_str(str_out, "peer");
+    case Z_WHATAMI_CLIENT:
+        return z_view_string_from_str(str_out, "client");
+    default:
+        z_view_string_empty(str_out);
+        return Z_EINVAL;
+    }
+}

@@ -1,0 +1,516 @@
+/*
+ * Sessions of the API: opening one from a configuration, closing it, what it knows about itself
+ * and its peers, declared key expressions, timestamps, and the calls that drive it (tasks,
+ * single-thread reads, batching). The owned session, its publishers and its subscribers share
+ * one counted record, so each may be dropped in any order, before or after the session closes.
+ */
+#include <string.h>
+
+#include "api/api.h"
+#include "zmote/port.h"
+
+/* ---- the shared record ----------------------------------------------------------------------------- */
+
+void zm_api_session_ref(zm_api_session_t *b) { atomic_fetch_add(&b->refs, 1u); }
+
+/* Closes the session b holds, once, after every call under way on it has ended. */
+static void session_close(zm_api_session_t *b)
+{
+    zm_session_t *s = atomic_exchange(&b->s, NULL);
+    if (s == NULL) {
+        return;
+    }
+    while (atomic_load(&b->users) != 0) {
+        zm_port_sleep_ms(1);
+    }
+    zm_session_close(s);
+    atomic_store(&b->read_task, false);
+    atomic_store(&b->lease_task, false);
+}
+
+void zm_api_session_unref(zm_api_session_t *b)
+{
+    if (b != NULL && atomic_fetch_sub(&b->refs, 1u) == 1u) {
+        session_close(b);
+        zm_free(b);
+    }
+}
+
+z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
+{
+    *out = NULL;
+    if (b == NULL) {
+        return Z_ENULL;
+    }
+    atomic_fetch_add(&b->users, 1u);
+    zm_session_t *s = atomic_load(&b->s);
+    if (s == NULL) {
+        atomic_fetch_sub(&b->users, 1u);
+        return Z_ESESSION_CLOSED;
+    }
+    *out = s;
+    return Z_OK;
+}
+
+void zm_api_session_leave(zm_api_session_t *b) { atomic_fetch_sub(&b->users, 1u); }
+
+static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
+
+/* ---- per-type functions -------------------------------------------------------------------------- */
+
+void z_internal_session_null(z_owned_session_t *obj)
+{
+    if (obj != NULL) {
+        obj->_rc.ptr = NULL;
+    }
+}
+
+bool z_internal_session_check(const z_owned_session_t *obj) { return obj != NULL && obj->_rc.ptr != NULL; }
+
+void z_session_take(z_owned_session_t *obj, z_moved_session_t *src)
+{
+    if (obj == NULL) {
+        return;
+    }
+    obj->_rc.ptr = src != NULL ? src->_this._rc.ptr : NULL;
+    if (src != NULL) {
+        src->_this._rc.ptr = NULL;
+    }
+}
+
+void z_session_drop(z_moved_session_t *obj)
+{
+    if (obj == NULL || obj->_this._rc.ptr == NULL) {
+        return;
+    }
+    zm_api_session_t *b = obj->_this._rc.ptr;
+    obj->_this._rc.ptr = NULL;
+    session_close(b);
+    zm_api_session_unref(b);
+}
+
+/* ---- opening and closing ---------------------------------------------------------------------------- */
+
+void z_open_options_default(z_open_options_t *options)
+{
+    if (options == NULL) {
+        return;
+    }
+    memset(options, 0, sizeof(*options));
+#if Z_FEATURE_MULTI_THREAD == 1
+    options->auto_start_read_task = true;
+#endif
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/*
+ * A zid from the configuration: 32 hex digits, dashes (of a UUID) ignored, the first two digits
+ * giving byte 0 as zenoh-pico reads it. All-zero or malformed text is Z_EINVAL.
+ */
+static z_result_t zid_parse(const char *text, zm_zid_t *zid)
+{
+    uint8_t raw[16];
+    size_t digits = 0;
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '-') {
+            continue;
+        }
+        int v = hex_value(*p);
+        if (v < 0 || digits == 32) {
+            return Z_EINVAL;
+        }
+        if (digits % 2 == 0) {
+            raw[digits / 2] = (uint8_t)(v << 4);
+        } else {
+            raw[digits / 2] = (uint8_t)(raw[digits / 2] | v);
+        }
+        digits++;
+    }
+    if (digits != 32 || zm_zid_trim(raw) == 0) {
+        return Z_EINVAL;
+    }
+    memset(zid, 0, sizeof(*zid));
+    memcpy(zid->id, raw, sizeof(raw));
+    zid->len = zm_zid_trim(raw);
+    return Z_OK;
+}
+
+/* Reads what a session needs from the configuration; the strings stay in config. */
+static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *sc)
+{
+    memset(sc, 0, sizeof(*sc));
+    const char *mode = zp_config_get(c, Z_CONFIG_MODE_KEY);
+    if (mode == NULL || strcmp(mode, Z_CONFIG_MODE_CLIENT) == 0) {
+        sc->mode = ZM_MODE_CLIENT;
+    } else if (strcmp(mode, Z_CONFIG_MODE_PEER) == 0) {
+        sc->mode = ZM_MODE_PEER;
+    } else {
+        return _Z_ERR_CONFIG_INVALID_MODE;
+    }
+    for (uint8_t i = 0; i < c->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
+        const zm_api_config_entry_t *e = &c->entries[i];
+        if (e->key == Z_CONFIG_CONNECT_KEY) {
+            if (sc->n_connect == ZM_ENDPOINTS_MAX) {
+                return Z_EINVAL;
+            }
+            sc->connect[sc->n_connect++] = e->value;
+        } else if (e->key == Z_CONFIG_LISTEN_KEY) {
+            if (sc->n_listen == ZM_ENDPOINTS_MAX) {
+                return Z_EINVAL;
+            }
+            sc->listen[sc->n_listen++] = e->value;
+        }
+    }
+    if (sc->n_listen > 0) {
+        sc->mode = ZM_MODE_PEER; /* listening makes a peer, whatever the mode says */
+    }
+    if (sc->n_connect == 0 && sc->n_listen == 0) {
+        /* zenoh-pico would scout for a router here; zmote does not scout yet. */
+        return ZM_E_UNSUPPORTED;
+    }
+    const char *zid = zp_config_get(c, Z_CONFIG_SESSION_ZID_KEY);
+    if (zid != NULL) {
+        ZM_TRY(zid_parse(zid, &sc->zid));
+        sc->has_zid = true;
+    }
+    sc->auto_reconnect = Z_FEATURE_AUTO_RECONNECT == 1 && sc->mode == ZM_MODE_CLIENT;
+    sc->open_timeout_ms = Z_TRANSPORT_CONNECT_TIMEOUT;
+    return Z_OK;
+}
+
+z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_options_t *options)
+{
+    if (zs == NULL) {
+        z_config_drop(config);
+        return Z_EINVAL;
+    }
+    zs->_rc.ptr = NULL;
+    if (config == NULL) {
+        return Z_EINVAL;
+    }
+    zm_session_config_t sc;
+    z_result_t r = session_config(&config->_this._val, &sc);
+#if Z_FEATURE_MULTI_THREAD == 1
+    sc.start_tasks = options == NULL || options->auto_start_read_task;
+#else
+    ZM_UNUSED(options);
+    sc.start_tasks = false;
+#endif
+    zm_api_session_t *b = NULL;
+    if (r == Z_OK) {
+        b = zm_alloc(sizeof(*b));
+        r = b != NULL ? Z_OK : ZM_E_NOMEM;
+    }
+    zm_session_t *s = NULL;
+    if (r == Z_OK) {
+        r = zm_session_open(&s, &sc); /* copies the endpoint strings */
+    }
+    z_config_drop(config);
+    if (r != Z_OK) {
+        zm_free(b);
+        return r;
+    }
+    atomic_init(&b->refs, 1u);
+    atomic_init(&b->users, 0u);
+    atomic_init(&b->s, s);
+    atomic_init(&b->read_task, sc.start_tasks);
+    atomic_init(&b->lease_task, sc.start_tasks);
+    zs->_rc.ptr = b;
+    return Z_OK;
+}
+
+void z_close_options_default(z_close_options_t *options)
+{
+    if (options != NULL) {
+        options->reserved = 0;
+    }
+}
+
+z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options)
+{
+    ZM_UNUSED(options);
+    zm_api_session_t *b = record_of(zs);
+    if (b != NULL) {
+        session_close(b);
+    }
+    return Z_OK;
+}
+
+bool z_session_is_closed(const z_loaned_session_t *zs)
+{
+    zm_api_session_t *b = record_of(zs);
+    return b == NULL || atomic_load(&b->s) == NULL;
+}
+
+/* ---- what a session knows -------------------------------------------------------------------------- */
+
+z_id_t z_info_zid(const z_loaned_session_t *zs)
+{
+    z_id_t id;
+    memset(&id, 0, sizeof(id));
+    zm_session_t *s;
+    if (zm_api_session_enter(record_of(zs), &s) == Z_OK) {
+        zm_zid_t zid;
+        zm_session_zid(s, &zid);
+        zm_api_session_leave(record_of(zs));
+        id = zm_api_id_from_zid(&zid);
+    }
+    return id;
+}
+
+static void zid_to_closure(const zm_zid_t *zid, void *ctx)
+{
+    const zm_api_closure_zid_t *c = ctx;
+    z_id_t id = zm_api_id_from_zid(zid);
+    if (c->call != NULL) {
+        c->call(&id, c->context);
+    }
+}
+
+static z_result_t info_remotes(const z_loaned_session_t *zs, z_moved_closure_zid_t *callback, uint8_t what)
+{
+    if (callback == NULL) {
+        return Z_EINVAL;
+    }
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(record_of(zs), &s);
+    if (r == Z_OK) {
+        zm_session_foreach_remote(s, what, zid_to_closure, &callback->_this._val);
+        zm_api_session_leave(record_of(zs));
+    }
+    z_closure_zid_drop(callback);
+    return r;
+}
+
+z_result_t z_info_peers_zid(const z_loaned_session_t *zs, z_moved_closure_zid_t *callback)
+{
+    return info_remotes(zs, callback, ZM_WHAT_PEER);
+}
+
+z_result_t z_info_routers_zid(const z_loaned_session_t *zs, z_moved_closure_zid_t *callback)
+{
+    return info_remotes(zs, callback, ZM_WHAT_ROUTER);
+}
+
+z_result_t z_timestamp_new(z_timestamp_t *ts, const z_loaned_session_t *zs)
+{
+    if (ts == NULL) {
+        return Z_EINVAL;
+    }
+    memset(ts, 0, sizeof(*ts));
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    zm_timestamp_t t;
+    zm_session_new_timestamp(s, &t);
+    zm_api_session_leave(record_of(zs));
+    ts->valid = true;
+    ts->time = t.time;
+    ts->id = zm_api_id_from_zid(&t.id);
+    return Z_OK;
+}
+
+/* ---- declared key expressions ---------------------------------------------------------------------- */
+
+z_result_t z_declare_keyexpr(const z_loaned_session_t *zs, z_owned_keyexpr_t *declared_keyexpr,
+                             const z_loaned_keyexpr_t *keyexpr)
+{
+    if (declared_keyexpr == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_keyexpr_null(declared_keyexpr);
+    if (keyexpr == NULL || keyexpr->key.slice.len == 0) {
+        return Z_EINVAL;
+    }
+    zm_api_keyexpr_t k;
+    ZM_TRY(zm_api_keyexpr_clone(&k, keyexpr));
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(record_of(zs), &s);
+    uint16_t id = 0;
+    if (r == Z_OK) {
+        r = zm_session_declare_keyexpr(s, (const char *)k.key.slice.start, k.key.slice.len, &id);
+        zm_api_session_leave(record_of(zs));
+    }
+    if (r != Z_OK) {
+        zm_api_keyexpr_clear(&k);
+        return r;
+    }
+    k.id = id;
+    k.session = record_of(zs);
+    declared_keyexpr->_val = k;
+    return Z_OK;
+}
+
+z_result_t z_undeclare_keyexpr(const z_loaned_session_t *zs, z_moved_keyexpr_t *keyexpr)
+{
+    if (keyexpr == NULL) {
+        return Z_EINVAL;
+    }
+    zm_api_keyexpr_t *k = &keyexpr->_this._val;
+    z_result_t r;
+    if (k->id == 0) {
+        r = Z_EINVAL;
+    } else if (k->session != record_of(zs)) {
+        r = _Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION;
+    } else {
+        zm_session_t *s;
+        r = zm_api_session_enter(record_of(zs), &s);
+        if (r == Z_OK) {
+            r = zm_session_undeclare_keyexpr(s, k->id);
+            zm_api_session_leave(record_of(zs));
+        }
+    }
+    z_keyexpr_drop(keyexpr);
+    return r;
+}
+
+/* ---- driving the session --------------------------------------------------------------------------- */
+
+#if Z_FEATURE_MULTI_THREAD == 1
+void zp_task_read_options_default(zp_task_read_options_t *options)
+{
+    if (options != NULL) {
+        options->task_attributes = NULL;
+    }
+}
+
+void zp_task_lease_options_default(zp_task_lease_options_t *options)
+{
+    if (options != NULL) {
+        options->task_attributes = NULL;
+    }
+}
+
+/* Runs op on the session and records the task state it leaves when it succeeds. */
+static z_result_t task_call(z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s), bool lease, bool running)
+{
+    zm_api_session_t *b = record_of(zs);
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(b, &s));
+    z_result_t r = op(s);
+    if (r == Z_OK) {
+        atomic_store(lease ? &b->lease_task : &b->read_task, running);
+    }
+    zm_api_session_leave(b);
+    return r;
+}
+
+z_result_t zp_start_read_task(z_loaned_session_t *zs, const zp_task_read_options_t *options)
+{
+    ZM_UNUSED(options);
+    return task_call(zs, zm_session_start_read_task, false, true);
+}
+
+z_result_t zp_stop_read_task(z_loaned_session_t *zs) { return task_call(zs, zm_session_stop_read_task, false, false); }
+
+bool zp_read_task_is_running(const z_loaned_session_t *zs)
+{
+    zm_api_session_t *b = record_of(zs);
+    return b != NULL && atomic_load(&b->s) != NULL && atomic_load(&b->read_task);
+}
+
+z_result_t zp_start_lease_task(z_loaned_session_t *zs, const zp_task_lease_options_t *options)
+{
+    ZM_UNUSED(options);
+    return task_call(zs, zm_session_start_lease_task, true, true);
+}
+
+z_result_t zp_stop_lease_task(z_loaned_session_t *zs) { return task_call(zs, zm_session_stop_lease_task, true, false); }
+
+bool zp_lease_task_is_running(const z_loaned_session_t *zs)
+{
+    zm_api_session_t *b = record_of(zs);
+    return b != NULL && atomic_load(&b->s) != NULL && atomic_load(&b->lease_task);
+}
+#else
+void zp_read_options_default(zp_read_options_t *options)
+{
+    if (options != NULL) {
+        options->single_read = false;
+    }
+}
+
+z_result_t zp_read(const z_loaned_session_t *zs, const zp_read_options_t *options)
+{
+    ZM_UNUSED(options);
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    z_result_t r = zm_session_read(s, Z_CONFIG_SOCKET_TIMEOUT);
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+void zp_send_keep_alive_options_default(zp_send_keep_alive_options_t *options)
+{
+    if (options != NULL) {
+        options->reserved = 0;
+    }
+}
+
+z_result_t zp_send_keep_alive(const z_loaned_session_t *zs, const zp_send_keep_alive_options_t *options)
+{
+    ZM_UNUSED(options);
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    z_result_t r = zm_session_send_keep_alive(s);
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+void zp_send_join_options_default(zp_send_join_options_t *options)
+{
+    if (options != NULL) {
+        options->reserved = 0;
+    }
+}
+
+z_result_t zp_send_join(const z_loaned_session_t *zs, const zp_send_join_options_t *options)
+{
+    ZM_UNUSED(options);
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    zm_api_session_leave(record_of(zs));
+    return Z_OK;
+}
+#endif
+
+void zp_spin_once(const z_loaned_session_t *zs)
+{
+    zm_session_t *s;
+    if (zm_api_session_enter(record_of(zs), &s) != Z_OK) {
+        return;
+    }
+    /* A step that fails (a peer lost) has already been dealt with by the session. */
+    z_result_t r = zm_session_read(s, 0);
+    z_result_t k = zm_session_send_keep_alive(s);
+    ZM_UNUSED(r);
+    ZM_UNUSED(k);
+    zm_api_session_leave(record_of(zs));
+}
+
+#if Z_FEATURE_BATCHING == 1
+static z_result_t batch_call(const z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s))
+{
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    z_result_t r = op(s);
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+z_result_t zp_batch_start(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_start); }
+z_result_t zp_batch_flush(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_flush); }
+z_result_t zp_batch_stop(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_stop); }
+#endif

@@ -1,0 +1,539 @@
+/*
+ * The Zenoh C API over real sessions in one process: a peer listening on loopback TCP with
+ * subscribers (callback, fifo channel, background), another peer connecting and publishing
+ * (z_put, z_delete, publishers, declared key expressions, options), local delivery, session
+ * info, closing in any order, and a counting allocator showing that a steady stream of puts
+ * and received samples allocates nothing. Waits are on condvars with deadlines.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "util/alloc.h"
+#include "zenoh-pico.h"
+#include "zmote/port.h"
+
+static atomic_long allocs;
+static atomic_long frees;
+
+static void *count_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    atomic_fetch_add(&allocs, 1);
+    return malloc(size);
+}
+
+static void count_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    atomic_fetch_add(&frees, 1);
+    free(ptr);
+}
+
+/* ---- what a subscriber saw ------------------------------------------------------------------------ */
+
+typedef struct {
+    z_owned_mutex_t lock;
+    z_owned_condvar_t cond;
+    unsigned count;
+    unsigned deletes;
+    char key[64];
+    uint8_t payload[64];
+    size_t payload_len;
+    uint16_t encoding;
+    char schema[16];
+    size_t attachment_len;
+    bool timestamped;
+    z_id_t ts_id;
+    atomic_int drops;
+} inbox_t;
+
+static void inbox_init(inbox_t *in)
+{
+    memset(in, 0, sizeof(*in));
+    CHECK_EQ_INT(z_mutex_init(&in->lock), Z_OK);
+    CHECK_EQ_INT(z_condvar_init(&in->cond), Z_OK);
+}
+
+static void inbox_fini(inbox_t *in)
+{
+    z_drop(z_move(in->cond));
+    z_drop(z_move(in->lock));
+}
+
+static void copy_text(char *dst, size_t cap, const char *src, size_t len)
+{
+    size_t n = len < cap - 1 ? len : cap - 1;
+    if (n > 0) {
+        memcpy(dst, src, n);
+    }
+    dst[n] = '\0';
+}
+
+static void on_sample(z_loaned_sample_t *sample, void *ctx)
+{
+    inbox_t *in = ctx;
+    z_mutex_lock(z_loan_mut(in->lock));
+    z_view_string_t key;
+    z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
+    copy_text(in->key, sizeof(in->key), z_string_data(z_loan(key)), z_string_len(z_loan(key)));
+    z_bytes_reader_t r = z_bytes_get_reader(z_sample_payload(sample));
+    in->payload_len = z_bytes_reader_read(&r, in->payload, sizeof(in->payload));
+    in->encoding = z_sample_encoding(sample)->id;
+    copy_text(in->schema, sizeof(in->schema), (const char *)z_sample_encoding(sample)->schema.slice.start,
+              z_sample_encoding(sample)->schema.slice.len);
+    in->attachment_len = z_bytes_len(z_sample_attachment(sample));
+    const z_timestamp_t *ts = z_sample_timestamp(sample);
+    in->timestamped = ts != NULL;
+    if (ts != NULL) {
+        in->ts_id = z_timestamp_id(ts);
+    }
+    in->deletes += z_sample_kind(sample) == Z_SAMPLE_KIND_DELETE;
+    in->count++;
+    z_condvar_signal(z_loan_mut(in->cond));
+    z_mutex_unlock(z_loan_mut(in->lock));
+}
+
+static void on_drop(void *ctx)
+{
+    inbox_t *in = ctx;
+    atomic_fetch_add(&in->drops, 1);
+}
+
+/* Waits until the inbox has seen n samples, at most ms; true if it did. */
+static bool wait_for(inbox_t *in, unsigned n, unsigned long ms)
+{
+    z_clock_t deadline = z_clock_now();
+    z_clock_advance_ms(&deadline, ms);
+    z_mutex_lock(z_loan_mut(in->lock));
+    while (in->count < n &&
+           z_condvar_wait_until(z_loan_mut(in->cond), z_loan_mut(in->lock), &deadline) != Z_ETIMEDOUT) {
+    }
+    bool ok = in->count >= n;
+    z_mutex_unlock(z_loan_mut(in->lock));
+    return ok;
+}
+
+static unsigned inbox_count(inbox_t *in)
+{
+    z_mutex_lock(z_loan_mut(in->lock));
+    unsigned n = in->count;
+    z_mutex_unlock(z_loan_mut(in->lock));
+    return n;
+}
+
+/* ---- sessions ----------------------------------------------------------------------------------------- */
+
+static uint16_t free_port(void)
+{
+    zm_socket_t sock;
+    uint16_t port = 0;
+    CHECK_EQ_INT(zm_port_tcp_listen(&sock, "127.0.0.1", 0), Z_OK);
+    CHECK_EQ_INT(zm_port_socket_local_port(&sock, &port), Z_OK);
+    zm_port_socket_close(&sock);
+    return port;
+}
+
+static z_result_t open_session(z_owned_session_t *s, const char *mode, const char *listen, const char *connect,
+                               const char *zid)
+{
+    z_owned_config_t c;
+    z_config_default(&c);
+    if (mode != NULL) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_MODE_KEY, mode);
+    }
+    if (listen != NULL) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_LISTEN_KEY, listen);
+    }
+    if (connect != NULL) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_CONNECT_KEY, connect);
+    }
+    if (zid != NULL) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_SESSION_ZID_KEY, zid);
+    }
+    return z_open(s, z_move(c), NULL);
+}
+
+static void test_open_errors(void)
+{
+    long before = atomic_load(&allocs) - atomic_load(&frees);
+    z_owned_session_t s;
+    z_owned_config_t c;
+    z_config_default(&c);
+    CHECK_EQ_INT(z_open(&s, z_move(c), NULL), ZM_E_UNSUPPORTED); /* would scout */
+    CHECK(!z_internal_check(s));
+    CHECK(!z_internal_check(c)); /* taken */
+    CHECK_EQ_INT(open_session(&s, "router", NULL, "tcp/127.0.0.1:1", NULL), _Z_ERR_CONFIG_INVALID_MODE);
+    CHECK_EQ_INT(open_session(&s, NULL, NULL, "tcp/127.0.0.1:1", "12-zz"), Z_EINVAL);
+    CHECK_EQ_INT(open_session(&s, NULL, NULL, "tcp/127.0.0.1:1", "00000000000000000000000000000000"), Z_EINVAL);
+    CHECK_EQ_INT(z_open(&s, NULL, NULL), Z_EINVAL);
+    char closed[64];
+    snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", free_port());
+    CHECK(open_session(&s, NULL, NULL, closed, NULL) < 0);
+    CHECK(!z_internal_check(s));
+    z_drop(z_move(s));
+    CHECK(z_session_is_closed(z_loan(s)));
+    CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), before);
+}
+
+static void count_zid(const z_id_t *id, void *ctx)
+{
+    z_id_t *seen = ctx;
+    *seen = *id;
+    seen->id[15] = (uint8_t)(seen->id[15] + 1); /* marks a call: the zids used here end in 0 */
+}
+
+static void test_pubsub(void)
+{
+    long before = atomic_load(&allocs) - atomic_load(&frees);
+    char listen[64], connect[64];
+    uint16_t port = free_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
+
+    z_owned_session_t a, b;
+    CHECK_EQ_INT(open_session(&a, "client", listen, NULL, "a1000000000000000000000000000000"), Z_OK);
+    CHECK(z_internal_check(a));
+    CHECK_EQ_INT(z_info_zid(z_loan(a)).id[0], 0xa1); /* listening made it a peer; zid as configured */
+
+    inbox_t in, bg;
+    inbox_init(&in);
+    inbox_init(&bg);
+    z_view_keyexpr_t all;
+    z_view_keyexpr_from_str(&all, "demo/**");
+    z_owned_closure_sample_t cb;
+    z_closure(&cb, on_sample, on_drop, &in);
+    z_owned_subscriber_t sub;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(a), &sub, z_loan(all), z_move(cb), NULL), Z_OK);
+    CHECK(z_internal_check(sub));
+    CHECK(z_keyexpr_equals(z_subscriber_keyexpr(z_loan(sub)), z_loan(all)));
+
+    z_view_keyexpr_t bgkey;
+    z_view_keyexpr_from_str(&bgkey, "demo/bg");
+    z_closure(&cb, on_sample, on_drop, &bg);
+    CHECK_EQ_INT(z_declare_background_subscriber(z_loan(a), z_loan(bgkey), z_move(cb), NULL), Z_OK);
+
+    z_owned_closure_sample_t chcb;
+    z_owned_fifo_handler_sample_t handler;
+    CHECK_EQ_INT(z_fifo_channel_sample_new(&chcb, &handler, 3), Z_OK);
+    z_view_keyexpr_t chkey;
+    z_view_keyexpr_from_str(&chkey, "demo/chan/*");
+    z_owned_subscriber_t chsub;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(a), &chsub, z_loan(chkey), z_move(chcb), NULL), Z_OK);
+
+    /* bad arguments: the closure is taken (its drop runs) and nothing is declared */
+    inbox_t junk;
+    inbox_init(&junk);
+    z_view_keyexpr_t empty;
+    z_view_keyexpr_empty(&empty);
+    z_closure(&cb, on_sample, on_drop, &junk);
+    z_owned_subscriber_t bad;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(a), &bad, z_loan(empty), z_move(cb), NULL), Z_EINVAL);
+    CHECK(!z_internal_check(bad));
+    CHECK_EQ_INT(atomic_load(&junk.drops), 1);
+    CHECK(!z_internal_check(cb));
+    inbox_fini(&junk);
+    z_owned_subscriber_t none;
+    z_internal_null(&none);
+    CHECK_EQ_INT(z_undeclare_subscriber(z_move(none)), Z_ENULL);
+
+    CHECK_EQ_INT(open_session(&b, "peer", NULL, connect, "b2000000000000000000000000000000"), Z_OK);
+
+    z_id_t peer;
+    memset(&peer, 0, sizeof(peer));
+    z_owned_closure_zid_t zc;
+    z_closure(&zc, count_zid, NULL, &peer);
+    CHECK_EQ_INT(z_info_peers_zid(z_loan(b), z_move(zc)), Z_OK);
+    CHECK_EQ_INT(peer.id[0], 0xa1);
+    CHECK_EQ_INT(peer.id[15], 1);
+
+    z_owned_publisher_t pub;
+    z_publisher_options_t popts;
+    z_publisher_options_default(&popts);
+    z_owned_encoding_t enc;
+    z_encoding_from_str(&enc, "text/plain;utf8");
+    popts.encoding = z_move(enc);
+    popts.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+    z_view_keyexpr_t pkey;
+    z_view_keyexpr_from_str(&pkey, "demo/pub");
+    CHECK_EQ_INT(z_declare_publisher(z_loan(b), &pub, z_loan(pkey), &popts), Z_OK);
+    CHECK(!z_internal_check(enc));
+    CHECK(z_keyexpr_equals(z_publisher_keyexpr(z_loan(pub)), z_loan(pkey)));
+
+    /* until the subscriber's declaration has reached b, its puts may go nowhere */
+    bool got = false;
+    for (int i = 0; i < 300 && !got; i++) {
+        z_owned_bytes_t p;
+        z_bytes_copy_from_str(&p, "first");
+        CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+        got = wait_for(&in, 1, 10);
+    }
+    CHECK(got);
+    CHECK_EQ_STR(in.key, "demo/pub");
+    CHECK_EQ_MEM(in.payload, in.payload_len, "first", 5);
+    CHECK_EQ_INT(in.encoding, 4);
+    CHECK_EQ_STR(in.schema, "utf8");
+
+    /* publisher put with options: attachment, timestamp, another encoding */
+    unsigned n = inbox_count(&in);
+    z_publisher_put_options_t o;
+    z_publisher_put_options_default(&o);
+    z_owned_bytes_t att, p;
+    z_bytes_copy_from_str(&att, "att");
+    z_timestamp_t ts;
+    CHECK_EQ_INT(z_timestamp_new(&ts, z_loan(b)), Z_OK);
+    CHECK(ts.valid && z_timestamp_ntp64_time(&ts) != 0);
+    CHECK_EQ_INT(z_timestamp_id(&ts).id[0], 0xb2);
+    z_encoding_clone(&enc, z_encoding_application_json());
+    o.attachment = z_move(att);
+    o.timestamp = &ts;
+    o.encoding = z_move(enc);
+    z_bytes_from_static_str(&p, "second");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
+    CHECK(!z_internal_check(att) && !z_internal_check(p));
+    CHECK(wait_for(&in, n + 1, 5000));
+    CHECK_EQ_MEM(in.payload, in.payload_len, "second", 6);
+    CHECK_EQ_INT(in.attachment_len, 3);
+    CHECK(in.timestamped);
+    CHECK_EQ_INT(in.ts_id.id[0], 0xb2);
+    CHECK_EQ_INT(in.encoding, 5);
+
+    /* z_put on a declared key expression, and its undeclaration */
+    z_view_keyexpr_t dkey;
+    z_view_keyexpr_from_str(&dkey, "demo/declared");
+    z_owned_keyexpr_t declared;
+    CHECK_EQ_INT(z_declare_keyexpr(z_loan(b), &declared, z_loan(dkey)), Z_OK);
+    n = inbox_count(&in);
+    z_put_options_t po;
+    z_put_options_default(&po);
+    po.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+    z_bytes_from_static_str(&p, "third");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(declared), z_move(p), &po), Z_OK);
+    CHECK(wait_for(&in, n + 1, 5000));
+    CHECK_EQ_STR(in.key, "demo/declared");
+    CHECK_EQ_MEM(in.payload, in.payload_len, "third", 5);
+    z_owned_keyexpr_t copy;
+    z_keyexpr_clone(&copy, z_loan(declared));
+    CHECK_EQ_INT(z_undeclare_keyexpr(z_loan(a), z_move(copy)), _Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION);
+    CHECK(!z_internal_check(copy));
+    z_keyexpr_from_str(&copy, "demo/plain");
+    CHECK_EQ_INT(z_undeclare_keyexpr(z_loan(b), z_move(copy)), Z_EINVAL);
+    CHECK_EQ_INT(z_undeclare_keyexpr(z_loan(b), z_move(declared)), Z_OK);
+    CHECK(!z_internal_check(declared));
+
+    /* deletes */
+    n = inbox_count(&in);
+    z_view_keyexpr_t del;
+    z_view_keyexpr_from_str(&del, "demo/gone");
+    z_delete_options_t dopts;
+    z_delete_options_default(&dopts);
+    dopts.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+    CHECK_EQ_INT(z_delete(z_loan(b), z_loan(del), &dopts), Z_OK);
+    CHECK(wait_for(&in, n + 1, 5000));
+    CHECK_EQ_STR(in.key, "demo/gone");
+    CHECK_EQ_INT(in.deletes, 1);
+    CHECK_EQ_INT(z_publisher_delete(z_loan(pub), NULL), Z_OK);
+    CHECK(wait_for(&in, n + 2, 5000));
+    CHECK_EQ_INT(in.deletes, 2);
+
+    /* the background subscriber and the channel */
+    z_view_keyexpr_from_str(&del, "demo/bg");
+    z_bytes_from_static_str(&p, "bg");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), &po), Z_OK);
+    CHECK(wait_for(&bg, 1, 5000));
+    z_view_keyexpr_from_str(&del, "demo/chan/x");
+    z_bytes_from_static_str(&p, "queued");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), &po), Z_OK);
+    z_owned_sample_t smp;
+    CHECK_EQ_INT(z_recv(z_loan(handler), &smp), Z_OK);
+    z_owned_string_t text;
+    z_bytes_to_string(z_sample_payload(z_loan(smp)), &text);
+    CHECK_EQ_STR(z_string_data(z_loan(text)), "queued");
+    z_drop(z_move(text));
+    z_drop(z_move(smp));
+
+    /* local delivery happens on the publishing thread, before z_put returns */
+    inbox_t local;
+    inbox_init(&local);
+    z_view_keyexpr_t lkey;
+    z_view_keyexpr_from_str(&lkey, "local/**");
+    z_owned_subscriber_t lsub;
+    z_closure(&cb, on_sample, on_drop, &local);
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(b), &lsub, z_loan(lkey), z_move(cb), NULL), Z_OK);
+    z_view_keyexpr_from_str(&del, "local/x");
+    z_bytes_from_static_str(&p, "here");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), NULL), Z_OK);
+    CHECK_EQ_INT(inbox_count(&local), 1);
+    po.allowed_destination = Z_LOCALITY_REMOTE;
+    z_bytes_from_static_str(&p, "away");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), &po), Z_OK);
+    CHECK_EQ_INT(inbox_count(&local), 1);
+    po.allowed_destination = Z_LOCALITY_ANY;
+    z_drop(z_move(lsub));
+    CHECK_EQ_INT(atomic_load(&local.drops), 1);
+    z_bytes_from_static_str(&p, "after");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), NULL), Z_OK);
+    CHECK_EQ_INT(inbox_count(&local), 1);
+    inbox_fini(&local);
+
+    /* argument checks at the boundary */
+    z_bytes_from_static_str(&p, "x");
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(empty), z_move(p), NULL), Z_EINVAL);
+    CHECK(!z_internal_check(p)); /* taken even on failure */
+    z_bytes_from_static_str(&p, "x");
+    po.priority = (z_priority_t)0;
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), z_move(p), &po), Z_EINVAL);
+    po.priority = Z_PRIORITY_DEFAULT;
+    CHECK_EQ_INT(z_put(z_loan(b), z_loan(del), NULL, NULL), Z_EINVAL);
+
+    /* batching */
+    CHECK_EQ_INT(zp_batch_start(z_loan(b)), Z_OK);
+    n = inbox_count(&in);
+    for (int i = 0; i < 5; i++) {
+        z_bytes_from_static_str(&p, "batched");
+        CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+    }
+    CHECK_EQ_INT(zp_batch_flush(z_loan(b)), Z_OK);
+    CHECK(wait_for(&in, n + 5, 5000));
+    CHECK_EQ_INT(zp_batch_stop(z_loan(b)), Z_OK);
+
+    /* undeclaring runs the closure's drop once; a session closed before its entities */
+    CHECK_EQ_INT(z_undeclare_subscriber(z_move(sub)), Z_OK);
+    CHECK_EQ_INT(atomic_load(&in.drops), 1);
+    CHECK(!z_internal_check(sub));
+    CHECK(zp_read_task_is_running(z_loan(b)));
+    CHECK_EQ_INT(z_close(z_loan_mut(b), NULL), Z_OK);
+    CHECK(z_session_is_closed(z_loan(b)));
+    CHECK(!zp_read_task_is_running(z_loan(b)));
+    CHECK_EQ_INT(z_close(z_loan_mut(b), NULL), Z_OK);
+    z_bytes_from_static_str(&p, "late");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_ESESSION_CLOSED);
+    CHECK_EQ_INT(z_timestamp_new(&ts, z_loan(b)), Z_ESESSION_CLOSED);
+    z_drop(z_move(b));
+    CHECK_EQ_INT(z_undeclare_publisher(z_move(pub)), Z_OK);
+
+    z_drop(z_move(a)); /* ends the background and channel subscribers */
+    CHECK_EQ_INT(atomic_load(&bg.drops), 1);
+    CHECK_EQ_INT(z_recv(z_loan(handler), &smp), Z_CHANNEL_DISCONNECTED);
+    z_drop(z_move(chsub));
+    z_drop(z_move(handler));
+    CHECK_EQ_INT(atomic_load(&in.drops), 1);
+    inbox_fini(&in);
+    inbox_fini(&bg);
+    CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), before);
+}
+
+/* ---- no allocation per sample ------------------------------------------------------------------------------ */
+
+static atomic_uint received;
+
+static void on_count(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)ctx;
+    if (z_bytes_len(z_sample_payload(sample)) == 32) {
+        atomic_fetch_add(&received, 1u);
+    }
+}
+
+static void free_buffer(void *data, void *ctx)
+{
+    (void)ctx;
+    free(data);
+}
+
+static bool wait_received(unsigned n, uint64_t ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + ms;
+    while (atomic_load(&received) < n && zm_port_clock_ms() < deadline) {
+        zm_port_sleep_ms(1);
+    }
+    return atomic_load(&received) >= n;
+}
+
+static void test_zero_alloc(void)
+{
+    long before = atomic_load(&allocs) - atomic_load(&frees);
+    char listen[64];
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", free_port());
+    z_owned_session_t a, b;
+    CHECK_EQ_INT(open_session(&a, "peer", listen, NULL, NULL), Z_OK);
+    z_owned_closure_sample_t cb;
+    z_closure(&cb, on_count);
+    z_view_keyexpr_t key;
+    z_view_keyexpr_from_str(&key, "thr/*");
+    CHECK_EQ_INT(z_declare_background_subscriber(z_loan(a), z_loan(key), z_move(cb), NULL), Z_OK);
+    CHECK_EQ_INT(open_session(&b, "peer", NULL, listen, NULL), Z_OK);
+
+    z_view_keyexpr_from_str(&key, "thr/x");
+    z_publisher_options_t popts;
+    z_publisher_options_default(&popts);
+    popts.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+    z_owned_publisher_t pub;
+    CHECK_EQ_INT(z_declare_publisher(z_loan(b), &pub, z_loan(key), &popts), Z_OK);
+    z_view_keyexpr_t other;
+    z_view_keyexpr_from_str(&other, "thr/y");
+    z_put_options_t po;
+    z_put_options_default(&po);
+    po.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+
+    static uint8_t stat[32];
+    uint8_t *heap = malloc(32);
+    memset(heap, 7, 32);
+    z_owned_bytes_t shared;
+    CHECK_EQ_INT(z_bytes_from_buf(&shared, heap, 32, free_buffer, NULL), Z_OK);
+
+    /* warm-up: until samples flow, then a few hundred more */
+    atomic_store(&received, 0);
+    for (int i = 0; i < 500 && atomic_load(&received) == 0; i++) {
+        z_owned_bytes_t p;
+        z_bytes_from_static_buf(&p, stat, sizeof(stat));
+        CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+        zm_port_sleep_ms(5);
+    }
+    CHECK(atomic_load(&received) > 0);
+    for (int i = 0; i < 200; i++) {
+        z_owned_bytes_t p;
+        z_bytes_clone(&p, z_loan(shared));
+        CHECK_EQ_INT(z_put(z_loan(b), z_loan(other), z_move(p), &po), Z_OK);
+    }
+    unsigned base = atomic_load(&received);
+    CHECK(wait_received(base, 5000));
+
+    long a0 = atomic_load(&allocs);
+    unsigned start = atomic_load(&received);
+    int failed = 0;
+    for (int i = 0; i < 1000; i++) {
+        z_owned_bytes_t p;
+        if (i % 2 == 0) {
+            z_bytes_from_static_buf(&p, stat, sizeof(stat));
+            failed += z_publisher_put(z_loan(pub), z_move(p), NULL) != Z_OK;
+        } else {
+            z_bytes_clone(&p, z_loan(shared));
+            failed += z_put(z_loan(b), z_loan(other), z_move(p), &po) != Z_OK;
+        }
+    }
+    CHECK_EQ_INT(failed, 0);
+    bool all = wait_received(start + 1000, 10000);
+    CHECK_CTX(all, "received %u of 1000", atomic_load(&received) - start);
+    long used = atomic_load(&allocs) - a0;
+    CHECK_CTX(used == 0, "%ld allocations for 1000 puts and 1000 received samples", used);
+
+    z_drop(z_move(pub));
+    z_drop(z_move(b));
+    z_drop(z_move(a));
+    z_drop(z_move(shared)); /* the last reference: frees heap */
+    CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), before);
+}
+
+int main(void)
+{
+    zm_allocator_t counting = {count_alloc, count_free, NULL};
+    zm_allocator_set(&counting);
+    test_open_errors();
+    test_pubsub();
+    test_zero_alloc();
+    CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), 0);
+    zm_allocator_set(NULL);
+    return CHECK_DONE();
+}
