@@ -232,7 +232,7 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     /* after this returns, the callback runs no more: wait for the calls under way */
     while (sub->busy > 0 && in_callback == 0) {
 #if Z_FEATURE_MULTI_THREAD
-        (void)zm_port_condvar_wait_until(&s->cond, &s->lock, zm_port_clock_ms() + 1000u);
+        S_WAIT(s, 1000u);
 #endif
     }
     bool free_now = sub->busy == 0;

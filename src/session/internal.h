@@ -16,11 +16,25 @@
 #if Z_FEATURE_MULTI_THREAD
 #define S_LOCK(s) zm_port_mutex_lock(&(s)->lock)
 #define S_UNLOCK(s) zm_port_mutex_unlock(&(s)->lock)
-#define S_BROADCAST(s) zm_port_condvar_broadcast(&(s)->cond)
+/* Waking costs a system call: only when someone waits (an undeclare, a close). */
+#define S_BROADCAST(s)                             \
+    do {                                           \
+        if ((s)->waiters > 0) {                    \
+            zm_port_condvar_broadcast(&(s)->cond); \
+        }                                          \
+    } while (0)
+/* Waits on s->cond for up to ms, lock held; any change of busy/refs state may be the one. */
+#define S_WAIT(s, ms)                                                                          \
+    do {                                                                                       \
+        (s)->waiters++;                                                                        \
+        (void)zm_port_condvar_wait_until(&(s)->cond, &(s)->lock, zm_port_clock_ms() + (ms)); \
+        (s)->waiters--;                                                                        \
+    } while (0)
 #else
 #define S_LOCK(s) ((void)(s))
 #define S_UNLOCK(s) ((void)(s))
 #define S_BROADCAST(s) ((void)(s))
+#define S_WAIT(s, ms) ((void)(s))
 #endif
 
 /* A local subscriber. busy counts callbacks running now; removed ones are freed at busy == 0. */
@@ -74,10 +88,12 @@ struct zm_session {
     zm_zid_t zid;
 #if Z_FEATURE_MULTI_THREAD
     zm_mutex_t lock;
-    zm_condvar_t cond;
+    zm_condvar_t cond;      /* busy subscribers and pinned peers released, with waiters > 0 */
+    zm_condvar_t lease_cond; /* the lease task's sleep, cut short by stop and close */
     zm_task_t lease_task;
     zm_task_t accept_task;
 #endif
+    unsigned waiters; /* threads waiting on cond */
     bool lease_running;
     bool accept_running;
     bool readers_on; /* new peers get a read task */

@@ -121,7 +121,7 @@ static void *lease_main(void *arg)
         (void)lease_step(s);
         S_LOCK(s);
         if (s->lease_running && !s->closing) {
-            (void)zm_port_condvar_wait_until(&s->cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
+            (void)zm_port_condvar_wait_until(&s->lease_cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
         }
     }
     S_UNLOCK(s);
@@ -203,7 +203,7 @@ static void lease_task_stop(zm_session_t *s)
     S_LOCK(s);
     bool running = s->lease_running;
     s->lease_running = false;
-    S_BROADCAST(s);
+    zm_port_condvar_broadcast(&s->lease_cond);
     S_UNLOCK(s);
     if (running) {
         zm_port_task_join(&s->lease_task);
@@ -297,6 +297,13 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         zm_free(s);
         return ZM_E_NOMEM;
     }
+    if (zm_port_condvar_init(&s->lease_cond) != Z_OK) {
+        zm_port_condvar_destroy(&s->cond);
+        zm_port_mutex_destroy(&s->lock);
+        zm_free(s->strings);
+        zm_free(s);
+        return ZM_E_NOMEM;
+    }
 #endif
     if (cfg->n_listen > 0) {
         rc = listen_first(s);
@@ -330,7 +337,9 @@ void zm_session_close(zm_session_t *s)
     }
     S_LOCK(s);
     s->closing = true;
-    S_BROADCAST(s);
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_broadcast(&s->lease_cond);
+#endif
     S_UNLOCK(s);
 #if Z_FEATURE_MULTI_THREAD
     lease_task_stop(s);
@@ -361,7 +370,7 @@ void zm_session_close(zm_session_t *s)
             break;
         }
 #if Z_FEATURE_MULTI_THREAD
-        (void)zm_port_condvar_wait_until(&s->cond, &s->lock, zm_port_clock_ms() + 100u);
+        S_WAIT(s, 100u);
 #endif
     }
     S_UNLOCK(s);
@@ -378,6 +387,7 @@ void zm_session_close(zm_session_t *s)
         zm_free(p);
     }
 #if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_destroy(&s->lease_cond);
     zm_port_condvar_destroy(&s->cond);
     zm_port_mutex_destroy(&s->lock);
 #endif
