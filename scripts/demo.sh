@@ -1,55 +1,105 @@
 #!/usr/bin/env bash
-# The first thing to run: builds zmote-dump and feeds it messages that Rust Zenoh 1.10.2 put on
-# the wire (tests/vectors/rust-wire.txt), so what zmote decodes can be read next to what Rust
-# meant. The live demo, two zmote peers doing pub/sub, takes this place once the session layer
-# exists.
+# The live demo: two zmote programs talk Zenoh to each other over loopback, peer to peer, with no
+# router. z_sub listens on a free TCP port and waits for 5 samples; z_pub connects to it and puts
+# one a second. Both print as the samples flow; the demo ends by itself in about 10 s and exits
+# 0 only if the subscriber received all 5. Every wait is bounded, and only the process groups
+# started here are signalled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+count=5
+limit_s=20
 
 scripts/setup.sh build
 dir=build/demo
 mkdir -p "$dir"
-if ! { cmake -S . -B "$dir" -G Ninja -DZM_BUILD_TESTS=OFF &&
-       ninja -C "$dir" -j2 zmote-dump; } >"$dir/build.log" 2>&1; then
+if ! { cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZM_BUILD_TESTS=OFF &&
+       ninja -C "$dir" -j2 z_pub z_sub; } >"$dir/build.log" 2>&1; then
     cat "$dir/build.log" >&2
-    echo "error: zmote-dump did not build (log: $dir/build.log)" >&2
+    echo "error: z_pub and z_sub did not build (log: $dir/build.log)" >&2
     exit 1
 fi
-dump=$dir/zmote-dump
-vectors=tests/vectors/rust-wire.txt
 
-# Hex of the vector called $1; with $2 = tcp, of the length-prefixed form listed under it.
-vector_hex() {
-    awk -v name="$1" -v want="${2:-}" '
-        index($0, name ": [") == 1 { found = 1; if (want == "") { print; exit } ; next }
-        found && want == "tcp" && /^  tcp: \[/ { print; exit }
-    ' "$vectors" | sed -E 's/.*: \[[0-9]+\] //'
+# A TCP port nobody listens on: a random one, checked against the kernel's socket tables.
+free_port() {
+    local port
+    for _ in $(seq 50); do
+        port=$((20000 + RANDOM % 40000))
+        if ! awk 'FNR > 1 { split($2, a, ":"); print a[2] }' /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+                grep -qix "$(printf '%04X' "$port")"; then
+            echo "$port"
+            return 0
+        fi
+    done
+    echo "error: no free TCP port found" >&2
+    return 1
 }
 
-show() {
-    local layer=$1 name=$2 form=${3:-} hex
-    hex=$(vector_hex "$name" "$form")
-    [ -n "$hex" ] || { echo "error: vector not found in $vectors: $name" >&2; exit 1; }
-    printf '\n-- %s%s  (--layer %s)\n   rust bytes: %s\n' "$name" "${form:+, as sent on TCP}" "$layer" "$hex"
-    "$dump" --layer "$layer" "${hex// /}" | sed 's/^/   /'
+groups=()
+cleanup() {
+    local g
+    for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+    sleep 0.2
+    for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Runs a program in its own process group; its lines go to LOG and, labelled, to the terminal.
+start() {
+    local label=$1 log=$2
+    shift 2
+    setsid "$@" > >(tee "$log" | sed -u "s/^/  $label | /") 2>&1 &
+    groups+=($!)
 }
 
-echo "The live demo (two zmote peers, pub/sub over TCP) is not built yet: the session layer is in progress."
-echo "Meanwhile, zmote's codec decodes messages captured from Rust Zenoh 1.10.2 ($vectors):"
+# Waits until a line of FILE matches REGEX, at most SECONDS.
+wait_for() {
+    local file=$1 regex=$2 seconds=$3 i
+    for ((i = 0; i < seconds * 10; i++)); do
+        grep -qE "$regex" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
 
-show scouting "HELLO v9 router zid=0102 [tcp/10.0.0.1:7447]"
-show transport "INIT Syn client zid=0102 defaults, QoS, Patch=1"
-show transport "OPEN Syn lease=10s sn=0x1234 cookie=deadbeef"
-show network "DECLARE D_SUBSCRIBER id=1 'demo/**' (default QoS, as a C client might send)"
-show transport "FRAME reliable sn=5 [PUSH 'demo/example' PUT 'hi']"
-show stream "FRAME reliable sn=0x1235 [PUSH 'demo/a' PUT '1', PUSH 'demo/b' PUT '2']" tcp
+port=$(free_port)
+ep=tcp/127.0.0.1:$port
+sub_log=$dir/z_sub.log
+pub_log=$dir/z_pub.log
+rm -f "$sub_log" "$pub_log"
 
-name="PUSH scope=3 suffix='/x' M=sender QoS(prio4,block,express) PUT ts+enc!(1)+attachment(01 02) 'hi'"
-hex=$(vector_hex "$name")
-again=$("$dump" --layer network --reencode "${hex// /}")
-printf '\n-- decode then re-encode: %s\n   rust bytes:  %s\n   zmote bytes: %s\n' "$name" "$hex" "$again"
-if [ "$(tr -d ' \n' <<<"$again" | tr 'A-F' 'a-f')" != "${hex// /}" ]; then
-    echo "error: zmote re-encoded different bytes" >&2
+echo "zmote demo: z_sub listens on $ep, z_pub connects to it; peer to peer, no router."
+echo "\$ z_sub -m peer -l $ep -n $count"
+start "z_sub" "$sub_log" "$dir/examples/z_sub" -m peer -l "$ep" -n "$count"
+sub_pid=${groups[-1]}
+if ! wait_for "$sub_log" '^Press CTRL-C' 10; then
+    echo "error: z_sub did not get ready within 10 s" >&2
     exit 1
 fi
-echo "   identical"
+
+echo "\$ z_pub -m peer -e $ep -n $count"
+start "z_pub" "$pub_log" "$dir/examples/z_pub" -m peer -e "$ep" -n "$count" -v "Hello from zmote!"
+
+# z_sub exits by itself after the count; bounded all the same.
+status=
+for ((i = 0; i < limit_s * 10; i++)); do
+    if ! kill -0 "$sub_pid" 2>/dev/null; then
+        if wait "$sub_pid"; then status=0; else status=$?; fi
+        break
+    fi
+    sleep 0.1
+done
+sleep 0.2 # the labelling pipes flush their last lines
+
+received=$(grep -c '^>> \[Subscriber\] Received' "$sub_log" || true)
+if [ -z "$status" ]; then
+    echo "demo failed: z_sub still waiting after ${limit_s}s ($received of $count samples)" >&2
+    exit 1
+fi
+if [ "$status" != 0 ] || [ "$received" != "$count" ]; then
+    echo "demo failed: z_sub exited with $status after $received of $count samples" >&2
+    exit 1
+fi
+echo "demo ok: z_sub received $received of $count samples from z_pub, peer to peer."

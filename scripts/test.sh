@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
-# under ASan+UBSan, a short libFuzzer run per fuzz target, and the freestanding Cortex-M4 build
-# of the portable core. Every stage runs even after one fails, so one run shows everything; the
+# under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
+# TSan, a single-thread build, a short libFuzzer run per fuzz target, and the freestanding
+# Cortex-M4 build of the portable core. Every stage runs even after one fails, so one run shows everything; the
 # last line counts ctest cases plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
@@ -65,7 +66,8 @@ unit_stage() {
 # Runs ctest in a build tree and adds its cases to the counts.
 run_ctest() {
     local dir=$1 name=$2 log="$1/ctest.log"
-    ctest --test-dir "$dir" --output-on-failure -j2 </dev/null 2>&1 | tee "$log"
+    shift 2
+    ctest --test-dir "$dir" --output-on-failure -j2 "$@" </dev/null 2>&1 | tee "$log"
     local line total nfail
     line=$(grep -E '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
     if [ -z "$line" ]; then
@@ -87,11 +89,54 @@ t=$SECONDS
 unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc
 echo "debug: $((SECONDS - t))s"
 
+# Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.
+interop_stage() {
+    local name=$1
+    shift
+    local counts="build/interop-$name.counts" ip ifl
+    scripts/interop.sh --no-build --counts "$counts" "$@" </dev/null
+    read -r ip ifl <"$counts" || { ip=0; ifl=1; }
+    ok "$ip"
+    [ "$ifl" = 0 ] || bad "interop ($name): $ifl tests" "$ifl"
+}
+
+stage "interop (pytest vs Rust zenoh 1.10.2), debug build"
+t=$SECONDS
+interop_stage debug
+echo "interop debug: $((SECONDS - t))s"
+
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 stage "ASan+UBSan build (gcc) + ctest"
 t=$SECONDS
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON
+unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON
 echo "asan: $((SECONDS - t))s"
+
+stage "interop (pytest vs Rust zenoh 1.10.2), ASan+UBSan build"
+t=$SECONDS
+interop_stage asan --asan
+echo "interop asan: $((SECONDS - t))s"
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+stage "TSan build (clang) + the threaded tests"
+t=$SECONDS
+if configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread; then
+    build build/tsan test_link test_unicast test_session test_api_session || bad "tsan: build"
+    TSAN_OPTIONS=halt_on_error=1 run_ctest build/tsan tsan -R 'test_(link|unicast|session|api_session)$'
+else
+    bad "tsan: cmake configure"
+fi
+echo "tsan: $((SECONDS - t))s"
+
+stage "single-thread build (Z_FEATURE_MULTI_THREAD=0): library and the _st examples"
+t=$SECONDS
+if configure build/st -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZM_BUILD_TESTS=OFF \
+    -DCMAKE_C_FLAGS=-DZ_FEATURE_MULTI_THREAD=0; then
+    if build build/st zmote z_pub_st z_sub_st; then ok; else bad "single-thread: build"; fi
+else
+    bad "single-thread: cmake configure"
+fi
+echo "single-thread: $((SECONDS - t))s"
 
 stage "libFuzzer smoke runs (clang, ${fuzz_seconds}s each)"
 t=$SECONDS

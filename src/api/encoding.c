@@ -100,7 +100,7 @@ const z_loaned_encoding_t *z_encoding_loan_default(void) { return z_encoding_zen
 static bool name_to_id(const char *s, size_t len, uint16_t *id)
 {
     for (size_t i = 0; i < ZM_ARRAY_LEN(encoding_names); i++) {
-        if (strncmp(s, encoding_names[i], len) == 0) {
+        if (strlen(encoding_names[i]) == len && memcmp(s, encoding_names[i], len) == 0) {
             *id = (uint16_t)i;
             return true;
         }
@@ -111,6 +111,9 @@ static bool name_to_id(const char *s, size_t len, uint16_t *id)
 static const z_owned_encoding_t encoding_default = {{0, {{NULL, 0, NULL}}}};
 const z_loaned_encoding_t *z_encoding_loan_default(void) { return &encoding_default._val; }
 #endif
+
+/* Rust's id for an encoding named by its text alone (zenoh-wire.md 1.6). */
+#define ZM_ENCODING_CUSTOM 0xffffu
 
 /* ---- text form ---------------------------------------------------------------------------------- */
 
@@ -142,8 +145,11 @@ z_result_t z_encoding_from_substr(z_owned_encoding_t *encoding, const char *s, s
         size_t rest = sep + 1 < len ? len - sep - 1 : 0;
         return make(encoding, id, s + sep + 1, rest);
     }
-#endif
+    /* as Rust does: a name it does not know travels whole, as the schema of the custom id */
+    return make(encoding, ZM_ENCODING_CUSTOM, s, len);
+#else
     return make(encoding, 0, s, len);
+#endif
 }
 
 z_result_t z_encoding_from_str(z_owned_encoding_t *encoding, const char *s)
@@ -187,16 +193,23 @@ z_result_t z_encoding_to_string(const z_loaned_encoding_t *encoding, z_owned_str
 #endif
     size_t name_len = strlen(name);
     size_t schema_len = encoding->schema.slice.len;
-    size_t total = name_len + (schema_len > 0 ? 1 + schema_len : 0);
+    bool custom = encoding->id == ZM_ENCODING_CUSTOM; /* the schema is the whole text */
+    size_t total = custom ? schema_len : name_len + (schema_len > 0 ? 1 + schema_len : 0);
     zm_owner_t *o;
     uint8_t *buf = zm_api_block_alloc(total + 1, &o);
     if (buf == NULL) {
         return ZM_E_NOMEM;
     }
-    memcpy(buf, name, name_len);
-    if (schema_len > 0) {
-        buf[name_len] = ';';
-        memcpy(buf + name_len + 1, encoding->schema.slice.start, schema_len);
+    if (custom) {
+        if (schema_len > 0) {
+            memcpy(buf, encoding->schema.slice.start, schema_len);
+        }
+    } else {
+        memcpy(buf, name, name_len);
+        if (schema_len > 0) {
+            buf[name_len] = ';';
+            memcpy(buf + name_len + 1, encoding->schema.slice.start, schema_len);
+        }
     }
     buf[total] = 0;
     string->_val.slice.start = buf;

@@ -1,0 +1,111 @@
+/*
+ * z_sub_st: z_sub for single-thread builds (Z_FEATURE_MULTI_THREAD == 0). The callback runs
+ * inside zp_spin_once, on the main thread, so a plain counter is enough. Flags and lines are
+ * zenoh-pico 1.9.0's z_sub_st: -k key, -n samples to wait for, -e/-m/-l session config.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "zenoh-pico.h"
+
+#if Z_FEATURE_SUBSCRIPTION == 1 && Z_FEATURE_MULTI_THREAD == 0
+
+#define SUB_OPTIONS "k:e:m:l:n:"
+
+static int received;
+
+static void on_sample(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)ctx;
+    z_view_string_t key;
+    z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
+    z_owned_string_t value;
+    z_bytes_to_string(z_sample_payload(sample), &value);
+    printf(">> [Subscriber] Received ('%.*s': '%.*s')\n", (int)z_string_len(z_loan(key)),
+           z_string_data(z_loan(key)), (int)z_string_len(z_loan(value)), z_string_data(z_loan(value)));
+    z_drop(z_move(value));
+    received++;
+}
+
+static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count)
+{
+    int opt;
+    while ((opt = getopt(argc, argv, SUB_OPTIONS)) != -1) {
+        if (cli_config_option(config, opt, optarg)) {
+            continue;
+        }
+        switch (opt) {
+        case 'k':
+            *key = optarg;
+            break;
+        case 'n':
+            *count = atoi(optarg);
+            break;
+        case '?':
+            return cli_bad_option(SUB_OPTIONS);
+        default:
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *keyexpr = "demo/example/**";
+    int count = INT_MAX;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    z_owned_config_t config;
+    z_config_default(&config);
+    int ret = parse_args(argc, argv, &config, &keyexpr, &count);
+    if (ret != 0) {
+        z_drop(z_move(config));
+        return ret;
+    }
+
+    printf("Opening session...\n");
+    z_owned_session_t s;
+    if (z_open(&s, z_move(config), NULL) < 0) {
+        printf("Unable to open session!\n");
+        return -1;
+    }
+
+    z_owned_closure_sample_t callback;
+    z_closure(&callback, on_sample, NULL, NULL);
+    printf("Declaring Subscriber on '%s'...\n", keyexpr);
+    z_view_keyexpr_t ke;
+    if (z_view_keyexpr_from_str(&ke, keyexpr) < 0) {
+        printf("%s is not a valid key expression\n", keyexpr);
+        z_drop(z_move(callback));
+        z_drop(z_move(s));
+        return -1;
+    }
+    z_owned_subscriber_t sub;
+    if (z_declare_subscriber(z_loan(s), &sub, z_loan(ke), z_move(callback), NULL) < 0) {
+        printf("Unable to declare subscriber.\n");
+        z_drop(z_move(s));
+        return -1;
+    }
+
+    printf("Press CTRL-C to quit...\n");
+    while (received < count) {
+        z_sleep_ms(50);
+        zp_spin_once(z_loan(s));
+    }
+
+    z_drop(z_move(sub));
+    z_drop(z_move(s));
+    return 0;
+}
+
+#else
+int main(void)
+{
+    printf("ERROR: Zenoh pico must be compiled with Z_FEATURE_SUBSCRIPTION = 1 and Z_FEATURE_MULTI_THREAD = 0 "
+           "to run this example.\n");
+    return -2;
+}
+#endif

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The interop suite: zmote's examples and tests/interop/zm_probe against Rust Zenoh 1.10.2 (the
+# eclipse-zenoh Python binding in .venv, made by scripts/setup.sh all), with pytest. It builds
+# the programs first (build/debug, or build/asan with --asan), unless --no-build or
+# ZMOTE_BIN_DIR names programs built elsewhere. Arguments after the options go to pytest
+# (e.g. -x, -k payload). The last line is "interop: N passed, N failed"; with --counts FILE the
+# two numbers are also written to FILE, for scripts/test.sh.
+#
+# usage: scripts/interop.sh [--asan] [--no-build] [--counts FILE] [PYTEST_ARGS...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+tree=build/debug
+cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc)
+do_build=1
+counts=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --asan)
+            tree=build/asan
+            cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON)
+            shift ;;
+        --no-build) do_build=0; shift ;;
+        --counts) counts=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
+
+report() { # passed failed
+    echo "interop: $1 passed, $2 failed"
+    [ -z "$counts" ] || echo "$1 $2" >"$counts"
+    [ "$2" = 0 ]
+    exit $?
+}
+
+if ! scripts/setup.sh all; then
+    echo "error: setup failed (.venv with eclipse-zenoh 1.10.2 and pytest is needed)" >&2
+    report 0 1
+fi
+
+if [ -n "${ZMOTE_BIN_DIR:-}" ]; then
+    do_build=0
+else
+    export ZMOTE_BIN_DIR=$PWD/$tree/examples
+fi
+if [ "$do_build" = 1 ]; then
+    mkdir -p "$tree"
+    if ! cmake -S . -B "$tree" -G Ninja -DZM_WERROR=ON "${cmake_args[@]}" >"$tree/configure.log" 2>&1; then
+        cat "$tree/configure.log" >&2
+        report 0 1
+    fi
+    # A failure here still lets the tests of what did build report.
+    ninja -C "$tree" -j2 -k 0 || echo "warning: some targets did not build" >&2
+fi
+
+if [ "$tree" = build/asan ]; then
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+fi
+
+junit=$(mktemp /tmp/zmote-interop.XXXXXX.xml)
+trap 'rm -f "$junit"' EXIT
+.venv/bin/python -m pytest tests/interop -q --junitxml="$junit" "$@"
+
+# Counts from the JUnit report: the summary line's wording changes with the outcome mix.
+read -r passed failed < <(.venv/bin/python - "$junit" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(0, 1)
+    sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+total = sum(int(s.get("tests", 0)) for s in suites)
+bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(total - bad - skipped, bad + skipped)
+EOF
+)
+report "${passed:-0}" "${failed:-1}"

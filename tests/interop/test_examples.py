@@ -1,0 +1,248 @@
+"""zmote's example programs against Rust Zenoh 1.10.2: their command lines and output lines are
+zenoh-pico 1.9.0's, and what they put or receive crosses a Rust router or a Rust peer intact."""
+import re
+import signal
+
+import pytest
+
+import harness
+from harness import endpoint, free_port
+
+PUB_KEY = "demo/example/zenoh-pico-pub"
+
+
+def pub_lines(key, value, n):
+    return [f"Putting Data ('{key}': '[{i:4d}] {value}')..." for i in range(n)]
+
+
+def received_line(key, value):
+    return f">> [Subscriber] Received ('{key}': '{value}')"
+
+
+# ---- client mode, through the Rust router -------------------------------------------------------
+
+
+def test_z_pub_to_rust_subscriber_via_router(router, rust, children):
+    got = harness.Received()
+    s = rust.client(router.endpoint)
+    s.declare_subscriber("demo/example/**", got)
+    pub = children.zm("z_pub", "-m", "client", "-e", router.endpoint, "-n", "3")
+    samples = got.wait(3, timeout=30, others=[pub])
+    assert pub.wait_exit(15) == 0
+    assert [(x["key"], x["payload"]) for x in samples] == [
+        (PUB_KEY, f"[{i:4d}] Pub from Pico!".encode()) for i in range(3)]
+    assert pub.output().splitlines() == [
+        "Opening session...",
+        f"Declaring publisher for '{PUB_KEY}'...",
+        "Press CTRL-C to quit...",
+        *pub_lines(PUB_KEY, "Pub from Pico!", 3),
+    ]
+
+
+def test_z_pub_flags_value_and_key(router, rust, children):
+    got = harness.Received()
+    s = rust.client(router.endpoint)
+    s.declare_subscriber("zm/ex/**", got)
+    pub = children.zm("z_pub", "-e", router.endpoint, "-m", "client", "-k", "zm/ex/a", "-v", "hello", "-n", "2")
+    samples = got.wait(2, timeout=30, others=[pub])
+    assert pub.wait_exit(15) == 0
+    assert [x["payload"] for x in samples] == [b"[   0] hello", b"[   1] hello"]
+    assert pub.output().splitlines()[-2:] == pub_lines("zm/ex/a", "hello", 2)
+
+
+def test_rust_publisher_to_z_sub_via_router(router, rust, children):
+    sub = children.zm("z_sub", "-m", "client", "-e", router.endpoint, "-n", "3")
+    sub.wait_line(r"^Press CTRL-C to quit\.\.\.$")
+    s = rust.client(router.endpoint)
+    p = s.declare_publisher("demo/example/rust")
+    harness.wait_matching(p, others=[sub])
+    for i in range(3):
+        p.put(f"rust {i}")
+    assert sub.wait_exit(15) == 0
+    assert sub.output().splitlines() == [
+        "Opening session...",
+        "Declaring Subscriber on 'demo/example/**'...",
+        "Press CTRL-C to quit...",
+        *[received_line("demo/example/rust", f"rust {i}") for i in range(3)],
+    ]
+
+
+def test_rust_publisher_to_z_sub_channel_via_router(router, rust, children):
+    sub = children.zm("z_sub_channel", "-m", "client", "-e", router.endpoint, "-k", "zm/chan/*")
+    sub.wait_line(r"^Declaring Subscriber on 'zm/chan/\*'\.\.\.$")
+    s = rust.client(router.endpoint)
+    p = s.declare_publisher("zm/chan/x")
+    harness.wait_matching(p, others=[sub])
+    for i in range(5):
+        p.put(f"chan {i}")
+    sub.wait_lines(r"^>> \[Subscriber\]", 5, timeout=15)
+    lines = sub.output().splitlines()
+    assert lines[:2] == ["Opening session...", "Declaring Subscriber on 'zm/chan/*'..."]
+    assert lines[2:] == [received_line("zm/chan/x", f"chan {i}") for i in range(5)]
+
+
+def test_z_put_to_rust_subscriber_via_router(router, rust, children):
+    got = harness.Received()
+    s = rust.client(router.endpoint)
+    s.declare_subscriber("demo/example/**", got)
+    put = children.zm("z_put", "-m", "client", "-e", router.endpoint)
+    samples = got.wait(1, timeout=20, others=[put])
+    assert put.wait_exit(15) == 0
+    assert samples[0]["key"] == "demo/example/zenoh-pico-put"
+    assert samples[0]["payload"] == b"Pub from Pico!"
+    assert samples[0]["kind"] == harness.zenoh.SampleKind.PUT
+    assert put.output().splitlines() == [
+        "Opening session...",
+        "Declaring key expression 'demo/example/zenoh-pico-put'...",
+        "Putting Data ('demo/example/zenoh-pico-put': 'Pub from Pico!')...",
+    ]
+
+
+def test_z_delete_to_rust_subscriber_via_router(router, rust, children):
+    got = harness.Received()
+    s = rust.client(router.endpoint)
+    s.declare_subscriber("demo/example/**", got)
+    dele = children.zm("z_delete", "-m", "client", "-e", router.endpoint)
+    samples = got.wait(1, timeout=20, others=[dele])
+    assert dele.wait_exit(15) == 0
+    assert samples[0]["key"] == "demo/example/zenoh-pico-delete"
+    assert samples[0]["kind"] == harness.zenoh.SampleKind.DELETE
+    assert samples[0]["payload"] == b""
+    assert dele.output().splitlines() == [
+        "Opening session...",
+        "Deleting resources matching 'demo/example/zenoh-pico-delete'...",
+    ]
+
+
+def test_z_pub_to_z_sub_via_router(router, children):
+    sub = children.zm("z_sub", "-m", "client", "-e", router.endpoint, "-n", "3")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    pub = children.zm("z_pub", "-m", "client", "-e", router.endpoint, "-n", "3")
+    assert sub.wait_exit(30, others=[pub]) == 0
+    assert pub.wait_exit(15) == 0
+    assert sub.output().splitlines()[3:] == [
+        received_line(PUB_KEY, f"[{i:4d}] Pub from Pico!") for i in range(3)]
+
+
+# ---- peer mode, no router -----------------------------------------------------------------------
+
+
+def test_z_pub_to_z_sub_peer_to_peer(children):
+    ep = endpoint(free_port())
+    sub = children.zm("z_sub", "-m", "peer", "-l", ep, "-n", "3")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    pub = children.zm("z_pub", "-m", "peer", "-e", ep, "-n", "3")
+    assert sub.wait_exit(30, others=[pub]) == 0
+    assert pub.wait_exit(15) == 0
+    assert sub.output().splitlines()[3:] == [
+        received_line(PUB_KEY, f"[{i:4d}] Pub from Pico!") for i in range(3)]
+
+
+def test_rust_peer_connects_to_listening_z_sub(rust, children):
+    ep = endpoint(free_port())
+    sub = children.zm("z_sub", "-m", "peer", "-l", ep, "-n", "2", "-k", "zm/peer/**")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    s = rust.peer(connect=[ep])
+    p = s.declare_publisher("zm/peer/x")
+    harness.wait_matching(p, others=[sub])
+    p.put("one")
+    p.put("two")
+    assert sub.wait_exit(15) == 0
+    assert sub.output().splitlines()[3:] == [received_line("zm/peer/x", "one"), received_line("zm/peer/x", "two")]
+
+
+def test_z_sub_connects_to_listening_rust_peer(rust, children):
+    ep = endpoint(free_port())
+    s = rust.peer(listen=[ep])
+    p = s.declare_publisher("zm/peer/y")
+    sub = children.zm("z_sub", "-m", "peer", "-e", ep, "-n", "2", "-k", "zm/peer/**")
+    harness.wait_matching(p, others=[sub])
+    p.put("one")
+    p.put("two")
+    assert sub.wait_exit(15) == 0
+    assert sub.output().splitlines()[3:] == [received_line("zm/peer/y", "one"), received_line("zm/peer/y", "two")]
+
+
+# ---- ping / pong, throughput pair ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["peer", "client"])
+def test_z_ping_z_pong(mode, children):
+    if mode == "peer":
+        ep = endpoint(free_port())
+        pong_args, ping_args = ["-m", "peer", "-l", ep], ["-m", "peer", "-e", ep]
+    else:
+        r = children.router()
+        pong_args = ping_args = ["-m", "client", "-e", r.endpoint]
+    pong = children.zm("z_pong", *pong_args)
+    pong.wait_line(r"^Pong app is running, press 'q' to quit$")
+    ping = children.zm("z_ping", *ping_args, "-n", "50", "-s", "64", "-w", "200")
+    assert ping.wait_exit(60, others=[pong]) == 0
+    rtts = ping.output().splitlines()
+    assert len(rtts) == 50 and all(re.fullmatch(r"\d+", x) for x in rtts), ping.describe()
+    pong.send("q")
+    assert pong.wait_exit(10) == 0
+
+
+def test_z_pong_ends_at_end_of_input(children):
+    ep = endpoint(free_port())
+    pong = children.zm("z_pong", "-m", "peer", "-l", ep)
+    pong.wait_line(r"^Pong app is running")
+    pong.close_stdin()
+    assert pong.wait_exit(10) == 0
+
+
+def test_z_pub_thr_to_z_sub_thr_peer_to_peer(children):
+    ep = endpoint(free_port())
+    sub = children.zm("z_sub_thr", "-m", "peer", "-l", ep)
+    pub = children.zm("z_pub_thr", "-m", "peer", "-e", ep, "-s", "64")
+    sub.wait_lines(r"^\d+\.\d{3}$", 3, timeout=20, others=[pub])
+    pub.wait_lines(r"^\d+\.\d{3}$", 3, timeout=10)
+    for p in (sub, pub):
+        p.signal(signal.SIGTERM)
+        p.wait_exit(10)
+        assert all(re.fullmatch(r"\d+\.\d{3}", x) for x in p.output().splitlines()), p.describe()
+
+
+def test_z_pub_thr_to_z_sub_thr_via_router(router, children):
+    sub = children.zm("z_sub_thr", "-m", "client", "-e", router.endpoint)
+    pub = children.zm("z_pub_thr", "-m", "client", "-e", router.endpoint, "-s", "1024")
+    sub.wait_lines(r"^\d+\.\d{3}$", 3, timeout=20, others=[pub])
+
+
+# ---- command lines ------------------------------------------------------------------------------
+
+EXAMPLES = {
+    "z_pub": "k:v:e:m:l:n:a",
+    "z_sub": "k:e:m:l:n:",
+    "z_put": "k:v:e:m:l:",
+    "z_delete": "k:e:m:l:",
+    "z_sub_channel": "k:e:m:l:",
+    "z_pub_thr": "k:e:m:l:f:s:",
+    "z_sub_thr": "k:e:m:l:f:",
+    "z_ping": "s:n:w:e:m:l:",
+    "z_pong": "e:m:l:",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_unknown_option(name, children):
+    p = children.zm(name, "-Z", stdin=False)
+    assert p.wait_exit(10) == 1
+    assert "Unknown option `-Z'." in p.output().splitlines()
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_option_without_argument(name, children):
+    p = children.zm(name, "-e", stdin=False)
+    assert p.wait_exit(10) == 1
+    assert "Option -e requires an argument." in p.output().splitlines()
+
+
+@pytest.mark.parametrize("name,feature", [("z_pub_st", "PUBLICATION"), ("z_sub_st", "SUBSCRIPTION")])
+def test_single_thread_examples_refuse_a_threaded_build(name, feature, children):
+    p = children.zm(name, stdin=False)
+    assert p.wait_exit(10) == 254
+    assert p.output().splitlines() == [
+        f"ERROR: Zenoh pico must be compiled with Z_FEATURE_{feature} = 1 and Z_FEATURE_MULTI_THREAD = 0 "
+        "to run this example."]
