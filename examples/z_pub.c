@@ -82,6 +82,14 @@ int main(int argc, char **argv)
         return -1;
     }
 
+#if Z_FEATURE_ADMIN_SPACE == 1
+    if (zp_start_admin_space(z_loan_mut(s)) < 0) {
+        printf("Unable to start admin space\n");
+        z_drop(z_move(s));
+        return -1;
+    }
+#endif
+
     printf("Declaring publisher for '%s'...\n", args.key);
     z_view_keyexpr_t ke;
     if (z_view_keyexpr_from_str(&ke, args.key) < 0) {

@@ -52,6 +52,14 @@ int main(int argc, char **argv)
         return -1;
     }
 
+#if Z_FEATURE_ADMIN_SPACE == 1
+    if (zp_start_admin_space(z_loan_mut(s)) < 0) {
+        printf("Unable to start admin space\n");
+        z_drop(z_move(s));
+        return -1;
+    }
+#endif
+
     printf("Declaring Subscriber on '%s'...\n", keyexpr);
     z_owned_closure_sample_t closure;
     z_owned_fifo_handler_sample_t handler;

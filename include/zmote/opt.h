@@ -114,7 +114,7 @@
 
 /**
  * The admin space (zp_start_admin_space), as in zenoh-pico: only with Z_FEATURE_UNSTABLE_API
- * defined and queryables built in. Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
+ * defined (zmote serves it without the queryable API). Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
  * (zenoh-pico tests it with #ifdef): define it to expose the unstable parts of the API.
  */
 #ifndef Z_FEATURE_ADMIN_SPACE
@@ -194,8 +194,8 @@
 #if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
 #error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"
 #endif
-#if Z_FEATURE_ADMIN_SPACE && (!defined(Z_FEATURE_UNSTABLE_API) || !Z_FEATURE_QUERYABLE)
-#error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined and Z_FEATURE_QUERYABLE = 1"
+#if Z_FEATURE_ADMIN_SPACE && !defined(Z_FEATURE_UNSTABLE_API)
+#error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined"
 #endif
 #if ZM_CONFIG_ENTRIES_MAX < 4 || ZM_CONFIG_ENTRIES_MAX > 255
 #error "ZM_CONFIG_ENTRIES_MAX must be within 4..255"

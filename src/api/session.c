@@ -229,7 +229,12 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     atomic_init(&b->read_task, sc.start_tasks);
     atomic_init(&b->lease_task, sc.start_tasks);
     zs->_rc.ptr = b;
-    return Z_OK;
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
+    if (options != NULL && options->auto_start_admin_space) {
+        r = zm_session_admin_start(s);
+    }
+#endif
+    return r;
 }
 
 void z_close_options_default(z_close_options_t *options)
@@ -513,4 +518,18 @@ static z_result_t batch_call(const z_loaned_session_t *zs, z_result_t (*op)(zm_s
 z_result_t zp_batch_start(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_start); }
 z_result_t zp_batch_flush(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_flush); }
 z_result_t zp_batch_stop(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_stop); }
+#endif
+
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
+static z_result_t admin_call(z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s))
+{
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    z_result_t r = op(s);
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+z_result_t zp_start_admin_space(z_loaned_session_t *zs) { return admin_call(zs, zm_session_admin_start); }
+z_result_t zp_stop_admin_space(z_loaned_session_t *zs) { return admin_call(zs, zm_session_admin_stop); }
 #endif

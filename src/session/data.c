@@ -427,9 +427,16 @@ static void on_interest(zm_peer_t *p, const zm_interest_t *it)
     send_or_kill(p, &m, ZM_PRIO_CONTROL, true);
 }
 
-/* No queryable lives here yet: a query is answered at once with its final response. */
-static void on_request(zm_peer_t *p, const zm_request_t *rq)
+/* The admin space is the only queryable yet: it answers, then the final response closes the query. */
+static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
+    const zm_request_t *rq = &req->body.request;
+    const char *key;
+    size_t len;
+    uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
+    if (resolve(p, &rq->wire_expr, &key, &len) == Z_OK) {
+        zm_admin_on_query(p, rq->rid, qos, key, len);
+    }
     zm_network_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_N_RESPONSE_FINAL;
@@ -454,7 +461,7 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         on_interest(p, &m->body.interest);
         break;
     case ZM_MID_N_REQUEST:
-        on_request(p, &m->body.request);
+        on_request(p, m);
         break;
     default:
         break; /* responses (no queries yet), network OAM */

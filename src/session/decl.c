@@ -103,6 +103,13 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
             return rc;
         }
     }
+    if (zm_admin_declaration(s, &d)) {
+        z_result_t rc = send_decl(p, &d, false);
+        if (rc != Z_OK) {
+            S_UNLOCK(s);
+            return rc;
+        }
+    }
     S_UNLOCK(s);
     if (p->t.remote_whatami != ZM_WAI_ROUTER) {
         decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);

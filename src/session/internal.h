@@ -107,6 +107,8 @@ struct zm_session {
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
+    uint32_t admin_qid;    /* the admin space queryable's entity id, 0 when off */
+    uint16_t admin_key_id; /* its declared prefix @/<zid>/pico */
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
     uint64_t hlc_last;     /* last timestamp handed out */
 };
@@ -128,6 +130,12 @@ ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d);
 void zm_decl_list_free(zm_decl_t **list);
 zm_decl_t *zm_decl_new(uint32_t id, const char *key, size_t len);
+
+/* admin.c */
+/** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */
+bool zm_admin_declaration(zm_session_t *s, zm_declaration_t *d);
+/** Answers a query on the admin space, if it intersects it (RESPONSE_FINAL is the caller's). */
+void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t len);
 
 /* data.c */
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable);

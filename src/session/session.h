@@ -141,6 +141,13 @@ ZM_NODISCARD z_result_t zm_session_batch_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_flush(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_stop(zm_session_t *s);
 
+/**
+ * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
+ * session, its transport and its peers in JSON (key @/ZID/pico/ and below). Idempotent.
+ */
+ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
+ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
+
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);
 

@@ -656,11 +656,13 @@ z_result_t zp_batch_stop(const z_loaned_session_t *zs);
 #endif
 
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
-/* Unreachable until queryables exist: opt.h refuses Z_FEATURE_ADMIN_SPACE = 1 without them, so
- * these are declared for completeness and not implemented. */
-/** Starts answering queries on the session's admin space (@/<zid>/...). */
+/**
+ * Declares the admin space, as zenoh-pico 1.9 does: a queryable on the key expressions under
+ * "@/<zid>/pico" answering with JSON descriptions of the session, its transport and its peers.
+ * Idempotent. Replies are sent from the thread that receives the query.
+ */
 z_result_t zp_start_admin_space(z_loaned_session_t *zs);
-/** Stops answering queries on the admin space. */
+/** Undeclares the admin space; Z_OK if it was not started. */
 z_result_t zp_stop_admin_space(z_loaned_session_t *zs);
 #endif
 
