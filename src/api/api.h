@@ -181,4 +181,22 @@ void zm_api_session_unref(zm_api_session_t *b);
 ZM_NODISCARD z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out);
 void zm_api_session_leave(zm_api_session_t *b);
 
+/*
+ * z_X_take, the same for every owned type: moves src's value into obj and leaves src null
+ * (obj null when src is NULL).
+ */
+#define ZM_API_DEFINE_TAKE(name)                                                \
+    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)      \
+    {                                                                           \
+        if (obj == NULL) {                                                      \
+            return;                                                             \
+        }                                                                       \
+        if (src == NULL) {                                                      \
+            z_internal_##name##_null(obj);                                      \
+            return;                                                             \
+        }                                                                       \
+        *obj = src->_this;                                                      \
+        z_internal_##name##_null(&src->_this);                                  \
+    }
+
 #endif /* ZM_API_API_H */

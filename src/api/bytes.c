@@ -151,18 +151,7 @@ static z_result_t slice_from_buf(zm_api_slice_t *dst, const uint8_t *data, size_
         const zm_api_slice_t *s = obj != NULL ? &obj->_val.FIELD : NULL;                          \
         return s != NULL && (VALID);                                                              \
     }                                                                                             \
-    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)                        \
-    {                                                                                             \
-        if (obj == NULL) {                                                                        \
-            return;                                                                               \
-        }                                                                                         \
-        if (src == NULL) {                                                                        \
-            z_internal_##name##_null(obj);                                                        \
-            return;                                                                               \
-        }                                                                                         \
-        *obj = src->_this;                                                                        \
-        z_internal_##name##_null(&src->_this);                                                    \
-    }                                                                                             \
+    ZM_API_DEFINE_TAKE(name)                                                                      \
     void z_##name##_drop(z_moved_##name##_t *obj)                                                 \
     {                                                                                             \
         if (obj != NULL) {                                                                        \
@@ -204,18 +193,7 @@ void z_internal_slice_null(z_owned_slice_t *obj)
 
 bool z_internal_slice_check(const z_owned_slice_t *obj) { return obj != NULL && obj->_val.start != NULL; }
 
-void z_slice_take(z_owned_slice_t *obj, z_moved_slice_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_slice_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_slice_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(slice)
 
 void z_slice_drop(z_moved_slice_t *obj)
 {
@@ -380,18 +358,7 @@ bool z_internal_string_array_check(const z_owned_string_array_t *obj)
     return obj != NULL && obj->_val.len > 0;
 }
 
-void z_string_array_take(z_owned_string_array_t *obj, z_moved_string_array_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_string_array_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_string_array_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(string_array)
 
 void z_string_array_drop(z_moved_string_array_t *obj)
 {
@@ -712,18 +679,7 @@ void z_internal_bytes_writer_null(z_owned_bytes_writer_t *obj)
 
 bool z_internal_bytes_writer_check(const z_owned_bytes_writer_t *obj) { return obj != NULL && obj->_val.owner != NULL; }
 
-void z_bytes_writer_take(z_owned_bytes_writer_t *obj, z_moved_bytes_writer_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_bytes_writer_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_bytes_writer_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(bytes_writer)
 
 void z_bytes_writer_drop(z_moved_bytes_writer_t *obj)
 {

@@ -325,16 +325,7 @@ static void handler_drop(zm_channel_t *ch)
         }                                                                                               \
     }                                                                                                   \
     bool z_internal_##name##_check(const z_owned_##name##_t *obj) { return obj != NULL && obj->_rc.ptr != NULL; } \
-    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)                              \
-    {                                                                                                   \
-        if (obj == NULL) {                                                                              \
-            return;                                                                                     \
-        }                                                                                               \
-        obj->_rc.ptr = src != NULL ? src->_this._rc.ptr : NULL;                                         \
-        if (src != NULL) {                                                                              \
-            src->_this._rc.ptr = NULL;                                                                  \
-        }                                                                                               \
-    }                                                                                                   \
+    ZM_API_DEFINE_TAKE(name)                                                                            \
     void z_##name##_drop(z_moved_##name##_t *obj)                                                       \
     {                                                                                                   \
         if (obj != NULL) {                                                                              \

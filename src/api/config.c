@@ -34,18 +34,7 @@ void z_internal_config_null(z_owned_config_t *obj)
 
 bool z_internal_config_check(const z_owned_config_t *obj) { return obj != NULL && obj->_val.n > 0; }
 
-void z_config_take(z_owned_config_t *obj, z_moved_config_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_config_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_config_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(config)
 
 void z_config_drop(z_moved_config_t *obj)
 {

@@ -33,18 +33,7 @@ bool z_internal_encoding_check(const z_owned_encoding_t *obj)
     return obj != NULL && (obj->_val.id != 0 || obj->_val.schema.slice.len > 0);
 }
 
-void z_encoding_take(z_owned_encoding_t *obj, z_moved_encoding_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_encoding_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_encoding_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(encoding)
 
 void z_encoding_drop(z_moved_encoding_t *obj)
 {

@@ -34,18 +34,7 @@ void z_internal_keyexpr_null(z_owned_keyexpr_t *obj)
 
 bool z_internal_keyexpr_check(const z_owned_keyexpr_t *obj) { return obj != NULL && obj->_val.key.slice.len > 0; }
 
-void z_keyexpr_take(z_owned_keyexpr_t *obj, z_moved_keyexpr_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_keyexpr_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_keyexpr_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(keyexpr)
 
 void z_keyexpr_drop(z_moved_keyexpr_t *obj)
 {

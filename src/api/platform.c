@@ -282,16 +282,7 @@ const char *z_time_now_as_str(char *const buf, unsigned long buflen)
             obj->_val.ptr = NULL;                                                       \
         }                                                                               \
     }                                                                                   \
-    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)              \
-    {                                                                                   \
-        if (obj == NULL) {                                                              \
-            return;                                                                     \
-        }                                                                               \
-        obj->_val.ptr = src != NULL ? src->_this._val.ptr : NULL;                       \
-        if (src != NULL) {                                                              \
-            src->_this._val.ptr = NULL;                                                 \
-        }                                                                               \
-    }
+    ZM_API_DEFINE_TAKE(name)
 
 SYSTEM_FUNCTIONS(task)
 SYSTEM_FUNCTIONS(mutex)

@@ -236,18 +236,7 @@ void z_internal_publisher_null(z_owned_publisher_t *obj)
 
 bool z_internal_publisher_check(const z_owned_publisher_t *obj) { return obj != NULL && obj->_val.session != NULL; }
 
-void z_publisher_take(z_owned_publisher_t *obj, z_moved_publisher_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_publisher_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_publisher_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(publisher)
 
 z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t *pub,
                                const z_loaned_keyexpr_t *keyexpr, const z_publisher_options_t *options)
@@ -437,18 +426,7 @@ void z_internal_subscriber_null(z_owned_subscriber_t *obj)
 
 bool z_internal_subscriber_check(const z_owned_subscriber_t *obj) { return obj != NULL && obj->_val.session != NULL; }
 
-void z_subscriber_take(z_owned_subscriber_t *obj, z_moved_subscriber_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_subscriber_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_subscriber_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(subscriber)
 
 /* Declares on the session; takes callback on every path. key, when not NULL, gets a copy of the
  * key expression for z_subscriber_keyexpr. */

@@ -113,18 +113,7 @@ z_reliability_t z_reliability_default(void) { return Z_RELIABILITY_DEFAULT; }
     {                                                                                            \
         return obj != NULL && obj->_val.call != NULL;                                            \
     }                                                                                            \
-    void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src)                       \
-    {                                                                                            \
-        if (obj == NULL) {                                                                       \
-            return;                                                                              \
-        }                                                                                        \
-        if (src == NULL) {                                                                       \
-            z_internal_##name##_null(obj);                                                       \
-            return;                                                                              \
-        }                                                                                        \
-        *obj = src->_this;                                                                       \
-        z_internal_##name##_null(&src->_this);                                                   \
-    }                                                                                            \
+    ZM_API_DEFINE_TAKE(name)                                                                     \
     void z_##name##_drop(z_moved_##name##_t *obj)                                                \
     {                                                                                            \
         if (obj == NULL) {                                                                       \
@@ -281,18 +270,7 @@ void z_internal_sample_null(z_owned_sample_t *obj)
 
 bool z_internal_sample_check(const z_owned_sample_t *obj) { return obj != NULL && obj->_val.keyexpr.key.slice.len > 0; }
 
-void z_sample_take(z_owned_sample_t *obj, z_moved_sample_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_sample_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_sample_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(sample)
 
 void z_sample_drop(z_moved_sample_t *obj)
 {
@@ -436,18 +414,7 @@ void z_internal_hello_null(z_owned_hello_t *obj)
 
 bool z_internal_hello_check(const z_owned_hello_t *obj) { return obj != NULL && obj->_val.whatami != 0; }
 
-void z_hello_take(z_owned_hello_t *obj, z_moved_hello_t *src)
-{
-    if (obj == NULL) {
-        return;
-    }
-    if (src == NULL) {
-        z_internal_hello_null(obj);
-        return;
-    }
-    *obj = src->_this;
-    z_internal_hello_null(&src->_this);
-}
+ZM_API_DEFINE_TAKE(hello)
 
 void z_hello_drop(z_moved_hello_t *obj)
 {
