@@ -148,15 +148,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
             }
             zm_peers_unpin(s, pinned, n);
         } else if (s->cfg.mode == ZM_MODE_CLIENT && !s->cfg.auto_reconnect) {
-            bool any = false;
-            S_LOCK(s);
-            for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
-                any |= s->peers[i].state != PEER_FREE;
-            }
-            S_UNLOCK(s);
-            if (!any || s->peers[0].state == PEER_DEAD) {
-                rc = ZM_E_CLOSED; /* the router is gone and will not come back */
-            }
+            rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
     if (a->destination != ZM_LOCALITY_REMOTE) {
