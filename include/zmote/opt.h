@@ -153,6 +153,11 @@
 #define ZM_KEYEXPR_MAX 1024
 #endif
 
+/** How long a peer that connects to us has to finish its handshake (the accept task waits). */
+#ifndef ZM_ACCEPT_TIMEOUT_MS
+#define ZM_ACCEPT_TIMEOUT_MS 5000u
+#endif
+
 /** Lease announced in OPEN, in milliseconds (Rust default). */
 #ifndef ZM_LEASE_MS
 #define ZM_LEASE_MS 10000u

@@ -117,6 +117,21 @@ static bool batch_buffered(const zm_link_t *l)
     return have >= n || n > l->rx_cap;
 }
 
+/* One read, first waiting for bytes until the link's deadline when it has one. */
+static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
+{
+    if (l->rx_deadline_ms != 0 && l->ops->wait_readable != NULL) {
+        uint64_t now = zm_port_clock_ms();
+        if (now >= l->rx_deadline_ms) {
+            return ZM_E_TIMEOUT;
+        }
+        ZM_TRY(l->ops->wait_readable(l, (uint32_t)(l->rx_deadline_ms - now)));
+    }
+    return l->ops->read(l, buf, len, n);
+}
+
+void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
+
 z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
 {
     if (buf != l->rx_buf || cap != l->rx_cap) {
@@ -129,7 +144,7 @@ z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t
     }
     if (!l->ops->streamed) {
         size_t n = 0;
-        ZM_TRY(l->ops->read(l, buf, cap, &n));
+        ZM_TRY(read_some(l, buf, cap, &n));
         *batch = zm_slice(buf, n);
         return Z_OK;
     }
@@ -160,7 +175,7 @@ z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t
             l->rx_len = have;
         }
         size_t got = 0;
-        ZM_TRY(l->ops->read(l, buf + l->rx_len, cap - l->rx_len, &got));
+        ZM_TRY(read_some(l, buf + l->rx_len, cap - l->rx_len, &got));
         l->rx_len += got;
     }
 }

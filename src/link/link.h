@@ -67,6 +67,7 @@ struct zm_link {
     size_t rx_cap;
     size_t rx_pos;
     size_t rx_len;
+    uint64_t rx_deadline_ms; /* receives fail with ZM_E_TIMEOUT past it; 0: none */
 };
 
 /** The TCP entry of the table (tcp.c). */
@@ -140,6 +141,13 @@ ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t ca
  * that arrives only in part can still make the following recv_batch wait for its rest.
  */
 ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+
+/**
+ * Bounds every following receive by a monotonic deadline (zm_port_clock_ms), even one whose batch
+ * arrives only in part: ZM_E_TIMEOUT past it (then the link must be closed). 0 removes it.
+ * For handshakes, which must not let a silent or slow peer hold their caller.
+ */
+void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms);
 
 /** Makes blocked and future receives, sends and accepts on l return; any thread, idempotent. */
 void zm_link_shutdown(zm_link_t *l);

@@ -124,7 +124,7 @@ z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms)
     ZM_TRY(zm_link_accept(&s->listener, &link, timeout_ms));
     zm_transport_params_t params = local_params(s);
     zm_transport_t t;
-    z_result_t rc = zm_transport_accept(&t, &link, &params, CONNECT_TIMEOUT_MS);
+    z_result_t rc = zm_transport_accept(&t, &link, &params, ZM_ACCEPT_TIMEOUT_MS);
     if (rc != Z_OK) {
         zm_link_close(&link);
         return Z_OK; /* a bad newcomer does not stop the listener */

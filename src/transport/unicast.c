@@ -61,8 +61,7 @@ static z_result_t send_one(zm_link_t *link, const zm_transport_msg_t *m)
 /* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
 static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, bool ack, zm_transport_msg_t *m)
 {
-    uint64_t now = zm_port_clock_ms();
-    ZM_TRY(zm_link_wait_readable(&t->link, now < deadline ? (uint32_t)(deadline - now) : 0u));
+    zm_link_set_deadline(&t->link, deadline);
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     zm_reader_t r;
@@ -269,6 +268,7 @@ static z_result_t handshake(zm_transport_t *t, zm_link_t *link, const zm_transpo
     if (rc == Z_OK) {
         rc = finish(t);
     }
+    zm_link_set_deadline(&t->link, 0); /* established: the lease watches the link from now on */
     if (rc != Z_OK) {
         zm_free(t->tx_buf);
         zm_free(t->rx_buf);

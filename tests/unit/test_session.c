@@ -226,9 +226,79 @@ static void test_bad_config(void)
     CHECK_EQ_INT(zm_session_open(&s, &c), Z_EINVAL);
 }
 
+/* Sends raw bytes to a listening session and returns how the session answered: ZM_E_CLOSED once
+ * it dropped the link. */
+static z_result_t poke(uint16_t port, const uint8_t *bytes, size_t len)
+{
+    zm_socket_t sock;
+    z_result_t rc = zm_port_tcp_connect(&sock, "127.0.0.1", port, 2000);
+    if (rc != Z_OK) {
+        return rc;
+    }
+    rc = zm_port_socket_write(&sock, bytes, len);
+    uint8_t buf[512];
+    size_t n = 0;
+    uint64_t deadline = zm_port_clock_ms() + ZM_ACCEPT_TIMEOUT_MS + 3000u; /* its handshake timeout, and more */
+    while (rc == Z_OK && zm_port_clock_ms() < deadline) {
+        if (zm_port_socket_wait_readable(&sock, 200) == Z_OK) {
+            rc = zm_port_socket_read(&sock, buf, sizeof(buf), &n);
+        }
+    }
+    zm_port_socket_close(&sock);
+    return rc;
+}
+
+/* Hostile bytes cost the sender its link and nothing else: the session still serves peers. */
+static void test_hostile_peer(void)
+{
+    char listen[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.mode = ZM_MODE_PEER;
+    ca.listen[0] = listen;
+    ca.n_listen = 1;
+    ca.start_tasks = true;
+    zm_session_t *a = NULL;
+    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
+    if (a == NULL) {
+        return;
+    }
+    /* not an INIT: garbage, a length larger than any batch, an INIT with whatami 0b11 */
+    static const uint8_t garbage[] = {0x05, 0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb};
+    static const uint8_t huge[] = {0xff, 0xff, 0x01};
+    static const uint8_t bad_init[] = {0x05, 0x00, 0x01, 0x09, 0x03, 0x01, 0x02};
+    CHECK_EQ_INT(poke(port, garbage, sizeof(garbage)), ZM_E_CLOSED);
+    CHECK_EQ_INT(poke(port, huge, sizeof(huge)), ZM_E_CLOSED);
+    CHECK_EQ_INT(poke(port, bad_init, sizeof(bad_init)), ZM_E_CLOSED);
+
+    /* a well-behaved peer is still served */
+    inbox_t in;
+    inbox_init(&in);
+    uint32_t sub = 0;
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "x/**", 4, ZM_LOCALITY_ANY, on_sample, on_drop, &in, &sub), Z_OK);
+    zm_session_config_t cb;
+    memset(&cb, 0, sizeof(cb));
+    cb.mode = ZM_MODE_PEER;
+    cb.connect[0] = listen;
+    cb.n_connect = 1;
+    cb.start_tasks = true;
+    zm_session_t *b = NULL;
+    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
+    if (b != NULL) {
+        probe_inbox = &in;
+        CHECK(eventually(put_arrives, b, "x/y", 5000));
+        zm_session_close(b);
+    }
+    zm_session_close(a);
+    CHECK_EQ_INT(in.drops, 1);
+}
+
 int main(void)
 {
     test_bad_config();
     test_peer_to_peer();
+    test_hostile_peer();
     return CHECK_DONE();
 }
