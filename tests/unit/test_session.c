@@ -5,8 +5,11 @@
  */
 #include <stdio.h>
 
+#include <stdlib.h>
+
 #include "check.h"
 #include "session/session.h"
+#include "util/alloc.h"
 #include "zmote/port.h"
 
 typedef struct {
@@ -295,10 +298,101 @@ static void test_hostile_peer(void)
     CHECK_EQ_INT(in.drops, 1);
 }
 
+/* An allocator that fails its Nth call (counting from 1; 0: never), over malloc. */
+static unsigned alloc_calls, alloc_fail_at;
+static void *failing_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return ++alloc_calls == alloc_fail_at ? NULL : malloc(size);
+}
+static void plain_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    free(ptr);
+}
+
+/*
+ * Every allocation of a connecting session's life (open, declare, put, undeclare, close) made
+ * to fail in turn: each failure is an error code, nothing leaks (ASan), and the listening
+ * session it talks to keeps serving the next attempt.
+ */
+static void test_alloc_failures(void)
+{
+    char listen[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t ca;
+    memset(&ca, 0, sizeof(ca));
+    ca.mode = ZM_MODE_PEER;
+    ca.listen[0] = listen;
+    ca.n_listen = 1;
+    ca.start_tasks = true;
+    zm_session_t *a = NULL;
+    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
+    if (a == NULL) {
+        return;
+    }
+    static const zm_allocator_t failing = {failing_alloc, plain_free, NULL};
+    unsigned total = 0;
+    for (unsigned n = 1;; n++) {
+        alloc_calls = 0;
+        alloc_fail_at = n;
+        zm_allocator_set(&failing);
+        zm_session_config_t cb;
+        memset(&cb, 0, sizeof(cb));
+        cb.mode = ZM_MODE_PEER;
+        cb.connect[0] = listen;
+        cb.n_connect = 1;
+        cb.start_tasks = true;
+        zm_session_t *b = NULL;
+        z_result_t rc = zm_session_open(&b, &cb);
+        if (rc == Z_OK) {
+            uint32_t sub = 0;
+            inbox_t in;
+            inbox_init(&in);
+            if (zm_session_declare_subscriber(b, "f/**", 4, ZM_LOCALITY_ANY, on_sample, NULL, &in, &sub) == Z_OK) {
+                CHECK_EQ_INT(put(b, "f/x", 8, ZM_SAMPLE_PUT), Z_OK);
+                CHECK_EQ_INT(zm_session_undeclare_subscriber(b, sub), Z_OK);
+            }
+            zm_session_close(b);
+            zm_port_condvar_destroy(&in.cond);
+            zm_port_mutex_destroy(&in.lock);
+        } else {
+            CHECK_CTX(rc < 0 && b == NULL, "allocation %u: rc %d", n, rc);
+        }
+        zm_allocator_set(NULL);
+        total = alloc_calls;
+        if (n > total) {
+            break; /* every allocation of the run has failed once */
+        }
+    }
+    CHECK(total > 3);
+    /* the listener is still whole */
+    inbox_t in;
+    inbox_init(&in);
+    uint32_t sub = 0;
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "ok/**", 5, ZM_LOCALITY_ANY, on_sample, NULL, &in, &sub), Z_OK);
+    zm_session_t *b = NULL;
+    zm_session_config_t cb;
+    memset(&cb, 0, sizeof(cb));
+    cb.mode = ZM_MODE_PEER;
+    cb.connect[0] = listen;
+    cb.n_connect = 1;
+    cb.start_tasks = true;
+    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
+    if (b != NULL) {
+        probe_inbox = &in;
+        CHECK(eventually(put_arrives, b, "ok/1", 5000));
+        zm_session_close(b);
+    }
+    zm_session_close(a);
+}
+
 int main(void)
 {
     test_bad_config();
     test_peer_to_peer();
     test_hostile_peer();
+    test_alloc_failures();
     return CHECK_DONE();
 }
