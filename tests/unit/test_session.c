@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -298,12 +299,13 @@ static void test_hostile_peer(void)
     CHECK_EQ_INT(in.drops, 1);
 }
 
-/* An allocator that fails its Nth call (counting from 1; 0: never), over malloc. */
-static unsigned alloc_calls, alloc_fail_at;
+/* An allocator that fails its Nth call (counting from 1; 0: never), over malloc. Installed
+ * once before any session, as zm_allocator_set requires; only its counters change. */
+static atomic_uint alloc_calls, alloc_fail_at;
 static void *failing_alloc(void *ctx, size_t size)
 {
     (void)ctx;
-    return ++alloc_calls == alloc_fail_at ? NULL : malloc(size);
+    return atomic_fetch_add(&alloc_calls, 1u) + 1u == atomic_load(&alloc_fail_at) ? NULL : malloc(size);
 }
 static void plain_free(void *ctx, void *ptr)
 {
@@ -312,12 +314,15 @@ static void plain_free(void *ctx, void *ptr)
 }
 
 /*
- * Every allocation of a connecting session's life (open, declare, put, undeclare, close) made
- * to fail in turn: each failure is an error code, nothing leaks (ASan), and the listening
- * session it talks to keeps serving the next attempt.
+ * Every allocation of a connecting session's life (open, declare, put, undeclare, close), and
+ * of the listener's side of it, made to fail in turn: each failure is an error code, nothing
+ * leaks (ASan), and the listening session keeps serving the next attempt.
  */
 static void test_alloc_failures(void)
 {
+    static const zm_allocator_t failing = {failing_alloc, plain_free, NULL};
+    atomic_store(&alloc_fail_at, 0u);
+    zm_allocator_set(&failing);
     char listen[64];
     uint16_t port = listening_port();
     snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
@@ -330,14 +335,13 @@ static void test_alloc_failures(void)
     zm_session_t *a = NULL;
     CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
     if (a == NULL) {
+        zm_allocator_set(NULL);
         return;
     }
-    static const zm_allocator_t failing = {failing_alloc, plain_free, NULL};
     unsigned total = 0;
     for (unsigned n = 1;; n++) {
-        alloc_calls = 0;
-        alloc_fail_at = n;
-        zm_allocator_set(&failing);
+        atomic_store(&alloc_calls, 0u);
+        atomic_store(&alloc_fail_at, n);
         zm_session_config_t cb;
         memset(&cb, 0, sizeof(cb));
         cb.mode = ZM_MODE_PEER;
@@ -360,8 +364,8 @@ static void test_alloc_failures(void)
         } else {
             CHECK_CTX(rc < 0 && b == NULL, "allocation %u: rc %d", n, rc);
         }
-        zm_allocator_set(NULL);
-        total = alloc_calls;
+        atomic_store(&alloc_fail_at, 0u);
+        total = atomic_load(&alloc_calls);
         if (n > total) {
             break; /* every allocation of the run has failed once */
         }
@@ -386,6 +390,7 @@ static void test_alloc_failures(void)
         zm_session_close(b);
     }
     zm_session_close(a);
+    zm_allocator_set(NULL);
 }
 
 int main(void)
