@@ -46,6 +46,26 @@ def endpoint(port: int) -> str:
     return f"tcp/127.0.0.1:{port}"
 
 
+def wait_listening(port: int, timeout: float, proc=None) -> None:
+    """Waits until something listens on the TCP port (the kernel's table, no connection made),
+    for programs that print nothing when ready; fails after timeout or if proc exits."""
+    deadline = time.monotonic() + timeout
+    want = f":{port:04X} "
+    while time.monotonic() < deadline:
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                with open(table) as f:
+                    # state 0A is LISTEN
+                    if any(want in line and line.split()[3] == "0A" for line in f.readlines()[1:]):
+                        return
+            except OSError:
+                pass
+        if proc is not None and proc.p.poll() is not None:
+            raise AssertionError(f"{proc.name} exited before listening on {port}\n{proc.describe()}")
+        time.sleep(0.02)  # the kernel's table has no event to wait on
+    raise AssertionError(f"nothing listens on port {port} after {timeout}s")
+
+
 # ---- the pattern ------------------------------------------------------------------------------
 
 

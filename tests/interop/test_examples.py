@@ -193,8 +193,10 @@ def test_z_pong_ends_at_end_of_input(children):
 
 
 def test_z_pub_thr_to_z_sub_thr_peer_to_peer(children):
-    ep = endpoint(free_port())
+    port = free_port()
+    ep = endpoint(port)
     sub = children.zm("z_sub_thr", "-m", "peer", "-l", ep)
+    harness.wait_listening(port, 10, sub)  # z_sub_thr prints nothing until samples flow
     pub = children.zm("z_pub_thr", "-m", "peer", "-e", ep, "-s", "64")
     sub.wait_lines(r"^\d+\.\d{3}$", 3, timeout=20, others=[pub])
     pub.wait_lines(r"^\d+\.\d{3}$", 3, timeout=10)
