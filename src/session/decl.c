@@ -75,47 +75,38 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
 }
 
 /*
- * Snapshot of our declarations under the lock, sent without it. The lists only grow at the
- * head and entries are freed only by their undeclare, which broadcasts afterwards, so a
- * declaration racing with this push reaches the new peer either here or by its broadcast.
+ * Our declarations, queued in the new peer's batch under the lock and written after it. A
+ * declaration racing with this push reaches the peer either here or by its own broadcast.
  */
 z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
     zm_declaration_t d;
+    z_result_t rc = Z_OK;
+    zm_transport_set_batching(&p->t, true);
     S_LOCK(s);
-    for (zm_decl_t *k = s->keys; k != NULL; k = k->next) {
+    for (zm_decl_t *k = s->keys; k != NULL && rc == Z_OK; k = k->next) {
         decl_fill(&d, ZM_DECL_KEYEXPR, k->id, k->key, k->key_len);
         d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
-        z_result_t rc = send_decl(p, &d, false);
-        if (rc != Z_OK) {
-            S_UNLOCK(s);
-            return rc;
+        rc = send_decl(p, &d, false);
+    }
+    for (zm_sub_t *sub = s->subs; sub != NULL && rc == Z_OK; sub = sub->next) {
+        if (!sub->removed && sub->origin != ZM_LOCALITY_SESSION_LOCAL) {
+            decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+            rc = send_decl(p, &d, false);
         }
     }
-    for (zm_sub_t *sub = s->subs; sub != NULL; sub = sub->next) {
-        if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL) {
-            continue;
-        }
-        decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
-        z_result_t rc = send_decl(p, &d, false);
-        if (rc != Z_OK) {
-            S_UNLOCK(s);
-            return rc;
-        }
+    if (rc == Z_OK && zm_admin_declaration(s, &d)) {
+        rc = send_decl(p, &d, false);
     }
-    if (zm_admin_declaration(s, &d)) {
-        z_result_t rc = send_decl(p, &d, false);
-        if (rc != Z_OK) {
-            S_UNLOCK(s);
-            return rc;
-        }
-    }
+    bool batching = s->batching;
     S_UNLOCK(s);
-    if (p->t.remote_whatami != ZM_WAI_ROUTER) {
+    if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
         decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
-        ZM_TRY(send_decl(p, &d, true)); /* ends the implicit interest 0 */
+        rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
     }
-    return zm_transport_flush(&p->t);
+    zm_transport_set_batching(&p->t, batching);
+    z_result_t flushed = zm_transport_flush(&p->t);
+    return rc != Z_OK ? rc : flushed;
 }
 
 /* ---- key expressions ---------------------------------------------------------------------------- */

@@ -114,7 +114,8 @@ struct zm_session {
 };
 
 /* peer.c */
-zm_peer_t *zm_peer_slot(zm_session_t *s);
+/** Accepts one peer on the listener within timeout_ms; a failed handshake costs only that link. */
+ZM_NODISCARD z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);

@@ -11,7 +11,7 @@
 
 #define CONNECT_TIMEOUT_MS 10000u
 
-zm_peer_t *zm_peer_slot(zm_session_t *s)
+static zm_peer_t *peer_slot(zm_session_t *s)
 {
     for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
         if (s->peers[i].state == PEER_FREE && s->peers[i].refs == 0) {
@@ -65,7 +65,7 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p)
 static bool peer_add(zm_session_t *s, zm_transport_t *t)
 {
     S_LOCK(s);
-    zm_peer_t *p = zm_peer_slot(s);
+    zm_peer_t *p = peer_slot(s);
     if (p == NULL || s->closing) {
         S_UNLOCK(s);
         return false;
@@ -116,8 +116,6 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     return Z_OK;
 }
 
-/* One accepted link: handshake, then a slot; a failure only costs that link. */
-z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
 z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms)
 {
     zm_link_t link;

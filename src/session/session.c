@@ -13,8 +13,6 @@
 #define ACCEPT_POLL_MS 200u
 #define RECONNECT_PERIOD_MS 1000u
 
-z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
-
 /* Copies the endpoint strings so the caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {

@@ -85,6 +85,24 @@ static z_result_t put(zm_session_t *s, const char *key, size_t size, uint8_t kin
     return zm_session_put(s, &a);
 }
 
+/* A peer-mode configuration with its tasks, listening on or connecting to one endpoint. */
+static zm_session_config_t peer_config(const char *listen, const char *connect)
+{
+    zm_session_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.mode = ZM_MODE_PEER;
+    c.start_tasks = true;
+    if (listen != NULL) {
+        c.listen[0] = listen;
+        c.n_listen = 1;
+    }
+    if (connect != NULL) {
+        c.connect[0] = connect;
+        c.n_connect = 1;
+    }
+    return c;
+}
+
 static uint16_t listening_port(void)
 {
     /* a free port: bind to 0, read it back, release it */
@@ -129,12 +147,7 @@ static void test_peer_to_peer(void)
     snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
     snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
 
-    zm_session_config_t ca;
-    memset(&ca, 0, sizeof(ca));
-    ca.mode = ZM_MODE_PEER;
-    ca.listen[0] = listen;
-    ca.n_listen = 1;
-    ca.start_tasks = true;
+    zm_session_config_t ca = peer_config(listen, NULL);
     zm_session_t *a = NULL, *b = NULL;
     CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
     if (a == NULL) {
@@ -148,12 +161,7 @@ static void test_peer_to_peer(void)
     /* declared before the other peer exists: it must learn it at connection */
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "demo/**", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &ina, &sub_a), Z_OK);
 
-    zm_session_config_t cb;
-    memset(&cb, 0, sizeof(cb));
-    cb.mode = ZM_MODE_PEER;
-    cb.connect[0] = connect;
-    cb.n_connect = 1;
-    cb.start_tasks = true;
+    zm_session_config_t cb = peer_config(NULL, connect);
     CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
     if (b == NULL) {
         zm_session_close(a);
@@ -258,12 +266,7 @@ static void test_hostile_peer(void)
     char listen[64];
     uint16_t port = listening_port();
     snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t ca;
-    memset(&ca, 0, sizeof(ca));
-    ca.mode = ZM_MODE_PEER;
-    ca.listen[0] = listen;
-    ca.n_listen = 1;
-    ca.start_tasks = true;
+    zm_session_config_t ca = peer_config(listen, NULL);
     zm_session_t *a = NULL;
     CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
     if (a == NULL) {
@@ -282,12 +285,7 @@ static void test_hostile_peer(void)
     inbox_init(&in);
     uint32_t sub = 0;
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "x/**", 4, ZM_LOCALITY_ANY, on_sample, on_drop, &in, &sub), Z_OK);
-    zm_session_config_t cb;
-    memset(&cb, 0, sizeof(cb));
-    cb.mode = ZM_MODE_PEER;
-    cb.connect[0] = listen;
-    cb.n_connect = 1;
-    cb.start_tasks = true;
+    zm_session_config_t cb = peer_config(NULL, listen);
     zm_session_t *b = NULL;
     CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
     if (b != NULL) {
@@ -326,12 +324,7 @@ static void test_alloc_failures(void)
     char listen[64];
     uint16_t port = listening_port();
     snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t ca;
-    memset(&ca, 0, sizeof(ca));
-    ca.mode = ZM_MODE_PEER;
-    ca.listen[0] = listen;
-    ca.n_listen = 1;
-    ca.start_tasks = true;
+    zm_session_config_t ca = peer_config(listen, NULL);
     zm_session_t *a = NULL;
     CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
     if (a == NULL) {
@@ -342,12 +335,7 @@ static void test_alloc_failures(void)
     for (unsigned n = 1;; n++) {
         atomic_store(&alloc_calls, 0u);
         atomic_store(&alloc_fail_at, n);
-        zm_session_config_t cb;
-        memset(&cb, 0, sizeof(cb));
-        cb.mode = ZM_MODE_PEER;
-        cb.connect[0] = listen;
-        cb.n_connect = 1;
-        cb.start_tasks = true;
+        zm_session_config_t cb = peer_config(NULL, listen);
         zm_session_t *b = NULL;
         z_result_t rc = zm_session_open(&b, &cb);
         if (rc == Z_OK) {
@@ -377,12 +365,7 @@ static void test_alloc_failures(void)
     uint32_t sub = 0;
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "ok/**", 5, ZM_LOCALITY_ANY, on_sample, NULL, &in, &sub), Z_OK);
     zm_session_t *b = NULL;
-    zm_session_config_t cb;
-    memset(&cb, 0, sizeof(cb));
-    cb.mode = ZM_MODE_PEER;
-    cb.connect[0] = listen;
-    cb.n_connect = 1;
-    cb.start_tasks = true;
+    zm_session_config_t cb = peer_config(NULL, listen);
     CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
     if (b != NULL) {
         probe_inbox = &in;
