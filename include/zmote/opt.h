@@ -173,6 +173,13 @@
 #define ZM_CONFIG_ENTRIES_MAX 16
 #endif
 
+/* ---- logging ------------------------------------------------------------------------------ */
+
+/** Most detailed log level compiled in: 0 none, 1 errors, 2 warnings, 3 info, 4 debug. */
+#ifndef ZM_LOG_LEVEL
+#define ZM_LOG_LEVEL 2
+#endif
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /** Internal invariant checks (ZM_ASSERT): on in debug, test and fuzz builds. */

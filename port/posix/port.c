@@ -56,6 +56,17 @@ void zm_assert_fail(const char *expr, const char *file, int line)
     abort();
 }
 
+#if ZM_LOG_LEVEL > 0
+/* Declared by util/log.h; one line on stderr, written whole so that threads do not interleave. */
+void zm_port_log(uint8_t level, const char *line);
+
+void zm_port_log(uint8_t level, const char *line)
+{
+    static const char *const names[] = {"", "error", "warn", "info", "debug"};
+    fprintf(stderr, "zmote %s: %s\n", level < 5 ? names[level] : "log", line);
+}
+#endif
+
 /* ---- memory ---------------------------------------------------------------------------------- */
 
 void *zm_port_malloc(size_t size) { return malloc(size); }
