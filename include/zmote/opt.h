@@ -148,6 +148,31 @@
 #define ZM_PEERS_MAX 8
 #endif
 
+/** Declarations (key expressions and subscribers) one peer may hold here; more closes its link. */
+#ifndef ZM_PEER_DECLS_MAX
+#define ZM_PEER_DECLS_MAX 256
+#endif
+
+/** Bytes of key expressions one peer's declarations may hold here; more closes its link. */
+#ifndef ZM_PEER_DECL_BYTES_MAX
+#define ZM_PEER_DECL_BYTES_MAX (16u * 1024u)
+#endif
+
+/** A full peer table makes room for a newcomer by closing the least recently active accepted peer. */
+#ifndef ZM_PEER_EVICT
+#define ZM_PEER_EVICT 1
+#endif
+
+/** Keys of z_put (without a declared key expression) whose matching peers are remembered. */
+#ifndef ZM_PUT_CACHE_SLOTS
+#define ZM_PUT_CACHE_SLOTS 4
+#endif
+
+/** Longest key such a slot holds; z_put on longer keys matches them against every declaration. */
+#ifndef ZM_PUT_CACHE_KEY_MAX
+#define ZM_PUT_CACHE_KEY_MAX 96
+#endif
+
 /** Longest key expression a received message may resolve to (scope + suffix). */
 #ifndef ZM_KEYEXPR_MAX
 #define ZM_KEYEXPR_MAX 1024
@@ -192,6 +217,18 @@
 #endif
 #if ZM_EXT_UNKNOWN_MAX < 0 || ZM_EXT_UNKNOWN_MAX > 16
 #error "ZM_EXT_UNKNOWN_MAX must be within 0..16"
+#endif
+#if ZM_PEERS_MAX < 1 || ZM_PEERS_MAX > 255
+#error "ZM_PEERS_MAX must be within 1..255"
+#endif
+#if ZM_PEER_DECLS_MAX < 1 || ZM_PEER_DECLS_MAX > 16777216
+#error "ZM_PEER_DECLS_MAX must be within 1..2^24"
+#endif
+#if ZM_KEYEXPR_MAX > 65535
+#error "ZM_KEYEXPR_MAX must fit a u16"
+#endif
+#if ZM_PUT_CACHE_SLOTS < 0 || ZM_PUT_CACHE_KEY_MAX < 1 || ZM_PUT_CACHE_KEY_MAX > 65535
+#error "ZM_PUT_CACHE_SLOTS must be >= 0 and ZM_PUT_CACHE_KEY_MAX within 1..65535"
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"

@@ -33,8 +33,14 @@ void zm_port_sleep_ms(uint32_t ms);
 /** Fills buf with len bytes from the best source the platform has (zids, nonces). */
 void zm_port_random(void *buf, size_t len);
 
-#if Z_FEATURE_MULTI_THREAD
 /* ---- threads --------------------------------------------------------------------------------- */
+
+/** Tells threads apart: equal for calls from one thread, different for two live threads. */
+typedef uintptr_t zm_thread_id_t;
+/** The calling thread's id (a single-thread build may always return the same value). */
+zm_thread_id_t zm_port_thread_self(void);
+
+#if Z_FEATURE_MULTI_THREAD
 /*
  * Mutexes are not recursive. Locking or unlocking wrongly (twice, or from a thread that does
  * not hold it) is a bug of the caller; a port may abort on it in debug builds.

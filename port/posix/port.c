@@ -273,6 +273,15 @@ void zm_port_task_join(zm_task_t *t)
 
 #endif /* Z_FEATURE_MULTI_THREAD */
 
+zm_thread_id_t zm_port_thread_self(void)
+{
+#if Z_FEATURE_MULTI_THREAD
+    return (zm_thread_id_t)pthread_self(); /* an integer or a pointer on every POSIX system we serve */
+#else
+    return 0;
+#endif
+}
+
 /* ---- sockets --------------------------------------------------------------------------------- */
 
 static z_result_t errno_result(int err)

@@ -240,9 +240,7 @@ static void reply(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size
     put_->has_encoding = true;
     put_->encoding.id = ENCODING_APPLICATION_JSON;
     put_->payload = zm_slice(json->buf, json->len);
-    if (zm_transport_send(&p->t, &m, true, ZM_QOS_PRIO(qos), false) != Z_OK) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC);
-    }
+    zm_peer_send(p, &m, ZM_QOS_PRIO(qos), false);
 }
 
 void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey, size_t qlen)

@@ -21,23 +21,74 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-/*
- * A peer wants a key if it routes (a router), if we do not know its subscribers yet (its
- * initial declarations end with D_FINAL of interest 0; clients never send one), or if it
- * declared an intersecting subscriber.
- */
-static bool peer_wants(zm_peer_t *p, const void *arg)
+#if ZM_PUT_CACHE_SLOTS > 0
+/* s->lock held: the hits of a key put without a declared key expression, from the cache, or
+ * counted afresh into the slot least recently used. NULL when the key is too long to cache. */
+static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t len)
 {
-    const zm_put_args_t *a = arg;
-    if (p->t.remote_whatami != ZM_WAI_PEER || !p->declared) {
-        return true;
+    if (len > ZM_PUT_CACHE_KEY_MAX) {
+        return NULL;
     }
-    for (const zm_decl_t *d = p->rsubs; d != NULL; d = d->next) {
-        if (zm_keyexpr_intersects(d->key, d->key_len, a->key, a->key_len)) {
-            return true;
+    zm_put_cache_t *lru = &s->put_cache[0];
+    uint32_t now = ++s->put_clock;
+    if (now == 0) { /* the clock wrapped: start the ages again */
+        for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
+            s->put_cache[i].used = s->put_cache[i].used != 0 ? 1u : 0u;
+        }
+        now = s->put_clock = 2;
+    }
+    for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
+        zm_put_cache_t *e = &s->put_cache[i];
+        if (e->used != 0 && e->key_len == len && memcmp(e->key, key, len) == 0) {
+            e->used = now;
+            return &e->hits;
+        }
+        if (e->used < lru->used) {
+            lru = e;
         }
     }
-    return false;
+    lru->used = now;
+    lru->key_len = (uint16_t)len;
+    memcpy(lru->key, key, len);
+    zm_hits_count(s, key, len, &lru->hits);
+    return &lru->hits;
+}
+#endif
+
+/*
+ * Pins the peers a put must reach: every router (it routes), every peer whose subscribers we do
+ * not know yet (its initial declarations end with D_FINAL of interest 0; clients never send
+ * one), and every peer with a subscriber that intersects the key. The counts come from the
+ * key's declaration or the put cache, kept current as declarations change: no scan here.
+ */
+static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+{
+    size_t n = 0;
+    S_LOCK(s);
+    const zm_hits_t *hits = NULL;
+    zm_hits_t counted;
+    if (a->key_id != 0) {
+        const zm_lkey_t *k = zm_idmap_get(&s->keys, a->key_id);
+        hits = k != NULL ? &k->hits : NULL;
+    }
+#if ZM_PUT_CACHE_SLOTS > 0
+    if (hits == NULL) {
+        hits = put_cache_hits(s, a->key, a->key_len);
+    }
+#endif
+    if (hits == NULL) {
+        zm_hits_count(s, a->key, a->key_len, &counted);
+        hits = &counted;
+    }
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
+            p->refs++;
+            out[n++] = p;
+        }
+    }
+    S_UNLOCK(s);
+    return n;
 }
 
 static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
@@ -135,14 +186,14 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     z_result_t rc = Z_OK;
     if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
         zm_peer_t *pinned[ZM_PEERS_MAX];
-        size_t n = zm_peers_pin(s, pinned, peer_wants, a);
+        size_t n = pin_targets(s, a, pinned);
         if (n > 0) {
             zm_network_msg_t m;
             push_build(&m, a);
             for (size_t i = 0; i < n; i++) {
                 z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
                 if (r != Z_OK) {
-                    zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC);
+                    zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "it does not take what we send");
                     rc = r;
                 }
             }
@@ -206,63 +257,19 @@ z_result_t zm_session_batch_stop(zm_session_t *s)
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
-static const zm_decl_t *decl_find(const zm_decl_t *list, uint32_t id)
-{
-    while (list != NULL && list->id != id) {
-        list = list->next;
-    }
-    return list;
-}
-
 /*
- * The full key of a wire expression: the suffix alone when there is no scope (no copy), else
- * the declared prefix (the peer's table with sender mapping, ours with receiver mapping) and
- * the suffix, joined in the peer's key buffer.
+ * A message whose key cannot be resolved. An unknown id may be a race (an undeclaration on the
+ * Control channel overtaking data on another priority): the message is dropped. A key that is
+ * not a key expression, or is longer than ZM_KEYEXPR_MAX, comes from a broken or hostile peer:
+ * its link goes, before anything reaches the application.
  */
-static z_result_t resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len)
+static void bad_key(zm_peer_t *p, z_result_t rc)
 {
-    if (we->scope == 0) {
-        *key = (const char *)we->suffix.ptr;
-        *len = we->suffix.len;
-        return *len > 0 ? Z_OK : ZM_E_KEYEXPR;
+    if (rc == ZM_E_DECL_UNKNOWN) {
+        ZM_LOG_D("a message names an undeclared key expression id: dropped");
+        return;
     }
-    const zm_decl_t *d;
-    if (we->mapping == ZM_MAPPING_SENDER) {
-        d = decl_find(p->rkeys, we->scope);
-    } else {
-        S_LOCK(p->s);
-        d = decl_find(p->s->keys, we->scope);
-        if (d != NULL && d->key_len + we->suffix.len <= sizeof(p->key_buf)) {
-            memcpy(p->key_buf, d->key, d->key_len); /* copied under the lock: it may be undeclared */
-        }
-        S_UNLOCK(p->s);
-        if (d == NULL) {
-            return ZM_E_KEYEXPR;
-        }
-        size_t n = d->key_len;
-        if (n + we->suffix.len > sizeof(p->key_buf)) {
-            return ZM_E_NO_SPACE;
-        }
-        if (we->suffix.len > 0) {
-            memcpy(p->key_buf + n, we->suffix.ptr, we->suffix.len);
-        }
-        *key = p->key_buf;
-        *len = n + we->suffix.len;
-        return Z_OK;
-    }
-    if (d == NULL) {
-        return ZM_E_KEYEXPR;
-    }
-    if (d->key_len + we->suffix.len > sizeof(p->key_buf)) {
-        return ZM_E_NO_SPACE;
-    }
-    memcpy(p->key_buf, d->key, d->key_len);
-    if (we->suffix.len > 0) {
-        memcpy(p->key_buf + d->key_len, we->suffix.ptr, we->suffix.len);
-    }
-    *key = p->key_buf;
-    *len = d->key_len + we->suffix.len;
-    return Z_OK;
+    zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
 }
 
 static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
@@ -270,8 +277,10 @@ static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
     const zm_push_t *push = &m->body.push;
     zm_sample_t smp;
     memset(&smp, 0, sizeof(smp));
-    if (resolve(p, &push->wire_expr, &smp.key, &smp.key_len) != Z_OK) {
-        return; /* a key we cannot resolve: nobody here can want it */
+    z_result_t rc = zm_remote_resolve(p, &push->wire_expr, &smp.key, &smp.key_len);
+    if (rc != Z_OK) {
+        bad_key(p, rc);
+        return;
     }
     uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
     smp.priority = ZM_QOS_PRIO(qos);
@@ -302,121 +311,16 @@ static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
     zm_dispatch(p->s, &smp, true);
 }
 
-static void decl_remove(zm_decl_t **list, uint32_t id)
-{
-    while (*list != NULL) {
-        if ((*list)->id == id) {
-            zm_decl_t *d = *list;
-            *list = d->next;
-            zm_free(d);
-            return;
-        }
-        list = &(*list)->next;
-    }
-}
-
 static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
-    const zm_declaration_t *d = &dm->decl;
-    zm_session_t *s = p->s;
-    const char *key;
-    size_t len;
-    switch (d->kind) {
-    case ZM_DECL_KEYEXPR:
-        if (resolve(p, &d->wire_expr, &key, &len) == Z_OK) {
-            zm_decl_t *k = zm_decl_new(d->id, key, len);
-            if (k != NULL) {
-                decl_remove(&p->rkeys, d->id); /* a redeclaration replaces */
-                k->next = p->rkeys;
-                p->rkeys = k;
-            }
-        }
-        break;
-    case ZM_UNDECL_KEYEXPR:
-        decl_remove(&p->rkeys, d->id);
-        break;
-    case ZM_DECL_SUBSCRIBER:
-        if (resolve(p, &d->wire_expr, &key, &len) == Z_OK) {
-            zm_decl_t *sub = zm_decl_new(d->id, key, len);
-            if (sub != NULL) {
-                S_LOCK(s);
-                decl_remove(&p->rsubs, d->id);
-                sub->next = p->rsubs;
-                p->rsubs = sub;
-                S_UNLOCK(s);
-            }
-        }
-        break;
-    case ZM_UNDECL_SUBSCRIBER:
-        S_LOCK(s);
-        decl_remove(&p->rsubs, d->id);
-        S_UNLOCK(s);
-        break;
-    case ZM_DECL_FINAL:
-        if (dm->has_interest_id && dm->interest_id == 0) {
-            S_LOCK(s);
-            p->declared = true; /* its initial declarations are all in */
-            S_UNLOCK(s);
-        }
-        break;
-    default:
-        break; /* queryables and tokens: not served yet */
+    z_result_t rc = zm_remote_on_declare(p, dm);
+    if (rc == ZM_E_LIMIT) {
+        zm_peer_kill(p, ZM_CLOSE_INVALID, "its declarations exceed ZM_PEER_DECLS_MAX or ZM_PEER_DECL_BYTES_MAX");
+    } else if (rc == ZM_E_NOMEM) {
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, "no memory for its declarations");
+    } else if (rc != Z_OK) {
+        bad_key(p, rc);
     }
-}
-
-static void send_or_kill(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush)
-{
-    if (zm_transport_send(&p->t, m, true, prio, flush) != Z_OK) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC);
-    }
-}
-
-/* Answers an INTEREST's current part with our matching subscribers, then D_FINAL. */
-static void on_interest(zm_peer_t *p, const zm_interest_t *it)
-{
-    if ((it->mode & ZM_INTEREST_CURRENT) == 0) {
-        return; /* future declarations reach every peer anyway */
-    }
-    zm_session_t *s = p->s;
-    const char *rkey = NULL;
-    size_t rlen = 0;
-    if ((it->options & ZM_INTEREST_R) && resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
-        rkey = NULL;
-    }
-    zm_network_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_N_DECLARE;
-    m.ext.present = ZM_NET_EXT_QOS;
-    m.ext.qos = ZM_QOS_DECLARE;
-    m.body.declare.has_interest_id = true;
-    m.body.declare.interest_id = it->id;
-    if (it->options & ZM_INTEREST_S) {
-        /* each subscriber is pinned like a callback while its declaration is sent unlocked */
-        S_LOCK(s);
-        for (zm_sub_t *sub = s->subs; sub != NULL; sub = sub->next) {
-            if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL ||
-                (rkey != NULL && !zm_keyexpr_intersects(sub->key, sub->key_len, rkey, rlen))) {
-                continue;
-            }
-            sub->busy++;
-            S_UNLOCK(s);
-            zm_declaration_t *d = &m.body.declare.decl;
-            memset(d, 0, sizeof(*d));
-            d->kind = ZM_DECL_SUBSCRIBER;
-            d->id = sub->id;
-            d->wire_expr.mapping = ZM_MAPPING_SENDER;
-            d->wire_expr.has_suffix = true;
-            d->wire_expr.suffix = zm_slice(sub->key, sub->key_len);
-            send_or_kill(p, &m, ZM_PRIO_CONTROL, false);
-            S_LOCK(s);
-            sub->busy--;
-            S_BROADCAST(s);
-        }
-        S_UNLOCK(s);
-    }
-    memset(&m.body.declare.decl, 0, sizeof(m.body.declare.decl));
-    m.body.declare.decl.kind = ZM_DECL_FINAL;
-    send_or_kill(p, &m, ZM_PRIO_CONTROL, true);
 }
 
 /* The admin space is the only queryable yet: it answers, then the final response closes the query. */
@@ -426,22 +330,26 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
     const char *key;
     size_t len;
     uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
-    if (resolve(p, &rq->wire_expr, &key, &len) == Z_OK) {
-        zm_admin_on_query(p, rq->rid, qos, key, len);
+    z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
+    if (rc != Z_OK) {
+        bad_key(p, rc);
+        return;
     }
+    zm_admin_on_query(p, rq->rid, qos, key, len);
     zm_network_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_N_RESPONSE_FINAL;
     m.ext.present = ZM_NET_EXT_QOS;
     m.ext.qos = ZM_QOS_REQUEST;
     m.body.response_final.rid = rq->rid;
-    send_or_kill(p, &m, ZM_PRIO_DATA, true);
+    zm_peer_send(p, &m, ZM_PRIO_DATA, true);
 }
 
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)
 {
     ZM_UNUSED(t);
     zm_peer_t *p = ctx;
+    atomic_store_explicit(&p->active, true, memory_order_relaxed);
     switch (m->id) {
     case ZM_MID_N_PUSH:
         on_push(p, m, reliable);
@@ -450,7 +358,7 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         on_declare(p, &m->body.declare);
         break;
     case ZM_MID_N_INTEREST:
-        on_interest(p, &m->body.interest);
+        zm_decl_on_interest(p, &m->body.interest);
         break;
     case ZM_MID_N_REQUEST:
         on_request(p, m);

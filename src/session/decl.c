@@ -1,35 +1,16 @@
 /*
- * Declarations: key expressions, subscribers and publishers of this session, sent to every
+ * Our declarations: key expressions, subscribers and publishers of this session, sent to every
  * peer when made and again to each new peer (then, to a peer, the D_FINAL of the implicit
- * initial interest, as Rust peers expect). Declarations travel as Rust sends them: on the
- * reliable Control channel with the DECLARE QoS (Control + Block).
+ * initial interest, as Rust peers expect), and answered to a peer's INTEREST. Declarations
+ * travel as Rust sends them: on the reliable Control channel with the DECLARE QoS (Control +
+ * Block). Each key expression we declare carries the count of each peer's subscribers that
+ * intersect it (remote.c keeps them current), which is all a put on it needs.
  */
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
 #include "session/internal.h"
 #include "util/alloc.h"
-
-zm_decl_t *zm_decl_new(uint32_t id, const char *key, size_t len)
-{
-    zm_decl_t *d = zm_alloc(sizeof(*d) + len);
-    if (d != NULL) {
-        d->next = NULL;
-        d->id = id;
-        d->key_len = len;
-        memcpy(d->key, key, len);
-    }
-    return d;
-}
-
-void zm_decl_list_free(zm_decl_t **list)
-{
-    while (*list != NULL) {
-        zm_decl_t *d = *list;
-        *list = d->next;
-        zm_free(d);
-    }
-}
 
 static void declare_msg(zm_network_msg_t *m, const zm_declaration_t *d, bool with_interest)
 {
@@ -68,10 +49,26 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
             r = zm_transport_flush(&pinned[i]->t);
         }
         if (r != Z_OK) {
-            zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC);
+            zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "a declaration could not be sent");
         }
     }
     zm_peers_unpin(s, pinned, n);
+}
+
+typedef struct {
+    zm_peer_t *p;
+    z_result_t rc;
+} push_t;
+
+static bool push_lkey(uint32_t id, void *val, void *ctx)
+{
+    const zm_lkey_t *k = val;
+    push_t *push = ctx;
+    zm_declaration_t d;
+    decl_fill(&d, ZM_DECL_KEYEXPR, id, k->key, k->key_len);
+    d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
+    push->rc = send_decl(push->p, &d, false);
+    return push->rc == Z_OK;
 }
 
 /*
@@ -81,63 +78,125 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
 z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
     zm_declaration_t d;
-    z_result_t rc = Z_OK;
+    push_t push = {p, Z_OK};
     zm_transport_set_batching(&p->t, true);
     S_LOCK(s);
-    for (zm_decl_t *k = s->keys; k != NULL && rc == Z_OK; k = k->next) {
-        decl_fill(&d, ZM_DECL_KEYEXPR, k->id, k->key, k->key_len);
-        d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
-        rc = send_decl(p, &d, false);
-    }
-    for (zm_sub_t *sub = s->subs; sub != NULL && rc == Z_OK; sub = sub->next) {
+    zm_idmap_foreach(&s->keys, push_lkey, &push);
+    for (zm_sub_t *sub = s->subs; sub != NULL && push.rc == Z_OK; sub = sub->next) {
         if (!sub->removed && sub->origin != ZM_LOCALITY_SESSION_LOCAL) {
             decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
-            rc = send_decl(p, &d, false);
+            push.rc = send_decl(p, &d, false);
         }
     }
-    if (rc == Z_OK && zm_admin_declaration(s, &d)) {
-        rc = send_decl(p, &d, false);
+    if (push.rc == Z_OK && zm_admin_declaration(s, &d)) {
+        push.rc = send_decl(p, &d, false);
     }
     bool batching = s->batching;
     S_UNLOCK(s);
-    if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
+    if (push.rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
         decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
-        rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
+        push.rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
     }
     zm_transport_set_batching(&p->t, batching);
     z_result_t flushed = zm_transport_flush(&p->t);
-    return rc != Z_OK ? rc : flushed;
+    return push.rc != Z_OK ? push.rc : flushed;
+}
+
+void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
+{
+    if ((it->mode & ZM_INTEREST_CURRENT) == 0) {
+        return; /* future declarations reach every peer anyway */
+    }
+    zm_session_t *s = p->s;
+    const char *rkey = NULL;
+    size_t rlen = 0;
+    if ((it->options & ZM_INTEREST_R) && zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
+        rkey = NULL;
+    }
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_N_DECLARE;
+    m.ext.present = ZM_NET_EXT_QOS;
+    m.ext.qos = ZM_QOS_DECLARE;
+    m.body.declare.has_interest_id = true;
+    m.body.declare.interest_id = it->id;
+    if (it->options & ZM_INTEREST_S) {
+        /* each subscriber is pinned like a callback while its declaration is sent unlocked */
+        S_LOCK(s);
+        for (zm_sub_t *sub = s->subs; sub != NULL; sub = sub->next) {
+            if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL ||
+                (rkey != NULL && !zm_keyexpr_intersects(sub->key, sub->key_len, rkey, rlen))) {
+                continue;
+            }
+            sub->busy++;
+            S_UNLOCK(s);
+            decl_fill(&m.body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+            zm_peer_send(p, &m, ZM_PRIO_CONTROL, false);
+            S_LOCK(s);
+            sub->busy--;
+            S_BROADCAST(s);
+        }
+        S_UNLOCK(s);
+    }
+    decl_fill(&m.body.declare.decl, ZM_DECL_FINAL, 0, NULL, 0);
+    zm_peer_send(p, &m, ZM_PRIO_CONTROL, true);
 }
 
 /* ---- key expressions ---------------------------------------------------------------------------- */
 
+typedef struct {
+    const char *key;
+    size_t len;
+    uint32_t id;
+} lkey_find_t;
+
+static bool lkey_match(uint32_t id, void *val, void *ctx)
+{
+    const zm_lkey_t *k = val;
+    lkey_find_t *f = ctx;
+    if (k->key_len == f->len && memcmp(k->key, f->key, f->len) == 0) {
+        f->id = id;
+        return false;
+    }
+    return true;
+}
+
 z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t len, uint16_t *id)
 {
     ZM_TRY(zm_keyexpr_validate(key, len));
+    lkey_find_t f = {key, len, 0};
     S_LOCK(s);
-    for (zm_decl_t *k = s->keys; k != NULL; k = k->next) {
-        if (k->key_len == len && memcmp(k->key, key, len) == 0) {
-            *id = (uint16_t)k->id; /* already declared: share it */
-            S_UNLOCK(s);
-            return Z_OK;
-        }
+    zm_idmap_foreach(&s->keys, lkey_match, &f);
+    if (f.id != 0) {
+        zm_lkey_t *k = zm_idmap_get(&s->keys, f.id);
+        k->users++; /* already declared: share it */
+        *id = (uint16_t)f.id;
+        S_UNLOCK(s);
+        return Z_OK;
     }
     if (s->next_key_id == 0) {
         S_UNLOCK(s);
         return ZM_E_NO_SPACE; /* 65535 expr ids used up */
     }
-    zm_decl_t *k = zm_decl_new(s->next_key_id, key, len);
+    zm_lkey_t *k = zm_alloc(sizeof(*k) + len);
     if (k == NULL) {
         S_UNLOCK(s);
         return ZM_E_NOMEM;
     }
-    s->next_key_id++;
-    k->next = s->keys;
-    s->keys = k;
-    *id = (uint16_t)k->id;
+    k->users = 1;
+    k->key_len = len;
+    memcpy(k->key, key, len);
+    zm_hits_count(s, key, len, &k->hits);
+    void *old = NULL;
+    if (zm_idmap_put(&s->keys, s->next_key_id, k, &old) != Z_OK) {
+        S_UNLOCK(s);
+        zm_free(k);
+        return ZM_E_NOMEM;
+    }
+    *id = s->next_key_id++;
     S_UNLOCK(s);
     zm_declaration_t d;
-    decl_fill(&d, ZM_DECL_KEYEXPR, k->id, key, len);
+    decl_fill(&d, ZM_DECL_KEYEXPR, *id, key, len);
     d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
     zm_decl_broadcast(s, &d); /* a peer that fails is dropped; the declaration stands */
     return Z_OK;
@@ -146,23 +205,41 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
 z_result_t zm_session_undeclare_keyexpr(zm_session_t *s, uint16_t id)
 {
     S_LOCK(s);
-    zm_decl_t **pp = &s->keys;
-    while (*pp != NULL && (*pp)->id != id) {
-        pp = &(*pp)->next;
-    }
-    zm_decl_t *k = *pp;
-    if (k != NULL) {
-        *pp = k->next;
+    zm_lkey_t *k = zm_idmap_get(&s->keys, id);
+    bool last = k != NULL && --k->users == 0;
+    if (last) {
+        (void)zm_idmap_remove(&s->keys, id);
     }
     S_UNLOCK(s);
     if (k == NULL) {
         return Z_EINVAL;
     }
-    zm_free(k);
-    zm_declaration_t d;
-    decl_fill(&d, ZM_UNDECL_KEYEXPR, id, NULL, 0);
-    zm_decl_broadcast(s, &d);
+    if (last) {
+        zm_free(k);
+        zm_declaration_t d;
+        decl_fill(&d, ZM_UNDECL_KEYEXPR, id, NULL, 0);
+        zm_decl_broadcast(s, &d);
+    }
     return Z_OK;
+}
+
+static bool lkey_free(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    ZM_UNUSED(ctx);
+    zm_free(val);
+    return true;
+}
+
+void zm_decl_free_all(zm_session_t *s)
+{
+    zm_idmap_foreach(&s->keys, lkey_free, NULL);
+    zm_idmap_free(&s->keys);
+    while (s->pubs != NULL) {
+        zm_pub_t *p = s->pubs;
+        s->pubs = p->next;
+        zm_free(p);
+    }
 }
 
 /* ---- subscribers -------------------------------------------------------------------------------- */
@@ -200,8 +277,35 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
     return Z_OK;
 }
 
-/* Set while this thread runs a subscriber callback: an undeclare from there must not wait. */
-static _Thread_local unsigned in_callback;
+/*
+ * A callback running now: on the stack of the thread that runs it, linked into s->frames, so
+ * that an undeclare made from inside a callback knows not to wait for it to end.
+ */
+typedef struct zm_cb_frame {
+    struct zm_cb_frame *next;
+    zm_thread_id_t thread;
+} zm_cb_frame_t;
+
+/* s->lock held */
+static bool in_callback(const zm_session_t *s)
+{
+    zm_thread_id_t self = zm_port_thread_self();
+    for (const zm_cb_frame_t *f = s->frames; f != NULL; f = f->next) {
+        if (f->thread == self) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void frame_pop(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    zm_cb_frame_t **pp = &s->frames;
+    while (*pp != frame) {
+        pp = &(*pp)->next;
+    }
+    *pp = frame->next;
+}
 
 static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
 {
@@ -228,10 +332,9 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     sub->removed = true;
     bool remote = sub->origin != ZM_LOCALITY_SESSION_LOCAL;
     /* after this returns, the callback runs no more: wait for the calls under way */
-    while (sub->busy > 0 && in_callback == 0) {
-#if Z_FEATURE_MULTI_THREAD
+    bool inside = in_callback(s);
+    while (sub->busy > 0 && !inside) {
         S_WAIT(s, 1000u);
-#endif
     }
     bool free_now = sub->busy == 0;
     if (free_now) {
@@ -254,17 +357,19 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
 
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
 {
+    zm_cb_frame_t frame = {NULL, zm_port_thread_self()};
     S_LOCK(s);
     zm_sub_t *sub = s->subs;
     while (sub != NULL) {
         bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
         if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
             sub->busy++;
+            frame.next = s->frames;
+            s->frames = &frame;
             S_UNLOCK(s);
-            in_callback++;
             sub->fn(smp, sub->ctx);
-            in_callback--;
             S_LOCK(s);
+            frame_pop(s, &frame);
             sub->busy--;
             zm_sub_t *next = sub->next;
             if (sub->busy == 0 && sub->removed) {
@@ -302,10 +407,14 @@ void zm_subs_free_all(zm_session_t *s)
 
 z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
 {
-    ZM_TRY(zm_session_declare_keyexpr(s, key, len, key_id));
     zm_pub_t *p = zm_alloc(sizeof(*p));
     if (p == NULL) {
         return ZM_E_NOMEM;
+    }
+    z_result_t rc = zm_session_declare_keyexpr(s, key, len, key_id);
+    if (rc != Z_OK) {
+        zm_free(p);
+        return rc;
     }
     S_LOCK(s);
     p->id = s->next_id++;
@@ -325,12 +434,8 @@ z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
         pp = &(*pp)->next;
     }
     zm_pub_t *p = *pp;
-    bool shared = false;
     if (p != NULL) {
         *pp = p->next;
-        for (zm_pub_t *o = s->pubs; o != NULL; o = o->next) {
-            shared |= o->key_id == p->key_id;
-        }
     }
     S_UNLOCK(s);
     if (p == NULL) {
@@ -338,6 +443,5 @@ z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
     }
     uint16_t key_id = p->key_id;
     zm_free(p);
-    /* the key expression goes with its last publisher */
-    return shared ? Z_OK : zm_session_undeclare_keyexpr(s, key_id);
+    return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }

@@ -12,6 +12,8 @@
 
 #include "session/session.h"
 #include "transport/transport.h"
+#include "util/idmap.h"
+#include "util/log.h"
 
 #if Z_FEATURE_MULTI_THREAD
 #define S_LOCK(s) zm_port_mutex_lock(&(s)->lock)
@@ -51,13 +53,47 @@ typedef struct zm_sub {
     char key[]; /* not NUL-terminated */
 } zm_sub_t;
 
-/* A key expression declared by us (kind 0) or by a peer, and a peer's subscriber (kind 1). */
-typedef struct zm_decl {
-    struct zm_decl *next;
-    uint32_t id;
+/*
+ * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
+ * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
+ */
+typedef struct {
+    uint16_t n[ZM_PEERS_MAX];
+} zm_hits_t;
+
+/* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
+typedef struct zm_lkey {
+    zm_hits_t hits;
+    uint32_t users; /* zm_session_declare_keyexpr calls not yet undeclared */
     size_t key_len;
     char key[];
-} zm_decl_t;
+} zm_lkey_t;
+
+/* A key a z_put without a declared key expression went to lately, with its hits (data.c). */
+typedef struct {
+    zm_hits_t hits;
+    uint32_t used; /* s->put_clock when last used; 0: empty */
+    uint16_t key_len;
+    char key[ZM_PUT_CACHE_KEY_MAX];
+} zm_put_cache_t;
+
+/* A key expression or subscriber declared by a peer; its id is its key in the peer's map. */
+typedef struct {
+    uint16_t key_len;
+    char key[];
+} zm_rdecl_t;
+
+/*
+ * What one peer declared. keys: its D_KEYEXPR, used and changed by its read thread only. subs:
+ * its D_SUBSCRIBER with full keys, changed by the read thread under s->lock, read under it.
+ * Both together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes.
+ */
+typedef struct {
+    zm_idmap_t keys;
+    zm_idmap_t subs;
+    uint32_t n;
+    size_t bytes;
+} zm_remote_t;
 
 typedef struct zm_pub {
     struct zm_pub *next;
@@ -65,21 +101,24 @@ typedef struct zm_pub {
     uint16_t key_id;
 } zm_pub_t;
 
-typedef enum { PEER_FREE = 0, PEER_LIVE, PEER_DEAD } zm_peer_state_t;
+typedef enum { PEER_FREE = 0, PEER_LIVE, PEER_DEAD, PEER_REAPING } zm_peer_state_t;
 
 typedef struct zm_peer {
     struct zm_session *s;
-    uint8_t state; /* zm_peer_state_t, under s->lock */
-    unsigned refs; /* pins, under s->lock */
+    uint8_t index;   /* its slot in s->peers, the index of its zm_hits_t counters */
+    uint8_t state;   /* zm_peer_state_t, under s->lock */
+    unsigned refs;   /* pins, under s->lock */
     zm_transport_t t;
     bool reader_started;
-    bool declared; /* its initial declarations ended (D_FINAL of interest 0): filter puts */
+    bool accepted;   /* it connected to us (only those may be evicted) */
+    bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
+    atomic_bool active;      /* a network message came since the lease task last looked */
+    uint64_t last_active_ms; /* when one last came, as the lease task saw it; under s->lock */
 #if Z_FEATURE_MULTI_THREAD
     zm_task_t reader;
 #endif
-    zm_decl_t *rkeys;   /* D_KEYEXPR of the peer: read-thread only */
-    zm_decl_t *rsubs;   /* D_SUBSCRIBER of the peer, full keys: under s->lock */
-    char key_buf[ZM_KEYEXPR_MAX]; /* scope + suffix resolved here: read-thread only */
+    zm_remote_t remote;
+    char key_buf[ZM_KEYEXPR_MAX]; /* scope + suffix resolved here: read thread only */
 } zm_peer_t;
 
 struct zm_session {
@@ -102,8 +141,13 @@ struct zm_session {
     zm_link_t listener;
     zm_peer_t peers[ZM_PEERS_MAX];
     zm_sub_t *subs;
-    zm_decl_t *keys; /* our D_KEYEXPR */
+    struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
+    zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
     zm_pub_t *pubs;
+#if ZM_PUT_CACHE_SLOTS > 0
+    zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
+    uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
+#endif
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
@@ -117,9 +161,20 @@ struct zm_session {
 /** Accepts one peer on the listener within timeout_ms; a failed handshake costs only that link. */
 ZM_NODISCARD z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
+/**
+ * Takes a transport that finished its handshake into a peer slot (evicting the least recently
+ * active accepted peer when the table is full and ZM_PEER_EVICT allows), pushes our declarations
+ * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
+ */
+ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
-void zm_peer_kill(zm_peer_t *p, uint8_t reason);
+/** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why; idempotent. */
+void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
+/** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
+void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
+/** Lease task: records which peers sent something since the last look (eviction order). */
+void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 /** Pins the live peers matching fn (or all if fn is NULL) into out; returns how many. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
@@ -129,8 +184,27 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /** Sends one declaration to every live peer; a peer that cannot take it is dropped. */
 void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d);
-void zm_decl_list_free(zm_decl_t **list);
-zm_decl_t *zm_decl_new(uint32_t id, const char *key, size_t len);
+/** Answers an INTEREST's current part with our matching subscribers, then D_FINAL. */
+void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it);
+/** Frees our key expressions and publishers (at close). */
+void zm_decl_free_all(zm_session_t *s);
+
+/* remote.c */
+/**
+ * The full key of a wire expression received from p: the suffix alone without scope (no copy),
+ * else the declared prefix (p's table with sender mapping, ours with receiver mapping) and the
+ * suffix joined in p->key_buf. The result is a valid key expression of at most ZM_KEYEXPR_MAX
+ * bytes, valid until p's next message; ZM_E_KEYEXPR otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
+ */
+ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
+/** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
+ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
+/** Forgets everything p declared (its reader joined); s->lock not held. */
+void zm_remote_free(zm_session_t *s, zm_peer_t *p);
+/** s->lock held: the hits of a key against every live peer's subscribers, counted afresh. */
+void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits);
+/** s->lock held: a new peer in slot index starts with no hits anywhere. */
+void zm_hits_reset_peer(zm_session_t *s, unsigned index);
 
 /* admin.c */
 /** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */

@@ -2,7 +2,9 @@
  * Peers: the transports of a session, each in a fixed slot. A peer is added after a finished
  * handshake (we connected or we accepted), gets its declarations pushed and a read task, and
  * is removed in two steps: killed (its link shut, so its reader returns), then reaped by the
- * lease task or at close, once its reader is joined and nobody has it pinned.
+ * lease task, an accept that needs its slot, or close, once its reader is joined and nobody has
+ * it pinned. A full table makes room by closing the accepted peer that was active least
+ * recently, so peers that only hold a slot cannot keep real ones out.
  */
 #include <string.h>
 
@@ -10,15 +12,49 @@
 #include "util/alloc.h"
 
 #define CONNECT_TIMEOUT_MS 10000u
+/* How long an accept waits for an evicted peer's reader to finish its last callback. */
+#define EVICT_WAIT_MS 1000u
 
-static zm_peer_t *peer_slot(zm_session_t *s)
+static const char *close_reason_name(uint8_t reason)
 {
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
-        if (s->peers[i].state == PEER_FREE && s->peers[i].refs == 0) {
-            return &s->peers[i];
+    switch (reason) {
+    case ZM_CLOSE_GENERIC:
+        return "generic";
+    case ZM_CLOSE_UNSUPPORTED:
+        return "unsupported";
+    case ZM_CLOSE_INVALID:
+        return "invalid";
+    case ZM_CLOSE_MAX_SESSIONS:
+        return "max sessions";
+    case ZM_CLOSE_MAX_LINKS:
+        return "max links";
+    case ZM_CLOSE_EXPIRED:
+        return "expired";
+    case ZM_CLOSE_UNRESPONSIVE:
+        return "unresponsive";
+    case ZM_CLOSE_CONNECTION_TO_SELF:
+        return "connection to self";
+    default:
+        return "unknown";
+    }
+}
+
+/* The zid as Rust prints it: hex of its little-endian value, without leading zeros. */
+static const char *zid_text(const zm_zid_t *zid, char out[33])
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (size_t i = zid->len; i-- > 0;) {
+        uint8_t b = zid->id[i];
+        if (n > 0 || b >> 4 != 0) {
+            out[n++] = hex[b >> 4];
+        }
+        if (n > 0 || (b & 0x0fu) != 0 || i == 0) {
+            out[n++] = hex[b & 0x0fu];
         }
     }
-    return NULL;
+    out[n] = '\0';
+    return out;
 }
 
 static zm_transport_params_t local_params(const zm_session_t *s)
@@ -41,7 +77,11 @@ static void *reader_main(void *arg)
     do {
         rc = zm_transport_read_once(&p->t);
     } while (rc == Z_OK && !p->s->closing);
-    zm_peer_kill(p, rc == ZM_E_CLOSED ? ZM_CLOSE_GENERIC : ZM_CLOSE_INVALID);
+    if (rc == ZM_E_CLOSED) {
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, "its link closed");
+    } else {
+        zm_peer_kill(p, ZM_CLOSE_INVALID, zm_strerror(rc));
+    }
     return NULL;
 }
 #endif
@@ -52,7 +92,7 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p)
     if (s->readers_on && !p->reader_started) {
         p->reader_started = zm_port_task_start(&p->reader, reader_main, p) == Z_OK;
         if (!p->reader_started) {
-            zm_peer_kill(p, ZM_CLOSE_GENERIC);
+            zm_peer_kill(p, ZM_CLOSE_GENERIC, "no thread for its reader");
         }
     }
 #else
@@ -61,38 +101,119 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p)
 #endif
 }
 
-/* Takes a transport that finished its handshake into a free slot; false if none is free. */
-static bool peer_add(zm_session_t *s, zm_transport_t *t)
+/* s->lock held: a free slot, or NULL. */
+static zm_peer_t *free_slot(zm_session_t *s)
+{
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        if (s->peers[i].state == PEER_FREE && s->peers[i].refs == 0) {
+            return &s->peers[i];
+        }
+    }
+    return NULL;
+}
+
+#if ZM_PEER_EVICT
+/* s->lock held: the accepted live peer that was active least recently, or NULL. */
+static zm_peer_t *eviction_victim(zm_session_t *s)
+{
+    zm_peer_t *victim = NULL;
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && p->accepted &&
+            (victim == NULL || p->last_active_ms < victim->last_active_ms)) {
+            victim = p;
+        }
+    }
+    return victim;
+}
+#endif
+
+/* A slot for a newcomer: a free one, one a dead peer leaves, or one taken from an idle peer. */
+static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
 {
     S_LOCK(s);
-    zm_peer_t *p = peer_slot(s);
-    if (p == NULL || s->closing) {
+    zm_peer_t *p = free_slot(s);
+    S_UNLOCK(s);
+    if (p != NULL) {
+        return p;
+    }
+    zm_peer_reap(s);
+    S_LOCK(s);
+    p = free_slot(s);
+#if ZM_PEER_EVICT
+    zm_peer_t *victim = p == NULL && accepted ? eviction_victim(s) : NULL;
+    S_UNLOCK(s);
+    if (victim != NULL) {
+        zm_peer_kill(victim, ZM_CLOSE_MAX_SESSIONS, "evicted: the peer table is full and it was the least active");
+        uint64_t deadline = zm_port_clock_ms() + EVICT_WAIT_MS;
+        do {
+            zm_peer_reap(s);
+            S_LOCK(s);
+            p = free_slot(s);
+#if Z_FEATURE_MULTI_THREAD
+            if (p == NULL) {
+                S_WAIT(s, 10u);
+            }
+#endif
+            S_UNLOCK(s);
+        } while (p == NULL && zm_port_clock_ms() < deadline);
+    }
+#else
+    ZM_UNUSED(accepted);
+    S_UNLOCK(s);
+#endif
+    return p;
+}
+
+static void transport_refuse(zm_transport_t *t, uint8_t reason)
+{
+    zm_transport_close(t, reason);
+    zm_transport_free(t);
+}
+
+z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
+{
+    char zid[33];
+    zm_peer_t *p = s->closing ? NULL : claim_slot(s, accepted);
+    if (p == NULL) {
+        ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
+                 (unsigned)ZM_PEERS_MAX);
+        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
+        return ZM_E_NO_SPACE;
+    }
+    S_LOCK(s);
+    if (p->state != PEER_FREE || p->refs != 0 || s->closing) { /* taken meanwhile */
         S_UNLOCK(s);
-        return false;
+        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
+        return ZM_E_NO_SPACE;
     }
     p->t = *t;
     p->t.on_message = zm_session_on_message;
     p->t.ctx = p;
     p->s = s;
-    p->rkeys = NULL;
-    p->rsubs = NULL;
+    p->index = (uint8_t)(p - s->peers);
+    uint32_t seed[2];
+    zm_port_random(seed, sizeof(seed));
+    zm_idmap_init(&p->remote.keys, seed[0]);
+    zm_idmap_init(&p->remote.subs, seed[1]);
+    p->remote.n = 0;
+    p->remote.bytes = 0;
+    zm_hits_reset_peer(s, p->index);
     p->reader_started = false;
+    p->accepted = accepted;
     p->declared = false;
+    atomic_store(&p->active, false);
+    p->last_active_ms = zm_port_clock_ms();
     p->state = PEER_LIVE;
     p->refs = 1; /* ours, while we push the declarations */
     S_UNLOCK(s);
+    ZM_LOG_I("peer %s connected (%s)", zid_text(&p->t.remote_zid, zid), accepted ? "accepted" : "dialled");
     if (zm_decl_push_all(s, p) != Z_OK) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC);
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, "our declarations could not be sent");
     }
     zm_peer_start(s, p);
     zm_peers_unpin(s, &p, 1);
-    return true;
-}
-
-static void transport_drop(zm_transport_t *t)
-{
-    zm_transport_close(t, ZM_CLOSE_MAX_LINKS);
-    zm_transport_free(t);
+    return Z_OK;
 }
 
 z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
@@ -109,11 +230,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
         zm_link_close(&link);
         return rc;
     }
-    if (!peer_add(s, &t)) {
-        transport_drop(&t);
-        return ZM_E_NO_SPACE;
-    }
-    return Z_OK;
+    return zm_peer_add(s, &t, false);
 }
 
 z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms)
@@ -127,13 +244,11 @@ z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms)
         zm_link_close(&link);
         return Z_OK; /* a bad newcomer does not stop the listener */
     }
-    if (!peer_add(s, &t)) {
-        transport_drop(&t);
-    }
-    return Z_OK;
+    z_result_t added = zm_peer_add(s, &t, true);
+    return added == ZM_E_NO_SPACE ? Z_OK : added; /* refused with a CLOSE: the listener goes on */
 }
 
-void zm_peer_kill(zm_peer_t *p, uint8_t reason)
+void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
 {
     zm_session_t *s = p->s;
     S_LOCK(s);
@@ -142,8 +257,20 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason)
         p->state = PEER_DEAD;
     }
     S_UNLOCK(s);
-    if (live) {
-        zm_transport_close(&p->t, reason); /* idempotent; shuts the link so the reader returns */
+    if (!live) {
+        return;
+    }
+    if (!s->closing) {
+        char zid[33];
+        ZM_LOG_W("peer %s dropped (close: %s): %s", zid_text(&p->t.remote_zid, zid), close_reason_name(reason), why);
+    }
+    zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
+}
+
+void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush)
+{
+    if (zm_transport_send(&p->t, m, true, prio, flush) != Z_OK) {
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, "it does not take what we send");
     }
 }
 
@@ -153,6 +280,9 @@ void zm_peer_reap(zm_session_t *s)
         zm_peer_t *p = &s->peers[i];
         S_LOCK(s);
         bool reap = p->state == PEER_DEAD && p->refs == 0;
+        if (reap) {
+            p->state = PEER_REAPING; /* ours alone: another reaper passes it by */
+        }
         S_UNLOCK(s);
         if (!reap) {
             continue;
@@ -164,12 +294,24 @@ void zm_peer_reap(zm_session_t *s)
         }
 #endif
         zm_transport_free(&p->t);
-        zm_decl_list_free(&p->rkeys);
+        zm_remote_free(s, p);
         S_LOCK(s);
-        zm_decl_list_free(&p->rsubs);
         p->state = PEER_FREE;
+        S_BROADCAST(s);
         S_UNLOCK(s);
     }
+}
+
+void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
+{
+    S_LOCK(s);
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && atomic_exchange_explicit(&p->active, false, memory_order_relaxed)) {
+            p->last_active_ms = now_ms;
+        }
+    }
+    S_UNLOCK(s);
 }
 
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)

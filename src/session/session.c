@@ -95,10 +95,15 @@ static z_result_t lease_step(zm_session_t *s)
     for (size_t i = 0; i < n; i++) {
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t, now);
         if (rc != Z_OK) {
-            zm_peer_kill(pinned[i], rc == ZM_E_TIMEOUT ? ZM_CLOSE_EXPIRED : ZM_CLOSE_GENERIC);
+            if (rc == ZM_E_TIMEOUT) {
+                zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent for longer than its lease");
+            } else {
+                zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "a keep-alive could not be sent");
+            }
         }
     }
     zm_peers_unpin(s, pinned, n);
+    zm_peers_note_activity(s, now);
     zm_peer_reap(s);
     /* a client that lost its router tries again, and redeclares everything on success */
     if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
@@ -235,7 +240,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         }
         if (zm_link_wait_readable(&p->t.link, i == 0 ? timeout_ms : 0) == Z_OK) {
             if (zm_transport_read_once(&p->t) != Z_OK) {
-                zm_peer_kill(p, ZM_CLOSE_GENERIC);
+                zm_peer_kill(p, ZM_CLOSE_INVALID, "what it sent could not be read");
             }
         }
     }
@@ -281,6 +286,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
     }
     atomic_init(&s->closing, false);
+    uint32_t seed;
+    zm_port_random(&seed, sizeof(seed));
+    zm_idmap_init(&s->keys, seed);
     s->next_id = 1;
     s->next_key_id = 1;
 #if Z_FEATURE_MULTI_THREAD
@@ -354,7 +362,7 @@ void zm_session_close(zm_session_t *s)
         bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
         S_UNLOCK(s);
         if (live) {
-            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC);
+            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
         }
     }
     /* wait for senders that still hold a peer (they fail fast now the links are shut) */
@@ -378,12 +386,7 @@ void zm_session_close(zm_session_t *s)
         s->listening = false;
     }
     zm_subs_free_all(s);
-    zm_decl_list_free(&s->keys);
-    while (s->pubs != NULL) {
-        zm_pub_t *p = s->pubs;
-        s->pubs = p->next;
-        zm_free(p);
-    }
+    zm_decl_free_all(s);
 #if Z_FEATURE_MULTI_THREAD
     zm_port_condvar_destroy(&s->lease_cond);
     zm_port_condvar_destroy(&s->cond);

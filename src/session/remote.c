@@ -1,0 +1,286 @@
+/*
+ * What peers declare: their key expressions (to resolve the ids their messages use) and their
+ * subscribers (to know where our puts must go). Each peer's declarations live in two id maps,
+ * bounded together by ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes: a peer
+ * that goes past them, or names an invalid key, has its link closed and costs only itself.
+ * Matching is done here, when a subscriber comes or goes, against the few keys we send on (our
+ * declared key expressions and the z_put cache): the data path only reads the counts.
+ */
+#include <string.h>
+
+#include "keyexpr/keyexpr.h"
+#include "session/internal.h"
+#include "util/alloc.h"
+
+/* ---- hits ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *key;
+    size_t len;
+    unsigned index;
+    zm_hits_t *hits;
+} hits_scan_t;
+
+static bool hits_scan_one(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    const zm_rdecl_t *d = val;
+    hits_scan_t *scan = ctx;
+    if (scan->hits->n[scan->index] < UINT16_MAX &&
+        zm_keyexpr_intersects(d->key, d->key_len, scan->key, scan->len)) {
+        scan->hits->n[scan->index]++;
+    }
+    return true;
+}
+
+void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits)
+{
+    memset(hits, 0, sizeof(*hits));
+    for (unsigned i = 0; i < ZM_PEERS_MAX; i++) {
+        if (s->peers[i].state == PEER_LIVE) {
+            hits_scan_t scan = {key, len, i, hits};
+            zm_idmap_foreach(&s->peers[i].remote.subs, hits_scan_one, &scan);
+        }
+    }
+}
+
+typedef struct {
+    const zm_rdecl_t *sub;
+    unsigned index;
+    int delta;
+} hits_change_t;
+
+static void hits_apply(zm_hits_t *hits, const char *key, size_t len, const hits_change_t *c)
+{
+    if (!zm_keyexpr_intersects(c->sub->key, c->sub->key_len, key, len)) {
+        return;
+    }
+    uint16_t *n = &hits->n[c->index];
+    if (c->delta > 0 && *n < UINT16_MAX) {
+        (*n)++;
+    } else if (c->delta < 0 && *n > 0) {
+        (*n)--;
+    }
+}
+
+static bool hits_apply_lkey(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    zm_lkey_t *k = val;
+    hits_apply(&k->hits, k->key, k->key_len, ctx);
+    return true;
+}
+
+/* s->lock held: a subscriber of peer index came (delta 1) or went (-1). */
+static void hits_change(zm_session_t *s, const zm_rdecl_t *sub, unsigned index, int delta)
+{
+    hits_change_t c = {sub, index, delta};
+    zm_idmap_foreach(&s->keys, hits_apply_lkey, &c);
+#if ZM_PUT_CACHE_SLOTS > 0
+    for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
+        zm_put_cache_t *e = &s->put_cache[i];
+        if (e->used != 0) {
+            hits_apply(&e->hits, e->key, e->key_len, &c);
+        }
+    }
+#endif
+}
+
+static bool hits_reset_lkey(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    zm_lkey_t *k = val;
+    k->hits.n[*(const unsigned *)ctx] = 0;
+    return true;
+}
+
+void zm_hits_reset_peer(zm_session_t *s, unsigned index)
+{
+    zm_idmap_foreach(&s->keys, hits_reset_lkey, &index);
+#if ZM_PUT_CACHE_SLOTS > 0
+    for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
+        s->put_cache[i].hits.n[index] = 0;
+    }
+#endif
+}
+
+/* ---- resolving wire expressions -------------------------------------------------------------- */
+
+static z_result_t join(zm_peer_t *p, const char *prefix, size_t plen, const zm_wire_expr_t *we, const char **key,
+                       size_t *len)
+{
+    if (plen + we->suffix.len > sizeof(p->key_buf)) {
+        return ZM_E_KEYEXPR;
+    }
+    if (prefix != p->key_buf) {
+        memcpy(p->key_buf, prefix, plen);
+    }
+    if (we->suffix.len > 0) {
+        memcpy(p->key_buf + plen, we->suffix.ptr, we->suffix.len);
+    }
+    *key = p->key_buf;
+    *len = plen + we->suffix.len;
+    return Z_OK;
+}
+
+z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len)
+{
+    if (we->scope == 0) {
+        *key = (const char *)we->suffix.ptr;
+        *len = we->suffix.len;
+        if (*len > ZM_KEYEXPR_MAX) {
+            return ZM_E_KEYEXPR;
+        }
+    } else if (we->mapping == ZM_MAPPING_SENDER) {
+        const zm_rdecl_t *d = zm_idmap_get(&p->remote.keys, we->scope);
+        if (d == NULL) {
+            return ZM_E_DECL_UNKNOWN;
+        }
+        ZM_TRY(join(p, d->key, d->key_len, we, key, len));
+    } else {
+        /* ours: copied under the lock, since it may be undeclared meanwhile */
+        zm_session_t *s = p->s;
+        z_result_t rc = ZM_E_DECL_UNKNOWN;
+        S_LOCK(s);
+        const zm_lkey_t *k = zm_idmap_get(&s->keys, we->scope);
+        if (k != NULL && k->key_len <= sizeof(p->key_buf)) {
+            memcpy(p->key_buf, k->key, k->key_len);
+            rc = Z_OK;
+        }
+        size_t plen = k != NULL ? k->key_len : 0;
+        S_UNLOCK(s);
+        ZM_TRY(rc);
+        ZM_TRY(join(p, p->key_buf, plen, we, key, len));
+    }
+    return zm_keyexpr_validate(*key, *len);
+}
+
+/* ---- declarations ---------------------------------------------------------------------------- */
+
+static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
+{
+    p->remote.n--;
+    p->remote.bytes -= d->key_len;
+    zm_free(d);
+}
+
+/*
+ * Stores a key expression or subscriber of p within its bounds: *stored is the new entry (NULL
+ * if nothing was stored), *old the one it replaced, for the caller to release.
+ */
+static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
+                            zm_rdecl_t **stored, zm_rdecl_t **old)
+{
+    *stored = NULL;
+    *old = NULL;
+    zm_remote_t *r = &p->remote;
+    if (r->n >= ZM_PEER_DECLS_MAX || r->bytes + len > ZM_PEER_DECL_BYTES_MAX) {
+        if (zm_idmap_get(map, id) == NULL) {
+            return ZM_E_LIMIT;
+        }
+    }
+    zm_rdecl_t *d = zm_alloc(sizeof(*d) + len);
+    if (d == NULL) {
+        return ZM_E_NOMEM;
+    }
+    d->key_len = (uint16_t)len;
+    memcpy(d->key, key, len);
+    void *prev = NULL;
+    z_result_t rc = zm_idmap_put(map, id, d, &prev);
+    if (rc != Z_OK) {
+        zm_free(d);
+        return rc;
+    }
+    r->n++;
+    r->bytes += len;
+    *stored = d;
+    *old = prev;
+    if (r->bytes > ZM_PEER_DECL_BYTES_MAX) { /* a replacement that grew past the bound */
+        return ZM_E_LIMIT;
+    }
+    return Z_OK;
+}
+
+z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
+{
+    const zm_declaration_t *d = &dm->decl;
+    zm_session_t *s = p->s;
+    const char *key;
+    size_t len;
+    zm_rdecl_t *old = NULL;
+    zm_rdecl_t *stored = NULL;
+    z_result_t rc = Z_OK;
+    switch (d->kind) {
+    case ZM_DECL_KEYEXPR:
+        ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
+        rc = rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
+        if (old != NULL) {
+            rdecl_release(p, old); /* a redeclaration replaces */
+        }
+        return rc;
+    case ZM_UNDECL_KEYEXPR:
+        old = zm_idmap_remove(&p->remote.keys, d->id);
+        if (old != NULL) {
+            rdecl_release(p, old);
+        }
+        return Z_OK;
+    case ZM_DECL_SUBSCRIBER: {
+        ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
+        S_LOCK(s);
+        rc = rdecl_put(p, &p->remote.subs, d->id, key, len, &stored, &old);
+        if (old != NULL) {
+            hits_change(s, old, p->index, -1);
+        }
+        if (stored != NULL) {
+            hits_change(s, stored, p->index, 1);
+        }
+        S_UNLOCK(s);
+        if (old != NULL) {
+            rdecl_release(p, old);
+        }
+        return rc;
+    }
+    case ZM_UNDECL_SUBSCRIBER:
+        S_LOCK(s);
+        old = zm_idmap_remove(&p->remote.subs, d->id);
+        if (old != NULL) {
+            hits_change(s, old, p->index, -1);
+        }
+        S_UNLOCK(s);
+        if (old != NULL) {
+            rdecl_release(p, old);
+        }
+        return Z_OK;
+    case ZM_DECL_FINAL:
+        if (dm->has_interest_id && dm->interest_id == 0) {
+            S_LOCK(s);
+            p->declared = true; /* its initial declarations are all in */
+            S_UNLOCK(s);
+        }
+        return Z_OK;
+    default:
+        return Z_OK; /* queryables and tokens: not served yet */
+    }
+}
+
+static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    ZM_UNUSED(ctx);
+    zm_free(val);
+    return true;
+}
+
+void zm_remote_free(zm_session_t *s, zm_peer_t *p)
+{
+    zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
+    zm_idmap_free(&p->remote.keys);
+    S_LOCK(s);
+    zm_idmap_t subs = p->remote.subs;
+    zm_idmap_init(&p->remote.subs, subs.seed);
+    S_UNLOCK(s);
+    zm_idmap_foreach(&subs, rdecl_free_one, NULL);
+    zm_idmap_free(&subs);
+    p->remote.n = 0;
+    p->remote.bytes = 0;
+}
