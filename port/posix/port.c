@@ -591,25 +591,23 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
     size_t done = 0;
     z_result_t r = Z_OK;
     while (done < len) {
-        ssize_t sent = send(s->fd, buf + done, len - done, flags);
-        if (sent >= 0) {
-            done += (size_t)sent;
-            continue;
-        }
-        if (errno == EINTR) {
-            continue;
-        }
-        if (errno != EAGAIN && errno != EWOULDBLOCK) {
-            r = errno_result(errno);
-            break;
-        }
-        /* Full: wait for room. A past deadline polls once, so what fits now still goes. */
+        /* Wait until the socket reports itself writable before every send, even the first: a
+         * send into an almost full socket takes a few bytes and stops, and a batch cut like that
+         * can no longer be dropped whole when the peer stops reading. POLLOUT only comes back once
+         * a good share of the buffer is free. A past deadline polls once: what fits now goes. */
         int ready = poll_until(s->fd, POLLOUT, deadline_ms);
         if (ready == 0) {
             r = ZM_E_TIMEOUT;
             break;
         }
         if (ready < 0) {
+            r = errno_result(errno);
+            break;
+        }
+        ssize_t sent = send(s->fd, buf + done, len - done, flags);
+        if (sent >= 0) {
+            done += (size_t)sent;
+        } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
             r = errno_result(errno);
             break;
         }
