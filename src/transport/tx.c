@@ -66,11 +66,13 @@ static void batch_drop(zm_transport_t *t)
     batch_reset(t);
 }
 
-/* tx_lock held. The peer did not read for a whole block timeout, or stopped in the middle of a
- * batch: the link can carry nothing more. Shutting it makes the reader return too. */
+/* tx_lock held. The link failed, or the peer did not read for a whole block timeout, or stopped
+ * in the middle of a batch: it can carry nothing more. Shutting it makes the reader return too. */
 static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
 {
-    ZM_LOG_W("transport: peer does not read, link dropped (%s)", zm_strerror(rc));
+    if (rc == ZM_E_TIMEOUT) {
+        ZM_LOG_W("transport: the peer stopped reading, link dropped");
+    }
     zm_link_shutdown(&t->link);
     return rc;
 }
