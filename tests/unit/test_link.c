@@ -747,7 +747,7 @@ static size_t fill_pipe(tcp_pair_t *t)
             }
         }
     }
-    CHECK(!"the pipe never filled");
+    CHECK_CTX(false, "the pipe never filled (%zu bytes written)", total);
     return total;
 }
 
