@@ -193,6 +193,21 @@
 #define ZM_KEEP_ALIVE_DIVISOR 4u
 #endif
 
+/** How long a BLOCK send may wait for the peer to read before its link is declared dead (Rust: 5 s). */
+#ifndef ZM_TX_BLOCK_TIMEOUT_MS
+#define ZM_TX_BLOCK_TIMEOUT_MS 5000u
+#endif
+
+/** How long a batch of DROP messages waits for room before it is dropped (Rust: 1 ms). */
+#ifndef ZM_TX_DROP_WAIT_MS
+#define ZM_TX_DROP_WAIT_MS 1u
+#endif
+
+/** Longest lease accepted from a peer, in milliseconds; a longer one is clamped to it. */
+#ifndef ZM_LEASE_MAX_MS
+#define ZM_LEASE_MAX_MS 60000u
+#endif
+
 /** Entries a z_owned_config_t holds (each a key and a copied string; CONNECT may repeat). */
 #ifndef ZM_CONFIG_ENTRIES_MAX
 #define ZM_CONFIG_ENTRIES_MAX 16
@@ -245,6 +260,9 @@
 #endif
 #if Z_FEATURE_ADMIN_SPACE && !defined(Z_FEATURE_UNSTABLE_API)
 #error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined"
+#endif
+#if ZM_LEASE_MAX_MS < 1 || ZM_LEASE_MAX_MS > 0x7fffffff
+#error "ZM_LEASE_MAX_MS must be within 1..2^31-1 (silences are measured on a 32-bit clock)"
 #endif
 #if ZM_CONFIG_ENTRIES_MAX < 4 || ZM_CONFIG_ENTRIES_MAX > 255
 #error "ZM_CONFIG_ENTRIES_MAX must be within 4..255"

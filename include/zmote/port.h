@@ -8,6 +8,7 @@
 #ifndef ZMOTE_PORT_H
 #define ZMOTE_PORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,7 +50,11 @@ zm_thread_id_t zm_port_thread_self(void);
 /** Initializes a mutex in place; destroy it once no thread uses it. */
 z_result_t zm_port_mutex_init(zm_mutex_t *m);
 void zm_port_mutex_destroy(zm_mutex_t *m);
+/** Waits until the calling thread holds m. */
 void zm_port_mutex_lock(zm_mutex_t *m);
+/** Takes m if no thread holds it and returns true, or returns false at once without waiting. */
+bool zm_port_mutex_trylock(zm_mutex_t *m);
+/** Releases m, held by the calling thread. */
 void zm_port_mutex_unlock(zm_mutex_t *m);
 
 /** Initializes a condition variable whose deadlines are read on zm_port_clock_ms. */
@@ -78,8 +83,9 @@ void zm_port_task_join(zm_task_t *t);
  * A zm_socket_t belongs to whoever opened it and is a plain value: copying it moves it (a link
  * moves into its transport) and the old copy is forgotten. One thread may read while another
  * writes, and zm_port_socket_shutdown may be called from any thread at any time before close;
- * close is called once, after every thread that used the socket has stopped. Sockets block: a read
- * waits for data, a write for room. Errors: ZM_E_TIMEOUT when a timeout ran out, ZM_E_CLOSED
+ * close is called once, after every thread that used the socket has stopped. A read blocks until
+ * data comes; a write waits for room only until its deadline, so that a peer that stops reading
+ * cannot hold the writer (and the locks it holds) for ever. Errors: ZM_E_TIMEOUT when a timeout ran out, ZM_E_CLOSED
  * when the peer closed or reset the connection or the socket was shut down, Z_ENETWORK for
  * other network failures (refused, unreachable, name not resolved), Z_EIO for the rest.
  */
@@ -113,8 +119,18 @@ z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms);
  * came (never 0 on success); ZM_E_CLOSED at end of stream.
  */
 z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n);
-/** Writes all len bytes or fails; never raises a signal when the peer is gone. */
-z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len);
+/**
+ * Writes len bytes, waiting for room in the socket until the monotonic deadline deadline_ms (a
+ * zm_port_clock_ms value); *written tells how many bytes were handed to the system, whatever the
+ * result. Z_OK once all of them were; ZM_E_TIMEOUT when the deadline passed first (the rest was
+ * not written: call again for it). A deadline already past writes only what fits at once. A port
+ * should start only when the socket has a good share of room (POSIX: POLLOUT), not squeeze in a
+ * few bytes, so that a batch is rarely cut when the peer stops reading. Other errors as above;
+ * never raises a signal when the peer is gone. Shutting the socket down makes a waiting write
+ * return ZM_E_CLOSED.
+ */
+z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                                size_t *written);
 /** Makes reads, writes and accepts blocked on s, now or later, return (then close it). */
 void zm_port_socket_shutdown(zm_socket_t *s);
 /** Releases the socket; s must not be used again until it is opened anew. */

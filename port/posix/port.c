@@ -1,8 +1,9 @@
 /*
  * zmote/port.h for POSIX systems (Linux first): pthreads, clock_gettime, getaddrinfo and
  * blocking BSD sockets. Sockets stay blocking so the read task sleeps in recv() at no cost;
- * only connect and accept use poll(), because they need a timeout, and shutdown() is what
- * wakes a reader when a link is torn down. This is the only code that sees POSIX headers.
+ * connect, accept and writes use poll(), because they need a deadline (a write sends with
+ * MSG_DONTWAIT, the socket itself stays blocking for the reader), and shutdown() is what
+ * wakes a reader or a waiting writer when a link is torn down. This is the only code that sees POSIX headers.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* accept4, SOCK_CLOEXEC, getrandom */
@@ -201,6 +202,18 @@ void zm_port_mutex_lock(zm_mutex_t *m)
     if (err != 0) {
         die("pthread_mutex_lock", err);
     }
+}
+
+bool zm_port_mutex_trylock(zm_mutex_t *m)
+{
+    int err = pthread_mutex_trylock(&m->m);
+    if (err == 0) {
+        return true;
+    }
+    if (err != EBUSY) {
+        die("pthread_mutex_trylock", err);
+    }
+    return false;
 }
 
 void zm_port_mutex_unlock(zm_mutex_t *m)
@@ -574,25 +587,42 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
     }
 }
 
-z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len)
+z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                                size_t *written)
 {
+    /* MSG_DONTWAIT per call rather than O_NONBLOCK on the socket: the reader keeps sleeping in a
+     * blocking recv() on the same descriptor. */
 #if defined(MSG_NOSIGNAL)
-    const int flags = MSG_NOSIGNAL;
+    const int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 #else
-    const int flags = 0; /* SO_NOSIGPIPE was set when the socket was opened */
+    const int flags = MSG_DONTWAIT; /* SO_NOSIGPIPE was set when the socket was opened */
 #endif
-    while (len > 0) {
-        ssize_t sent = send(s->fd, buf, len, flags);
-        if (sent < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return errno_result(errno);
+    size_t done = 0;
+    z_result_t r = Z_OK;
+    while (done < len) {
+        /* Wait until the socket reports itself writable before every send, even the first: a
+         * send into an almost full socket takes a few bytes and stops, and a batch cut like that
+         * can no longer be dropped whole when the peer stops reading. POLLOUT only comes back once
+         * a good share of the buffer is free. A past deadline polls once: what fits now goes. */
+        int ready = poll_until(s->fd, POLLOUT, deadline_ms);
+        if (ready == 0) {
+            r = ZM_E_TIMEOUT;
+            break;
         }
-        buf += sent;
-        len -= (size_t)sent;
+        if (ready < 0) {
+            r = errno_result(errno);
+            break;
+        }
+        ssize_t sent = send(s->fd, buf + done, len - done, flags);
+        if (sent >= 0) {
+            done += (size_t)sent;
+        } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            r = errno_result(errno);
+            break;
+        }
     }
-    return Z_OK;
+    *written = done;
+    return r;
 }
 
 void zm_port_socket_shutdown(zm_socket_t *s)

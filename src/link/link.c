@@ -83,10 +83,26 @@ bool zm_link_is_streamed(const zm_link_t *l) { return l->ops->streamed; }
 
 uint16_t zm_link_mtu(const zm_link_t *l) { return l->ops->mtu; }
 
-z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len)
+/* Writes a whole frame: the first byte must leave by start, the rest by end (see link.h). */
+static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, uint64_t start, uint64_t end)
+{
+    size_t done = 0;
+    z_result_t r = l->ops->write(l, frame, len, start, &done);
+    if (r != ZM_E_TIMEOUT) {
+        return r;
+    }
+    if (done == 0) {
+        return ZM_E_AGAIN;
+    }
+    size_t more = 0;
+    return l->ops->write(l, frame + done, len - done, end, &more);
+}
+
+z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                              uint64_t end_deadline_ms)
 {
     if (!l->ops->streamed) {
-        return len <= l->ops->mtu ? l->ops->write(l, batch, len) : ZM_E_FIELD;
+        return len <= l->ops->mtu ? write_frame(l, batch, len, start_deadline_ms, end_deadline_ms) : ZM_E_FIELD;
     }
     if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
         return ZM_E_FIELD;
@@ -96,7 +112,7 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len)
     uint8_t *frame = batch - ZM_LINK_HEADROOM;
     frame[0] = (uint8_t)(len & 0xffu);
     frame[1] = (uint8_t)(len >> 8);
-    return l->ops->write(l, frame, len + ZM_LINK_HEADROOM);
+    return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
 }
 
 /* The length announced by the buffered prefix; the caller checked two bytes are there. */

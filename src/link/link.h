@@ -36,7 +36,9 @@ typedef struct zm_link zm_link_t;
 /**
  * A protocol's operations. Each works on the link's own transport object (l->sock for socket
  * links, l->ctx for others) and follows the rules of the matching port.h socket call: reads
- * block until at least one byte came (ZM_E_CLOSED at the end), writes send everything.
+ * block until at least one byte came (ZM_E_CLOSED at the end); writes send everything or stop at
+ * their monotonic deadline with ZM_E_TIMEOUT, *written telling how much went either way (a
+ * datagram link writes all or nothing).
  */
 typedef struct {
     bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
@@ -47,7 +49,8 @@ typedef struct {
     z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
     z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
     z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
-    z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len);
+    z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                        size_t *written);
     void (*shutdown)(zm_link_t *l);
     void (*close)(zm_link_t *l);
 } zm_link_ops_t;
@@ -118,10 +121,17 @@ uint16_t zm_link_mtu(const zm_link_t *l);
  * Sends one batch of len bytes (<= 65535) in a single write. Convention: the caller builds the
  * batch ZM_LINK_HEADROOM bytes into its transmit buffer, so batch[-2] and batch[-1] are its
  * own; on stream links the little-endian length is written there and the prefix and batch go
- * out together, with no copy. The batch itself is not modified. Blocks until all bytes are
- * handed to the system; on error the link must be closed (part of the batch may have left).
+ * out together, with no copy. The batch itself is not modified.
+ *
+ * Two monotonic deadlines (zm_port_clock_ms values) bound the wait for a peer that does not
+ * read. If not a single byte (prefix included) could be handed to the system by
+ * start_deadline_ms: ZM_E_AGAIN, nothing was sent and the link is intact, so the batch may be
+ * retried or discarded. Once a first byte left, the rest must follow by end_deadline_ms, or
+ * ZM_E_TIMEOUT: the stream is broken in the middle of a batch. A deadline already past means
+ * "only what fits right now". After any error other than ZM_E_AGAIN the link must be closed.
  */
-ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len);
+ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                                           uint64_t end_deadline_ms);
 
 /**
  * Receives exactly one batch into *batch, which points into buf and stays valid until the next

@@ -39,9 +39,9 @@ static z_result_t tcp_read(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
     return zm_port_socket_read(&l->sock, buf, len, n);
 }
 
-static z_result_t tcp_write(zm_link_t *l, const uint8_t *buf, size_t len)
+static z_result_t tcp_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms, size_t *written)
 {
-    return zm_port_socket_write(&l->sock, buf, len);
+    return zm_port_socket_write(&l->sock, buf, len, deadline_ms, written);
 }
 
 static void tcp_shutdown(zm_link_t *l) { zm_port_socket_shutdown(&l->sock); }

@@ -93,7 +93,7 @@ static z_result_t lease_step(zm_session_t *s)
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
-        z_result_t rc = zm_transport_lease_tick(&pinned[i]->t, now);
+        z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
                 zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent for longer than its lease");

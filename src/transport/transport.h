@@ -8,6 +8,12 @@
  * a time: the read task, or the caller of zm_transport_read_once() in single-thread mode; rx
  * state belongs to it. A transport is freed only after the tasks using it have been joined.
  * Received messages borrow from the rx buffer and are valid during the on_message call only.
+ *
+ * Congestion control, as Rust does it: a batch holding any BLOCK message (QoS D bit) waits up to
+ * tx_block_timeout_ms for the peer to take it, then the link is declared dead; a batch of DROP
+ * messages only (the default QoS) waits ZM_TX_DROP_WAIT_MS for room, then it is dropped and
+ * counted. No sender ever waits without a bound, and the lease and close paths never wait on a
+ * sender: a peer that stops reading costs its own link, not the others' keep-alives.
  */
 #ifndef ZM_TRANSPORT_H
 #define ZM_TRANSPORT_H
@@ -68,6 +74,12 @@ typedef struct zm_transport {
     int tx_frame;    /* channel of the FRAME open at the end of tx, or -1 */
     uint32_t tx_sn[ZM_TX_CHANNELS];
     bool batching; /* zp_batch_start: keep filling until full or flushed */
+    uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
+    bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
+    bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
+    uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
+    uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
+    uint64_t tx_dropped;                 /* messages dropped by congestion control */
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
     uint64_t last_tx_ms;
@@ -95,18 +107,27 @@ ZM_NODISCARD z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link,
                                             const zm_transport_params_t *p, uint32_t timeout_ms);
 
 /** Queues a network message; it is on the wire when this returns unless batching is on or
- *  the message is not express and more are coming. Large messages are fragmented. */
+ *  the message is not express and more are coming. Large messages are fragmented. Waits at most
+ *  tx_block_timeout_ms per batch for a peer that does not read (see congestion control above):
+ *  a dropped DROP message is Z_OK (counted in tx_dropped); a BLOCK one that could not go out is
+ *  an error, and the link is shut down then. */
 ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable,
                                           uint8_t prio, bool flush);
-/** Writes out the current batch, if any. */
+/** Writes out the current batch, if any, with the congestion control of what it holds. */
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
 /** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
-/** Lease work, called periodically: keep-alive if idle; ZM_E_TIMEOUT if the peer went silent. */
-ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t, uint64_t now_ms);
-/** Sends CLOSE (best effort) and shuts the link so a blocked reader returns. */
+/**
+ * Lease work, called periodically (reads the clock itself): ZM_E_TIMEOUT if the peer was silent
+ * for longer than its lease; otherwise a keep-alive if we were idle, or the batch batching mode
+ * left open. Never waits: when a sender holds the transport, nothing is sent (traffic is flowing,
+ * or that sender will time out), and a peer with no room now gets no keep-alive now.
+ */
+ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t);
+/** Sends CLOSE (best effort: skipped while a sender holds the transport or the peer has no room)
+ *  and shuts the link, so that a blocked reader and a sender waiting for room return. */
 void zm_transport_close(zm_transport_t *t, uint8_t reason);
 /** Frees buffers and the link; only after every task using t has been joined. */
 void zm_transport_free(zm_transport_t *t);

@@ -3,31 +3,118 @@
  * batch; a batch goes out when it is full, when the caller flushes, or at once when batching is
  * off. A message too large for an empty batch is encoded whole into a reusable buffer and cut
  * into FRAGMENTs, each alone in its batch, as Rust expects (spec 5.6).
+ *
+ * Congestion control decides per batch how long to wait for a peer that does not read: a batch
+ * is dropped whole before its first byte leaves, never in the middle (that would break the
+ * stream), so the sequence numbers it took are given back and the peer sees no gap.
  */
 #include <string.h>
 
 #include "transport/transport.h"
 #include "util/alloc.h"
+#include "util/log.h"
 
 #if Z_FEATURE_MULTI_THREAD
 #define TX_LOCK(t) zm_port_mutex_lock(&(t)->tx_lock)
+#define TX_TRYLOCK(t) zm_port_mutex_trylock(&(t)->tx_lock)
 #define TX_UNLOCK(t) zm_port_mutex_unlock(&(t)->tx_lock)
 #else
 #define TX_LOCK(t) ((void)0)
+#define TX_TRYLOCK(t) true
 #define TX_UNLOCK(t) ((void)0)
 #endif
 
-/* tx_lock held */
-static z_result_t flush_locked(zm_transport_t *t)
+/*
+ * How long the lease task lets a keep-alive, or a batch left open by batching mode, take once
+ * its first byte left (it never waits for the first one). It serves every peer in turn, so one
+ * peer that stops reading must not delay the others' keep-alives by a whole block timeout.
+ */
+#define LEASE_SEND_MS 100u
+
+/* tx_lock held. The batch is gone: sent, dropped or lost with its link. */
+static void batch_reset(zm_transport_t *t)
 {
+    t->tx.len = 0;
     t->tx_frame = -1;
+    t->tx_msgs = 0;
+    t->tx_block = false;
+}
+
+/* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch). On
+ * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
+static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
+{
+    z_result_t rc = zm_link_send_batch(&t->link, t->tx_buf + ZM_LINK_HEADROOM, t->tx.len, start, end);
+    if (rc == ZM_E_AGAIN) {
+        return rc;
+    }
+    batch_reset(t);
+    if (rc == Z_OK) {
+        t->tx_congested = false;
+        t->last_tx_ms = zm_port_clock_ms();
+        memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
+    }
+    return rc;
+}
+
+/* tx_lock held. Nothing of the batch left: its messages are lost, its sequence numbers reused. */
+static void batch_drop(zm_transport_t *t)
+{
+    t->tx_dropped += t->tx_msgs;
+    t->tx_congested = true;
+    memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
+    batch_reset(t);
+}
+
+/* tx_lock held. The link failed, or the peer did not read for a whole block timeout, or stopped
+ * in the middle of a batch: it can carry nothing more. Shutting it makes the reader return too. */
+static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
+{
+    if (rc == ZM_E_TIMEOUT) {
+        ZM_LOG_W("transport: the peer stopped reading, link dropped");
+    }
+    zm_link_shutdown(&t->link);
+    return rc;
+}
+
+/* tx_lock held. Writes out the batch with the congestion control of what it holds: Z_OK when it
+ * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
+static z_result_t flush_batch(zm_transport_t *t)
+{
     if (t->tx.len == 0) {
+        t->tx_frame = -1;
         return Z_OK;
     }
-    size_t len = t->tx.len;
-    t->tx.len = 0;
-    t->last_tx_ms = zm_port_clock_ms();
-    return zm_link_send_batch(&t->link, t->tx_buf + ZM_LINK_HEADROOM, len);
+    uint64_t now = zm_port_clock_ms();
+    uint64_t end = now + t->tx_block_timeout_ms;
+    if (t->tx_block) {
+        z_result_t rc = write_batch(t, end, end);
+        if (rc == ZM_E_AGAIN) {
+            batch_reset(t);
+            rc = ZM_E_TIMEOUT;
+        }
+        return rc == Z_OK ? Z_OK : declare_dead(t, rc);
+    }
+    /* A congested peer had no room a moment ago: wait again only once a batch went through. */
+    uint64_t start = t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
+    z_result_t rc = write_batch(t, start, end);
+    if (rc == ZM_E_AGAIN) {
+        batch_drop(t);
+        return ZM_E_AGAIN;
+    }
+    return rc == Z_OK ? Z_OK : declare_dead(t, rc);
+}
+
+/* tx_lock held. Dropping is congestion control doing its job, not an error of the caller. */
+static z_result_t flush_locked(zm_transport_t *t)
+{
+    z_result_t rc = flush_batch(t);
+    return rc == ZM_E_AGAIN ? Z_OK : rc;
+}
+
+static bool is_block(const zm_network_msg_t *m)
+{
+    return (m->ext.present & ZM_NET_EXT_QOS) != 0 && (m->ext.qos & ZM_QOS_BLOCK) != 0;
 }
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
@@ -84,7 +171,9 @@ static size_t size_bound(const zm_network_msg_t *m)
     }
 }
 
-/* tx_lock held; the batch is empty. */
+/* tx_lock held; the batch is empty. Only the first fragment of a DROP message may be dropped
+ * (then the whole message is); once it left, the rest follow with BLOCK's patience, as a message
+ * cut short would only waste what was sent. */
 static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio)
 {
     size_t need = size_bound(m);
@@ -105,6 +194,7 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
     zm_writer_init(&w, buf, need);
     z_result_t rc = zm_network_encode(&w, m);
     unsigned ch = ZM_CHANNEL(reliable, wire_prio(t, prio));
+    bool block = is_block(m);
     size_t off = 0;
     bool first = true;
     while (rc == Z_OK && off < w.len) {
@@ -131,9 +221,14 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         rc = zm_transport_encode(&t->tx, &f);
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+            t->tx_msgs = 1;
+            t->tx_block = block || !first;
             off += chunk;
             first = false;
-            rc = flush_locked(t);
+            rc = flush_batch(t);
+            if (rc == ZM_E_AGAIN) {
+                return Z_OK; /* the first fragment was dropped, and with it the message */
+            }
         }
     }
     return rc;
@@ -145,6 +240,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
         return ZM_E_CLOSED;
     }
     unsigned ch = ZM_CHANNEL(reliable, wire_prio(t, prio));
+    bool block = is_block(m);
     z_result_t rc = Z_OK;
     TX_LOCK(t);
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -168,6 +264,8 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
                 t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
                 t->tx_frame = (int)ch;
             }
+            t->tx_msgs++;
+            t->tx_block = t->tx_block || block;
             break;
         }
         t->tx.len = mark;
@@ -175,7 +273,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             break;
         }
         if (t->tx.len > 0) {
-            rc = flush_locked(t); /* make room, then try once more in an empty batch */
+            rc = flush_locked(t); /* make room (sent or dropped), then try once more in an empty batch */
             if (rc != Z_OK) {
                 break;
             }
@@ -206,24 +304,49 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
     TX_UNLOCK(t);
 }
 
-z_result_t zm_transport_lease_tick(zm_transport_t *t, uint64_t now_ms)
+/*
+ * Milliseconds since last_rx on the 32-bit clock. The receiver may store a reading taken after
+ * ours: a difference past half the range is such a "newer than now", i.e. no silence at all.
+ * Leases are clamped far below 2^31 ms, so a real silence never gets that long unnoticed.
+ */
+static uint32_t silence_ms(uint64_t now, uint32_t last_rx)
 {
-    uint32_t silent = (uint32_t)now_ms - atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
-    if (silent > t->remote_lease_ms) {
+    uint32_t d = (uint32_t)now - last_rx;
+    return d > UINT32_MAX / 2u ? 0u : d;
+}
+
+z_result_t zm_transport_lease_tick(zm_transport_t *t)
+{
+    uint32_t last_rx = atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
+    uint64_t now = zm_port_clock_ms();
+    if (silence_ms(now, last_rx) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
+    if (!TX_TRYLOCK(t)) {
+        return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
+    }
+    now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
+    uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
-    TX_LOCK(t);
     if (t->tx.len > 0) {
-        rc = flush_locked(t); /* a batch left open by batching mode goes out with the lease */
-    } else if (now_ms - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
+        rc = write_batch(t, now, end); /* a batch left open by batching mode goes out with the lease */
+        if (rc == ZM_E_AGAIN) {
+            rc = Z_OK; /* no room now: it waits for the next tick or the next flush */
+        }
+    } else if (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
         zm_transport_msg_t ka;
         memset(&ka, 0, sizeof(ka));
         ka.id = ZM_MID_KEEP_ALIVE;
-        rc = zm_transport_encode(&t->tx, &ka);
-        if (rc == Z_OK) {
-            rc = flush_locked(t);
+        if (zm_transport_encode(&t->tx, &ka) == Z_OK) {
+            rc = write_batch(t, now, end);
+            if (rc == ZM_E_AGAIN) {
+                batch_reset(t); /* no room: skipped, a peer that does not read needs none */
+                rc = Z_OK;
+            }
         }
+    }
+    if (rc != Z_OK) {
+        rc = declare_dead(t, rc);
     }
     TX_UNLOCK(t);
     return rc;

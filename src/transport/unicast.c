@@ -29,6 +29,7 @@ static z_result_t state_init(zm_transport_t *t, zm_link_t *link, const zm_transp
     t->link = *link;
     t->lease_ms = p->lease_ms;
     t->tx_frame = -1;
+    t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
     t->sn_mask = ZM_SN_MASK_DEFAULT;
     t->rx_cap = (size_t)ZM_BATCH_UNICAST_SIZE + ZM_LINK_HEADROOM;
     t->rx_buf = zm_alloc(t->rx_cap);
@@ -48,15 +49,23 @@ static z_result_t tx_alloc(zm_transport_t *t, uint16_t batch_size)
     return Z_OK;
 }
 
-/* Handshake messages travel alone, each in its own batch, through a small stack buffer. */
-static z_result_t send_one(zm_link_t *link, const zm_transport_msg_t *m)
+/*
+ * Handshake messages and CLOSE travel alone, each in its own batch, through a small stack
+ * buffer, within the link deadlines start and end (see zm_link_send_batch).
+ */
+static z_result_t send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
 {
     uint8_t buf[ZM_LINK_HEADROOM + 384];
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     ZM_TRY(zm_transport_encode(&w, m));
-    return zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len);
+    z_result_t rc = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, start, end);
+    return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc; /* nothing left in time: the deadline is spent */
 }
+
+/* How long a CLOSE may take once its first byte left (it never waits for the first): closing
+ * must not hang on a peer that stopped reading, the link is shut right after anyway. */
+#define CLOSE_SEND_MS 100u
 
 /* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
 static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, bool ack, zm_transport_msg_t *m)
@@ -77,13 +86,14 @@ static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, b
     return is_ack == ack ? Z_OK : ZM_E_FIELD;
 }
 
-static void close_with(zm_link_t *link, uint8_t reason)
+/* Best effort, within the handshake's deadline: the link is closed after it anyway. */
+static void close_with(zm_link_t *link, uint8_t reason, uint64_t deadline)
 {
     zm_transport_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_CLOSE;
     m.body.close.reason = reason;
-    (void)send_one(link, &m);
+    (void)send_one(link, &m, deadline, deadline);
 }
 
 static void init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution, uint16_t batch)
@@ -107,12 +117,15 @@ static void open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
     open->initial_sn = initial_sn;
 }
 
+/* The peer's lease, clamped: a peer announcing years (or 2^32 s) would otherwise never expire,
+ * and the lease tick measures silences on a 32-bit clock. */
 static uint64_t open_lease_ms(const zm_open_t *o)
 {
-    if (!o->lease_secs) {
-        return o->lease;
+    uint64_t max = ZM_LEASE_MAX_MS;
+    if (o->lease_secs) {
+        return o->lease > max / 1000u ? max : o->lease * 1000u;
     }
-    return o->lease > UINT64_MAX / 1000u ? UINT64_MAX : o->lease * 1000u;
+    return o->lease > max ? max : o->lease;
 }
 
 static uint32_t random_sn(uint32_t mask)
@@ -128,6 +141,7 @@ static void sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial
         t->tx_sn[i] = tx_initial;
         t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
     }
+    memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
 }
 
 static z_result_t finish(zm_transport_t *t)
@@ -151,14 +165,14 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     if (p->qos) {
         m.body.init.exts |= ZM_INIT_EXT_QOS;
     }
-    ZM_TRY(send_one(&t->link, &m));
+    ZM_TRY(send_one(&t->link, &m, deadline, deadline));
 
     ZM_TRY(recv_one(t, deadline, ZM_MID_INIT, true, &m));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
     if (ack->version != ZM_PROTO_VERSION || resolution_min(res, ZM_RESOLUTION_DEFAULT) != res || batch < 64) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_UNSUPPORTED;
     }
     t->remote_zid = ack->zid;
@@ -170,7 +184,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     uint8_t cookie[256];
     size_t cookie_len = ack->cookie.len;
     if (cookie_len > sizeof(cookie)) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_FIELD;
     }
     memcpy(cookie, ack->cookie.ptr, cookie_len); /* it points into rx_buf, reused below */
@@ -180,7 +194,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     m.id = ZM_MID_OPEN;
     open_fill(&m.body.open, p->lease_ms, initial_sn);
     m.body.open.cookie = zm_slice(cookie, cookie_len);
-    ZM_TRY(send_one(&t->link, &m));
+    ZM_TRY(send_one(&t->link, &m, deadline, deadline));
 
     ZM_TRY(recv_one(t, deadline, ZM_MID_OPEN, true, &m));
     if (m.body.open.initial_sn > t->sn_mask) {
@@ -199,17 +213,17 @@ static z_result_t handshake_accept(zm_transport_t *t, const zm_transport_params_
     ZM_TRY(recv_one(t, deadline, ZM_MID_INIT, false, &m));
     const zm_init_t *syn = &m.body.init;
     if (syn->version != ZM_PROTO_VERSION) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_UNSUPPORTED;
     }
     if (syn->zid.len == p->zid.len && memcmp(syn->zid.id, p->zid.id, p->zid.len) == 0) {
-        close_with(&t->link, ZM_CLOSE_CONNECTION_TO_SELF);
+        close_with(&t->link, ZM_CLOSE_CONNECTION_TO_SELF, deadline);
         return ZM_E_FIELD;
     }
     uint8_t res = syn->has_size ? (uint8_t)(syn->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
     uint16_t batch = syn->has_size ? syn->batch_size : ZM_BATCH_DEFAULT;
     if (batch < 64) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_FIELD;
     }
     res = resolution_min(res, ZM_RESOLUTION_DEFAULT);
@@ -233,15 +247,15 @@ static z_result_t handshake_accept(zm_transport_t *t, const zm_transport_params_
     if (t->patch == 0) {
         m.body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
     }
-    ZM_TRY(send_one(&t->link, &m));
+    ZM_TRY(send_one(&t->link, &m, deadline, deadline));
 
     ZM_TRY(recv_one(t, deadline, ZM_MID_OPEN, false, &m));
     if (!zm_slice_eq(m.body.open.cookie, zm_slice(cookie, sizeof(cookie)))) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_FIELD;
     }
     if (m.body.open.initial_sn > t->sn_mask) {
-        close_with(&t->link, ZM_CLOSE_INVALID);
+        close_with(&t->link, ZM_CLOSE_INVALID, deadline);
         return ZM_E_SN_RANGE;
     }
     t->remote_lease_ms = open_lease_ms(&m.body.open);
@@ -251,7 +265,7 @@ static z_result_t handshake_accept(zm_transport_t *t, const zm_transport_params_
     m.id = ZM_MID_OPEN;
     open_fill(&m.body.open, p->lease_ms, initial_sn);
     m.body.open.ack = true;
-    ZM_TRY(send_one(&t->link, &m));
+    ZM_TRY(send_one(&t->link, &m, deadline, deadline));
     ZM_TRY(tx_alloc(t, batch));
     sn_start(t, initial_sn, remote_sn);
     return Z_OK;
@@ -301,12 +315,22 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
     m.id = ZM_MID_CLOSE;
     m.body.close.session = true;
     m.body.close.reason = reason;
+    /* A sender holding tx_lock may be waiting for a peer that stopped reading: no CLOSE then
+     * (it could not go out anyway, and it must not cut a batch in half); the shutdown below is
+     * what wakes that sender. */
 #if Z_FEATURE_MULTI_THREAD
-    zm_port_mutex_lock(&t->tx_lock);
+    bool locked = zm_port_mutex_trylock(&t->tx_lock);
+#else
+    bool locked = true;
 #endif
-    (void)send_one(&t->link, &m);
+    if (locked) {
+        uint64_t now = zm_port_clock_ms();
+        (void)send_one(&t->link, &m, now, now + CLOSE_SEND_MS);
+    }
 #if Z_FEATURE_MULTI_THREAD
-    zm_port_mutex_unlock(&t->tx_lock);
+    if (locked) {
+        zm_port_mutex_unlock(&t->tx_lock);
+    }
 #endif
     zm_link_shutdown(&t->link);
 }

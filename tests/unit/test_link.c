@@ -1,8 +1,10 @@
 /*
  * The link layer: endpoint parsing and locator formatting (a table of valid and malformed
  * endpoints), the buffered batch reader over a scripted in-memory link (every chunking of the
- * stream must give the same batches), and TCP over loopback through the POSIX port: batches
- * both ways byte-exact, shutdown waking a blocked reader, a closed peer, a refused connect.
+ * stream must give the same batches), the start and end deadlines of a send, and TCP over
+ * loopback through the POSIX port: batches both ways byte-exact, shutdown waking a blocked
+ * reader, a peer that stops reading (bounded sends, shutdown waking a waiting writer), a closed
+ * peer, a refused connect.
  * Threads synchronise through condvars with deadlines; no test waits by sleeping.
  */
 #include <stdint.h>
@@ -22,6 +24,20 @@ static z_result_t parse(zm_endpoint_t *ep, const char *s, zm_endpoint_use_t use)
 }
 
 static int slice_is(zm_slice_t s, const char *v) { return zm_slice_eq(s, zm_slice(v, strlen(v))); }
+
+/* A batch sent by a peer that is expected to read: the deadlines are only there not to hang. */
+static z_result_t send_batch(zm_link_t *l, uint8_t *batch, size_t len)
+{
+    uint64_t deadline = zm_port_clock_ms() + WAIT_MS;
+    return zm_link_send_batch(l, batch, len, deadline, deadline);
+}
+
+/* Raw bytes on a socket, for streams the framing would not produce. */
+static z_result_t sock_write(zm_socket_t *s, const uint8_t *buf, size_t len)
+{
+    size_t written = 0;
+    return zm_port_socket_write(s, buf, len, zm_port_clock_ms() + WAIT_MS, &written);
+}
 
 /* ---- endpoints ------------------------------------------------------------------------------- */
 
@@ -202,6 +218,9 @@ typedef struct {
     uint8_t out[512];
     size_t out_len;
     unsigned writes;
+    bool limited;          /* a peer that takes only `room` more bytes, then stops reading */
+    size_t room;
+    uint64_t deadlines[4]; /* of the first writes */
 } mem_t;
 
 static z_result_t mem_read(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
@@ -221,16 +240,25 @@ static z_result_t mem_read(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
     return Z_OK;
 }
 
-static z_result_t mem_write(zm_link_t *l, const uint8_t *buf, size_t len)
+static z_result_t mem_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms, size_t *written)
 {
     mem_t *m = (mem_t *)l->ctx;
-    if (len > sizeof(m->out) - m->out_len) {
+    *written = 0;
+    if (m->writes < ZM_ARRAY_LEN(m->deadlines)) {
+        m->deadlines[m->writes] = deadline_ms;
+    }
+    m->writes++;
+    size_t n = m->limited && m->room < len ? m->room : len;
+    if (n > sizeof(m->out) - m->out_len) {
         return ZM_E_NO_SPACE;
     }
-    memcpy(m->out + m->out_len, buf, len);
-    m->out_len += len;
-    m->writes++;
-    return Z_OK;
+    memcpy(m->out + m->out_len, buf, n);
+    m->out_len += n;
+    *written = n;
+    if (m->limited) {
+        m->room -= n;
+    }
+    return n == len ? Z_OK : ZM_E_TIMEOUT; /* the deadline passed waiting for the rest */
 }
 
 static z_result_t mem_wait(zm_link_t *l, uint32_t timeout_ms)
@@ -286,7 +314,7 @@ static void test_reader_chunkings(void)
     static const size_t caps[] = {62, 64, 100, 1024};
     for (size_t c = 0; c < ZM_ARRAY_LEN(chunks); c++) {
         for (size_t k = 0; k < ZM_ARRAY_LEN(caps); k++) {
-            mem_t m = {stream, len, 0, chunks[c], 0, {0}, 0, 0};
+            mem_t m = {stream, len, 0, chunks[c], 0, {0}, 0, 0, false, 0, {0}};
             zm_link_t link;
             zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &m);
             uint8_t buf[1024];
@@ -304,7 +332,7 @@ static void test_reader_chunkings(void)
     }
 
     /* One read that brings every batch serves them all: no byte is lost, no read is wasted. */
-    mem_t m = {stream, len, 0, 4096, 0, {0}, 0, 0};
+    mem_t m = {stream, len, 0, 4096, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_t link;
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &m);
     uint8_t buf[1024];
@@ -324,7 +352,7 @@ static void test_reader_errors(void)
 
     /* 16 announced: cap 18 holds prefix + batch, cap 17 does not and the link is done. */
     uint8_t sixteen[18] = {16, 0};
-    mem_t m = {sixteen, sizeof(sixteen), 0, 100, 0, {0}, 0, 0};
+    mem_t m = {sixteen, sizeof(sixteen), 0, 100, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &m);
     CHECK_EQ_INT(zm_link_recv_batch(&link, buf, 17, &s), ZM_E_FIELD);
     m.pos = 0;
@@ -334,18 +362,18 @@ static void test_reader_errors(void)
 
     /* 65535 announced into a 64-byte buffer: refused as soon as the prefix is in. */
     static const uint8_t huge[] = {0xff, 0xff, 1, 2, 3};
-    mem_t h = {huge, sizeof(huge), 0, 1, 0, {0}, 0, 0};
+    mem_t h = {huge, sizeof(huge), 0, 1, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &h);
     CHECK_EQ_INT(zm_link_recv_batch(&link, buf, sizeof(buf), &s), ZM_E_FIELD);
     CHECK_EQ_INT(h.reads, 2);
 
     /* The stream ends inside a body, then inside a prefix. */
     static const uint8_t cut_body[] = {5, 0, 'a', 'b'};
-    mem_t b = {cut_body, sizeof(cut_body), 0, 100, 0, {0}, 0, 0};
+    mem_t b = {cut_body, sizeof(cut_body), 0, 100, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &b);
     CHECK_EQ_INT(zm_link_recv_batch(&link, buf, sizeof(buf), &s), ZM_E_CLOSED);
     static const uint8_t cut_prefix[] = {1, 0, 'x', 5};
-    mem_t p = {cut_prefix, sizeof(cut_prefix), 0, 100, 0, {0}, 0, 0};
+    mem_t p = {cut_prefix, sizeof(cut_prefix), 0, 100, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &p);
     CHECK_EQ_INT(zm_link_recv_batch(&link, buf, sizeof(buf), &s), Z_OK);
     CHECK_EQ_MEM(s.ptr, s.len, "x", 1);
@@ -361,7 +389,7 @@ static void test_reader_wait_and_send(void)
     static const size_t sizes[] = {3, 4};
     uint8_t stream[16];
     size_t len = build_stream(stream, sizes, 2);
-    mem_t m = {stream, len, 0, 4096, 0, {0}, 0, 0};
+    mem_t m = {stream, len, 0, 4096, 0, {0}, 0, 0, false, 0, {0}};
     zm_link_t link;
     zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &m);
     uint8_t buf[64];
@@ -376,17 +404,57 @@ static void test_reader_wait_and_send(void)
 
     /* send_batch writes the prefix into the headroom and everything in one write. */
     uint8_t tx[2 + 5] = {0xee, 0xee, 'h', 'e', 'l', 'l', 'o'};
-    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5), Z_OK);
+    CHECK_EQ_INT(send_batch(&link, tx + ZM_LINK_HEADROOM, 5), Z_OK);
     CHECK_EQ_INT(m.writes, 1);
     CHECK_EQ_MEM(m.out, m.out_len, "\x05\x00hello", 7);
     CHECK_EQ_MEM(tx + 2, 5, "hello", 5);
-    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 0), Z_OK);
+    CHECK_EQ_INT(send_batch(&link, tx + ZM_LINK_HEADROOM, 0), Z_OK);
     CHECK_EQ_MEM(m.out + 7, m.out_len - 7, "\x00\x00", 2);
     CHECK_EQ_INT(zm_link_is_streamed(&link), 1);
     CHECK_EQ_INT(zm_link_mtu(&link), 65535);
     /* Past the MTU, prefix included, nothing is written. */
-    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 65534), ZM_E_FIELD);
+    CHECK_EQ_INT(send_batch(&link, tx + ZM_LINK_HEADROOM, 65534), ZM_E_FIELD);
     CHECK_EQ_INT(m.writes, 2);
+    zm_link_close(&link);
+}
+
+/* The two deadlines of send_batch, over a peer that takes only so many bytes. */
+static void test_send_deadlines(void)
+{
+    uint8_t tx[2 + 5] = {0, 0, 'h', 'e', 'l', 'l', 'o'};
+    zm_link_t link;
+
+    /* No room at all: nothing left by the start deadline, the link is intact. */
+    mem_t m = {NULL, 0, 0, 1, 0, {0}, 0, 0, true, 0, {0}};
+    zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &m);
+    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5, 100, 200), ZM_E_AGAIN);
+    CHECK_EQ_INT(m.writes, 1);
+    CHECK_EQ_INT(m.deadlines[0], 100);
+    CHECK_EQ_INT(m.out_len, 0);
+    /* Room comes: the same batch is retried whole. */
+    m.room = 7;
+    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5, 100, 200), Z_OK);
+    CHECK_EQ_MEM(m.out, m.out_len, "\x05\x00hello", 7);
+    zm_link_close(&link);
+
+    /* A first byte left: the rest is waited for until the end deadline, then the stream is broken. */
+    mem_t p = {NULL, 0, 0, 1, 0, {0}, 0, 0, true, 3, {0}};
+    zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &p);
+    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5, 100, 200), ZM_E_TIMEOUT);
+    CHECK_EQ_INT(p.writes, 2);
+    CHECK_EQ_INT(p.deadlines[0], 100);
+    CHECK_EQ_INT(p.deadlines[1], 200);
+    CHECK_EQ_MEM(p.out, p.out_len, "\x05\x00h", 3);
+    zm_link_close(&link);
+
+    /* Datagram links go whole or not at all, with the same codes. */
+    static const zm_link_ops_t dgram_ops = {.streamed = false, .mtu = 512, .read = mem_read, .write = mem_write};
+    mem_t d = {NULL, 0, 0, 1, 0, {0}, 0, 0, true, 0, {0}};
+    zm_link_init(&link, ZM_PROTO_UDP, &dgram_ops, &d);
+    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5, 100, 200), ZM_E_AGAIN);
+    d.room = 5;
+    CHECK_EQ_INT(zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 5, 100, 200), Z_OK);
+    CHECK_EQ_MEM(d.out, d.out_len, "hello", 5);
     zm_link_close(&link);
 }
 
@@ -509,7 +577,7 @@ static void *echo_main(void *arg)
         if (b.len > 0) {
             memcpy(tx + ZM_LINK_HEADROOM, b.ptr, b.len);
         }
-        e->result = zm_link_send_batch(e->link, tx + ZM_LINK_HEADROOM, b.len);
+        e->result = send_batch(e->link, tx + ZM_LINK_HEADROOM, b.len);
         if (e->result != Z_OK) {
             break;
         }
@@ -537,7 +605,7 @@ static void test_tcp_exchange(tcp_pair_t *t, const char *tag)
         for (size_t i = 0; i < sizes[k]; i++) {
             tx[ZM_LINK_HEADROOM + i] = pattern(k, i);
         }
-        CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, sizes[k]), Z_OK);
+        CHECK_EQ_INT(send_batch(&t->client, tx + ZM_LINK_HEADROOM, sizes[k]), Z_OK);
         sent++;
         zm_slice_t s;
         z_result_t r = zm_link_recv_batch(&t->client, rx, BIG_CAP, &s);
@@ -550,7 +618,7 @@ static void test_tcp_exchange(tcp_pair_t *t, const char *tag)
         for (size_t i = 0; i < n; i++) {
             tx[ZM_LINK_HEADROOM + i] = pattern(k + 100, i);
         }
-        CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, n), Z_OK);
+        CHECK_EQ_INT(send_batch(&t->client, tx + ZM_LINK_HEADROOM, n), Z_OK);
         sent++;
     }
     for (size_t k = 0; rx && tx && k < BURST; k++) {
@@ -614,7 +682,7 @@ static void test_tcp_shutdown_wakes_reader(tcp_pair_t *t)
     CHECK_EQ_INT(zm_port_condvar_init(&b.c), Z_OK);
     /* Half a batch first, so that the reader is inside recv_batch, waiting for the rest. */
     static const uint8_t half[] = {10, 0, 1, 2, 3};
-    CHECK_EQ_INT(zm_port_socket_write(&t->client.sock, half, sizeof(half)), Z_OK);
+    CHECK_EQ_INT(sock_write(&t->client.sock, half, sizeof(half)), Z_OK);
     zm_task_t task;
     CHECK_EQ_INT(zm_port_task_start(&task, blocked_main, &b), Z_OK);
 
@@ -638,7 +706,120 @@ static void test_tcp_shutdown_wakes_reader(tcp_pair_t *t)
     zm_port_task_join(&task);
     /* A shut-down link refuses to send as well. */
     uint8_t tx[2 + 1] = {0, 0, 'x'};
-    CHECK_EQ_INT(zm_link_send_batch(&t->server, tx + ZM_LINK_HEADROOM, 1), ZM_E_CLOSED);
+    CHECK_EQ_INT(send_batch(&t->server, tx + ZM_LINK_HEADROOM, 1), ZM_E_CLOSED);
+    zm_port_condvar_destroy(&b.c);
+    zm_port_mutex_destroy(&b.m);
+}
+
+/* A sender that waits for room for as long as WAIT_MS allows: only a shutdown frees it early. */
+static void *stuck_writer_main(void *arg)
+{
+    blocked_t *b = (blocked_t *)arg;
+    uint8_t tx[2 + 100] = {0};
+    zm_port_mutex_lock(&b->m);
+    b->started = 1;
+    zm_port_condvar_broadcast(&b->c);
+    zm_port_mutex_unlock(&b->m);
+    uint64_t deadline = zm_port_clock_ms() + WAIT_MS;
+    z_result_t r = zm_link_send_batch(b->link, tx + ZM_LINK_HEADROOM, 100, deadline, deadline);
+    zm_port_mutex_lock(&b->m);
+    b->done = 1;
+    b->result = r;
+    zm_port_condvar_broadcast(&b->c);
+    zm_port_mutex_unlock(&b->m);
+    return NULL;
+}
+
+/* Writes to a server that never reads until not a byte more goes in 250 ms (past the delayed
+ * acknowledgements that still free room after the window closed); returns how many went. */
+static size_t fill_pipe(tcp_pair_t *t)
+{
+    static uint8_t junk[65536];
+    size_t total = 0;
+    for (int i = 0; i < 10000; i++) {
+        size_t w = 0;
+        z_result_t r = zm_port_socket_write(&t->client.sock, junk, sizeof(junk), zm_port_clock_ms() + 250u, &w);
+        total += w;
+        if (r != Z_OK) {
+            CHECK_EQ_INT(r, ZM_E_TIMEOUT);
+            if (w == 0) {
+                return total;
+            }
+        }
+    }
+    CHECK_CTX(false, "the pipe never filled (%zu bytes written)", total);
+    return total;
+}
+
+/* Reads n bytes on the server, each wait bounded. */
+static void drain(tcp_pair_t *t, size_t n)
+{
+    static uint8_t sink[65536];
+    while (n > 0) {
+        size_t got = 0;
+        z_result_t r = zm_port_socket_wait_readable(&t->server.sock, WAIT_MS);
+        if (r == Z_OK) {
+            r = zm_port_socket_read(&t->server.sock, sink, n < sizeof(sink) ? n : sizeof(sink), &got);
+        }
+        CHECK_EQ_INT(r, Z_OK);
+        if (r != Z_OK) {
+            return;
+        }
+        n -= got;
+    }
+}
+
+/* A peer that stops reading: sends stop at their deadlines instead of blocking, leave the link
+ * usable when nothing went, flow again once the peer reads, and a shutdown frees a waiting one. */
+static void test_tcp_peer_not_reading(tcp_pair_t *t)
+{
+    uint8_t tx[2 + 100] = {0};
+    size_t filled = fill_pipe(t);
+    CHECK(filled > 0);
+
+    /* A past deadline tries once; a near one waits for it; neither writes a byte. */
+    size_t w = 1;
+    CHECK_EQ_INT(zm_port_socket_write(&t->client.sock, tx, sizeof(tx), 0, &w), ZM_E_TIMEOUT);
+    CHECK_EQ_INT(w, 0);
+    uint64_t t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, 100, t0, t0 + WAIT_MS), ZM_E_AGAIN);
+    CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 2); /* the end deadline was never waited for */
+    t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, 100, t0 + 30, t0 + 30), ZM_E_AGAIN);
+    CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 2);
+
+    /* The peer reads everything: the link was left intact, batches flow again. */
+    drain(t, filled);
+    t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, 100, t0 + WAIT_MS, t0 + WAIT_MS), Z_OK);
+    zm_slice_t s;
+    uint8_t *rx = malloc(BIG_CAP);
+    CHECK(rx != NULL);
+    if (rx != NULL) {
+        CHECK_EQ_INT(zm_link_recv_batch(&t->server, rx, BIG_CAP, &s), Z_OK);
+        CHECK_EQ_INT(s.len, 100);
+        free(rx);
+    }
+
+    /* Stuck again, a sender waits for room; the link's shutdown makes it return at once. */
+    (void)fill_pipe(t);
+    blocked_t b;
+    memset(&b, 0, sizeof(b));
+    b.link = &t->client;
+    CHECK_EQ_INT(zm_port_mutex_init(&b.m), Z_OK);
+    CHECK_EQ_INT(zm_port_condvar_init(&b.c), Z_OK);
+    zm_task_t task;
+    CHECK_EQ_INT(zm_port_task_start(&task, stuck_writer_main, &b), Z_OK);
+    zm_port_mutex_lock(&b.m);
+    CHECK(wait_flag(&b, &b.started, zm_port_clock_ms() + WAIT_MS));
+    zm_port_mutex_unlock(&b.m);
+    zm_link_shutdown(&t->client);
+    zm_port_mutex_lock(&b.m);
+    CHECK(wait_flag(&b, &b.done, zm_port_clock_ms() + WAIT_MS / 2));
+    z_result_t r = b.result;
+    zm_port_mutex_unlock(&b.m);
+    zm_port_task_join(&task);
+    CHECK_EQ_INT(r, ZM_E_CLOSED);
     zm_port_condvar_destroy(&b.c);
     zm_port_mutex_destroy(&b.m);
 }
@@ -652,21 +833,21 @@ static void test_tcp_peer_closed(tcp_pair_t *t)
     uint8_t tx[2 + 3] = {0, 0, 'a', 'b', 'c'};
 
     CHECK_EQ_INT(zm_link_wait_readable(&t->server, 1), ZM_E_TIMEOUT);
-    CHECK_EQ_INT(zm_link_send_batch(&t->client, tx + ZM_LINK_HEADROOM, 3), Z_OK);
+    CHECK_EQ_INT(send_batch(&t->client, tx + ZM_LINK_HEADROOM, 3), Z_OK);
     CHECK_EQ_INT(zm_link_wait_readable(&t->server, WAIT_MS), Z_OK);
     CHECK_EQ_INT(zm_link_recv_batch(&t->server, buf, sizeof(buf), &s), Z_OK);
     CHECK_EQ_MEM(s.ptr, s.len, "abc", 3);
 
     /* A prefix announcing more than the buffer holds is refused. */
     static const uint8_t big[] = {0x00, 0x01}; /* 256 + 2 > sizeof(buf) */
-    CHECK_EQ_INT(zm_port_socket_write(&t->client.sock, big, sizeof(big)), Z_OK);
+    CHECK_EQ_INT(sock_write(&t->client.sock, big, sizeof(big)), Z_OK);
     CHECK_EQ_INT(zm_link_recv_batch(&t->server, buf, sizeof(buf), &s), ZM_E_FIELD);
 
     /* A batch, then a cut one, then the peer leaves: the whole batch still arrives. */
     zm_link_t *rx = &t->client;
-    CHECK_EQ_INT(zm_link_send_batch(&t->server, tx + ZM_LINK_HEADROOM, 3), Z_OK);
+    CHECK_EQ_INT(send_batch(&t->server, tx + ZM_LINK_HEADROOM, 3), Z_OK);
     static const uint8_t cut[] = {9, 0, 'x'};
-    CHECK_EQ_INT(zm_port_socket_write(&t->server.sock, cut, sizeof(cut)), Z_OK);
+    CHECK_EQ_INT(sock_write(&t->server.sock, cut, sizeof(cut)), Z_OK);
     zm_link_close(&t->server);
     CHECK_EQ_INT(zm_link_recv_batch(rx, buf, sizeof(buf), &s), Z_OK);
     CHECK_EQ_MEM(s.ptr, s.len, "abc", 3);
@@ -738,6 +919,11 @@ static void test_tcp(const char *listen_text)
     if (!tcp_pair_open(&t, listen_text)) {
         return;
     }
+    test_tcp_peer_not_reading(&t);
+    tcp_pair_close(&t);
+    if (!tcp_pair_open(&t, listen_text)) {
+        return;
+    }
 #endif
     test_tcp_peer_closed(&t);
     tcp_pair_close(&t);
@@ -750,6 +936,7 @@ int main(void)
     test_reader_chunkings();
     test_reader_errors();
     test_reader_wait_and_send();
+    test_send_deadlines();
     test_port_basics();
     test_tcp_listener();
     test_tcp("tcp/127.0.0.1:0");

@@ -247,7 +247,8 @@ static z_result_t poke(uint16_t port, const uint8_t *bytes, size_t len)
     if (rc != Z_OK) {
         return rc;
     }
-    rc = zm_port_socket_write(&sock, bytes, len);
+    size_t written = 0;
+    rc = zm_port_socket_write(&sock, bytes, len, zm_port_clock_ms() + 2000u, &written);
     uint8_t buf[512];
     size_t n = 0;
     uint64_t deadline = zm_port_clock_ms() + ZM_ACCEPT_TIMEOUT_MS + 3000u; /* its handshake timeout, and more */

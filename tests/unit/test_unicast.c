@@ -1,7 +1,9 @@
 /*
  * The unicast transport over real loopback TCP: both handshake roles, small messages batched
  * into FRAMEs, messages too large for a batch cut into FRAGMENTs and reassembled, keep-alives,
- * lease expiry and CLOSE. Waits are on the receiving thread's own progress, bounded by deadlines.
+ * lease expiry and CLOSE; then congestion control towards a peer that stops reading (BLOCK
+ * fails after its timeout, DROP drops and counts, lease tick and close never wait on a stuck
+ * sender) and the lease clock. Waits are on the other threads' own progress, bounded by deadlines.
  */
 #include <stdlib.h>
 
@@ -118,8 +120,9 @@ static void side_wire(side_t *s)
     CHECK_EQ_INT(zm_port_task_start(&s->reader, read_loop, s), Z_OK);
 }
 
-/* Opens a pair: a accepts, b connects; returns false if the handshake failed. */
-static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint64_t lease_b)
+/* Opens a pair: a accepts, b connects; returns false if the handshake failed. a_reads false
+ * leaves a without a read task: a peer that stops reading (its link is never read). */
+static bool pair_open_ex(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint64_t lease_b, bool a_reads)
 {
     side_init(a);
     side_init(b);
@@ -160,10 +163,17 @@ static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, 
     CHECK_EQ_INT(b->t.batch_size, expect);
     CHECK(a->t.qos && b->t.qos);
     CHECK_EQ_INT(a->t.patch, 1);
-    CHECK_EQ_INT(a->t.remote_lease_ms, lease_b);
-    side_wire(a);
+    CHECK_EQ_INT(a->t.remote_lease_ms, lease_b < ZM_LEASE_MAX_MS ? lease_b : ZM_LEASE_MAX_MS);
+    if (a_reads) {
+        side_wire(a);
+    }
     side_wire(b);
     return true;
+}
+
+static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint64_t lease_b)
+{
+    return pair_open_ex(a, b, batch_a, batch_b, lease_b, true);
 }
 
 static void pair_close(side_t *a, side_t *b)
@@ -184,7 +194,25 @@ static void pair_close(side_t *a, side_t *b)
 
 static uint8_t big[1u << 20];
 
-static z_result_t send_put(zm_transport_t *t, size_t size, bool flush)
+/* Ends a pair whose side a never read: both links shut, b's reader joined (unless the test did
+ * already), all freed. */
+static void pair_close_unread(side_t *a, side_t *b, bool b_joined)
+{
+    zm_transport_close(&a->t, ZM_CLOSE_GENERIC);
+    zm_transport_close(&b->t, ZM_CLOSE_GENERIC);
+    if (!b_joined) {
+        zm_port_task_join(&b->reader);
+    }
+    zm_transport_free(&a->t);
+    zm_transport_free(&b->t);
+    zm_port_condvar_destroy(&a->log.cond);
+    zm_port_mutex_destroy(&a->log.lock);
+    zm_port_condvar_destroy(&b->log.cond);
+    zm_port_mutex_destroy(&b->log.lock);
+}
+
+/* A PUT with the given congestion control; the payload is a pattern the receiver checks. */
+static z_result_t send_put_cc(zm_transport_t *t, size_t size, bool flush, bool block)
 {
     for (size_t i = 0; i < size; i++) {
         big[i] = (uint8_t)(i * 7u + size);
@@ -196,7 +224,17 @@ static z_result_t send_put(zm_transport_t *t, size_t size, bool flush)
     m.body.push.wire_expr.suffix = zm_slice("test/unicast", 12);
     m.body.push.body_id = ZM_MID_PUT;
     m.body.push.body.put.payload = zm_slice(big, size);
+    if (block) {
+        m.ext.present = ZM_NET_EXT_QOS;
+        m.ext.qos = ZM_QOS_BLOCK | ZM_PRIO_DATA;
+    }
     return zm_transport_send(t, &m, true, ZM_PRIO_DATA, flush);
+}
+
+/* A PUT whose delivery the test counts on: BLOCK, so congestion control never drops it. */
+static z_result_t send_put(zm_transport_t *t, size_t size, bool flush)
+{
+    return send_put_cc(t, size, flush, true);
 }
 
 static void test_pubsub_both_ways(void)
@@ -231,8 +269,11 @@ static void test_pubsub_both_ways(void)
 
     /* an idle link sends keep-alives, and the peer's silence is noticed after its lease */
     uint64_t now = zm_port_clock_ms();
-    CHECK_EQ_INT(zm_transport_lease_tick(&b.t, now + 3000), Z_OK);
-    CHECK_EQ_INT(zm_transport_lease_tick(&b.t, now + 20001), ZM_E_TIMEOUT);
+    b.t.last_tx_ms = now - 3000; /* as if idle for 3 s (its tx state: only this thread sends) */
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    CHECK(b.t.last_tx_ms >= now); /* a keep-alive went out */
+    atomic_store(&b.t.last_rx_ms, (uint32_t)(now - 20001));
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), ZM_E_TIMEOUT);
     pair_close(&a, &b);
 }
 
@@ -245,6 +286,187 @@ static void test_lease_units(void)
     }
     CHECK_EQ_INT(a.t.remote_lease_ms, 2500);
     CHECK_EQ_INT(b.t.remote_lease_ms, 10000);
+    pair_close(&a, &b);
+}
+
+#define WAIT_MS 10000u /* an upper bound for things that must not hang; never reached */
+
+/* BLOCK towards a peer that stops reading: the send fails after the block timeout, the link is
+ * declared dead and shut (b's reader returns), instead of blocking for ever. */
+static void test_block_timeout(void)
+{
+    side_t a, b;
+    if (!pair_open_ex(&a, &b, 65535, 65535, 10000, false)) {
+        return;
+    }
+    b.t.tx_block_timeout_ms = 200;
+    z_result_t rc = Z_OK;
+    uint64_t took = 0;
+    for (int i = 0; i < 10000 && rc == Z_OK; i++) {
+        uint64_t t0 = zm_port_clock_ms();
+        rc = send_put(&b.t, 60000, false);
+        took = zm_port_clock_ms() - t0;
+    }
+    CHECK_EQ_INT(rc, ZM_E_TIMEOUT);
+    CHECK(took < WAIT_MS / 2); /* about the block timeout, nowhere near for ever */
+    zm_port_task_join(&b.reader); /* the dead link was shut: the reader returned */
+    CHECK_EQ_INT(b.read_rc, ZM_E_CLOSED);
+    CHECK(send_put(&b.t, 10, false) != Z_OK);
+    pair_close_unread(&a, &b, true);
+}
+
+/* DROP towards a peer that stops reading: every send returns Z_OK promptly and the dropped ones
+ * are counted; once the peer reads again, what was not dropped arrives and messages flow. */
+static void test_drop_when_not_read(void)
+{
+    side_t a, b;
+    if (!pair_open_ex(&a, &b, 65535, 65535, 10000, false)) {
+        return;
+    }
+    unsigned sent = 0;
+    uint64_t slowest = 0;
+    for (int i = 0; i < 200000 && b.t.tx_dropped < 20; i++) {
+        uint64_t t0 = zm_port_clock_ms();
+        z_result_t rc = send_put_cc(&b.t, 1000, false, false);
+        uint64_t took = zm_port_clock_ms() - t0;
+        slowest = took > slowest ? took : slowest;
+        CHECK_EQ_INT(rc, Z_OK);
+        if (rc != Z_OK) {
+            break;
+        }
+        sent++;
+    }
+    CHECK(b.t.tx_dropped >= 20);
+    CHECK(slowest < WAIT_MS / 4); /* a drop never waits like a BLOCK send */
+    CHECK(b.t.tx_congested);
+    unsigned kept = sent - (unsigned)b.t.tx_dropped;
+
+    /* The peer reads again: everything that was not dropped arrives, nothing more, intact. */
+    side_wire(&a);
+    CHECK(wait_count(&a.log, kept, WAIT_MS));
+    /* A BLOCK message waits for room, and with it out the congested state ends. */
+    CHECK_EQ_INT(send_put(&b.t, 100, false), Z_OK);
+    CHECK(!b.t.tx_congested);
+    uint64_t dropped = b.t.tx_dropped;
+    for (int i = 0; i < 10; i++) {
+        CHECK_EQ_INT(send_put_cc(&b.t, 200, false, false), Z_OK);
+    }
+    CHECK_EQ_INT(b.t.tx_dropped, dropped);
+    CHECK(wait_count(&a.log, kept + 11, WAIT_MS));
+    zm_port_mutex_lock(&a.log.lock);
+    CHECK_EQ_INT(a.log.count, kept + 11);
+    CHECK(!a.log.bad);
+    zm_port_mutex_unlock(&a.log.lock);
+    pair_close(&a, &b);
+}
+
+/* A sender that keeps sending BLOCK messages until one fails; progress counted under log.lock. */
+typedef struct {
+    side_t *side;
+    rx_log_t log;
+    unsigned sent;
+    bool done;
+    z_result_t rc;
+} pusher_t;
+
+static void *pusher_main(void *arg)
+{
+    pusher_t *p = arg;
+    z_result_t rc;
+    do {
+        rc = send_put(&p->side->t, 60000, false);
+        zm_port_mutex_lock(&p->log.lock);
+        p->sent += rc == Z_OK;
+        zm_port_condvar_broadcast(&p->log.cond);
+        zm_port_mutex_unlock(&p->log.lock);
+    } while (rc == Z_OK);
+    zm_port_mutex_lock(&p->log.lock);
+    p->done = true;
+    p->rc = rc;
+    zm_port_condvar_broadcast(&p->log.cond);
+    zm_port_mutex_unlock(&p->log.lock);
+    return NULL;
+}
+
+/* True once the pusher holds the transport and made no progress for 300 ms: it waits for room. */
+static bool wait_stuck(pusher_t *p, uint64_t deadline)
+{
+    while (zm_port_clock_ms() < deadline) {
+        zm_port_mutex_lock(&p->log.lock);
+        unsigned before = p->sent;
+        uint64_t quiet = zm_port_clock_ms() + 300u;
+        while (p->sent == before && !p->done &&
+               zm_port_condvar_wait_until(&p->log.cond, &p->log.lock, quiet) != ZM_E_TIMEOUT) {
+        }
+        bool still = p->sent == before && !p->done;
+        zm_port_mutex_unlock(&p->log.lock);
+        if (still && !zm_port_mutex_trylock(&p->side->t.tx_lock)) {
+            return true;
+        }
+        if (still) {
+            zm_port_mutex_unlock(&p->side->t.tx_lock);
+        }
+    }
+    return false;
+}
+
+/* While a sender is stuck on a peer that stopped reading, the lease tick and close return at
+ * once, and the close frees the stuck sender. */
+static void test_stuck_sender(void)
+{
+    side_t a, b;
+    if (!pair_open_ex(&a, &b, 65535, 65535, 10000, false)) {
+        return;
+    }
+    b.t.tx_block_timeout_ms = 3u * WAIT_MS; /* only the close can free the sender in time */
+    pusher_t p;
+    memset(&p, 0, sizeof(p));
+    p.side = &b;
+    CHECK_EQ_INT(zm_port_mutex_init(&p.log.lock), Z_OK);
+    CHECK_EQ_INT(zm_port_condvar_init(&p.log.cond), Z_OK);
+    zm_task_t task;
+    CHECK_EQ_INT(zm_port_task_start(&task, pusher_main, &p), Z_OK);
+    CHECK(wait_stuck(&p, zm_port_clock_ms() + WAIT_MS));
+
+    atomic_store(&b.t.last_rx_ms, (uint32_t)zm_port_clock_ms());
+    uint64_t t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 4);
+
+    t0 = zm_port_clock_ms();
+    zm_transport_close(&b.t, ZM_CLOSE_GENERIC);
+    CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 4);
+    zm_port_mutex_lock(&p.log.lock);
+    uint64_t deadline = zm_port_clock_ms() + WAIT_MS;
+    while (!p.done && zm_port_condvar_wait_until(&p.log.cond, &p.log.lock, deadline) != ZM_E_TIMEOUT) {
+    }
+    bool done = p.done;
+    z_result_t rc = p.rc;
+    zm_port_mutex_unlock(&p.log.lock);
+    CHECK(done);
+    CHECK(rc != Z_OK);
+    zm_port_task_join(&task);
+    pair_close_unread(&a, &b, false);
+    zm_port_condvar_destroy(&p.log.cond);
+    zm_port_mutex_destroy(&p.log.lock);
+}
+
+/* The lease clock: a last_rx stored after the tick read the clock is no silence (no wrap to
+ * "silent for 49 days"), and a lease of 2^32 s from the peer is clamped, so it can expire. */
+static void test_lease_clock(void)
+{
+    side_t a, b;
+    if (!pair_open(&a, &b, 4096, 4096, (1ull << 32) * 1000u)) {
+        return;
+    }
+    CHECK_EQ_INT(a.t.remote_lease_ms, ZM_LEASE_MAX_MS);
+    uint64_t now = zm_port_clock_ms();
+    atomic_store(&b.t.last_rx_ms, (uint32_t)(now + 1000u));
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    atomic_store(&b.t.last_rx_ms, (uint32_t)(now + 0x7fffffffu));
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    atomic_store(&a.t.last_rx_ms, (uint32_t)(now - ZM_LEASE_MAX_MS - 1000u));
+    CHECK_EQ_INT(zm_transport_lease_tick(&a.t), ZM_E_TIMEOUT);
     pair_close(&a, &b);
 }
 
@@ -270,6 +492,10 @@ int main(void)
 {
     test_pubsub_both_ways();
     test_lease_units();
+    test_block_timeout();
+    test_drop_when_not_read();
+    test_stuck_sender();
+    test_lease_clock();
     test_refused();
     return CHECK_DONE();
 }
