@@ -96,9 +96,9 @@ static z_result_t lease_step(zm_session_t *s)
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
-                zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent for longer than its lease");
+                zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent, or not reading, for longer than its lease");
             } else {
-                zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "a keep-alive could not be sent");
+                zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "its link failed");
             }
         }
     }

@@ -328,6 +328,12 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
+    if (t->tx_congested && now >= t->last_tx_ms && now - t->last_tx_ms > t->remote_lease_ms) {
+        /* it keeps its side alive but has read nothing of ours for a whole lease: as dead */
+        ZM_LOG_W("transport: the peer read nothing for longer than its lease (%U ms)", t->remote_lease_ms);
+        TX_UNLOCK(t);
+        return ZM_E_TIMEOUT; /* the session closes it, as an expired one */
+    }
     if (t->tx.len > 0) {
         rc = write_batch(t, now, end); /* a batch left open by batching mode goes out with the lease */
         if (rc == ZM_E_AGAIN) {
