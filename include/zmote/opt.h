@@ -153,7 +153,7 @@
 #define ZM_KEYEXPR_MAX 1024
 #endif
 
-/** How long a peer that connects to us has to finish its handshake (the accept task waits). */
+/** How long a peer that connects to us has to finish its handshake, from its arrival. */
 #ifndef ZM_ACCEPT_TIMEOUT_MS
 #define ZM_ACCEPT_TIMEOUT_MS 5000u
 #endif

@@ -6,9 +6,9 @@
  * points into the caller's receive buffer: nothing is copied on either side.
  *
  * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
- * one thread receives (recv_batch, wait_readable) and at most one thread sends (send_batch) at
- * a time, and the two may run concurrently: the transport serialises its senders with its own
- * lock. zm_link_shutdown may be called from any thread at any time between open and close and
+ * one thread receives (recv_batch, try_recv_batch, rebuffer, wait_readable, wait_any) and at
+ * most one thread sends (send_batch) at a time, and the two may run concurrently: the
+ * transport serialises its senders with its own lock. zm_link_shutdown may be called from any thread at any time between open and close and
  * makes a blocked receive, send or accept return. zm_link_close is called once, only after
  * every task that used the link has been joined; it never races a reader. A link may be moved
  * by copying the struct (before its tasks start); the copy carries the buffered bytes along,
@@ -151,7 +151,8 @@ ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
  * the link's wait_readable reported bytes, and at most what fits in buf; partial bytes stay
  * buffered for the next call. Errors as recv_batch (ZM_E_CLOSED at the end of the stream,
  * ZM_E_FIELD for an announced length beyond cap), after which the link must be closed. A link
- * whose protocol has no wait_readable cannot be asked, so its read may block.
+ * whose protocol has no wait_readable cannot be asked, so its read may block. The receive
+ * deadline (zm_link_set_deadline) plays no part: the caller keeps its own time.
  */
 ZM_NODISCARD z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
                                                zm_slice_t *batch);
