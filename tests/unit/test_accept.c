@@ -6,8 +6,12 @@
  * rebuffering and the wait over many links. Every wait is bounded; none is a sleep.
  */
 
+#include <stdatomic.h>
+#include <stdlib.h>
+
 #include "check.h"
 #include "transport/transport.h"
+#include "util/alloc.h"
 
 #define WAIT_MS 3000u
 
@@ -627,6 +631,82 @@ static void test_refusals(void)
     zm_link_close(&listener);
 }
 
+/* ---- memory -------------------------------------------------------------------------------- */
+
+/* Counts allocations and fails the one numbered fail_at (-1: none). Atomic: the crowd test
+ * allocates on two threads. */
+static atomic_long allocs;
+static long fail_at = -1;
+
+static void *counting_alloc(void *ctx, size_t size)
+{
+    ZM_UNUSED(ctx);
+    long n = atomic_fetch_add(&allocs, 1);
+    return n == fail_at ? NULL : malloc(size);
+}
+
+static void counting_free(void *ctx, void *ptr)
+{
+    ZM_UNUSED(ctx);
+    free(ptr);
+}
+
+/* Nothing is allocated before the OpenSyn checks out; then each allocation that fails refuses
+ * the peer with CLOSE GENERIC and leaves nothing behind (ASan's leak check sees to that). */
+static void test_allocations(void)
+{
+    zm_link_t listener;
+    uint16_t port = listen_any(&listener);
+    zm_acceptor_t a;
+    zm_acceptor_init(&a, ZM_ACCEPT_TIMEOUT_MS);
+    zm_transport_params_t p = params(1);
+    for (long k = 0;; k++) {
+        raw_t c;
+        CHECK_EQ_INT(connect_to(&c.link, port), Z_OK);
+        zm_transport_msg_t m;
+        init_syn(&m, 50);
+        raw_send(&c, &m);
+        long before = atomic_load(&allocs);
+        CHECK(step_until_answered(&a, &listener, &p, &c));
+        CHECK_EQ_INT(atomic_load(&allocs), before);
+        CHECK_EQ_INT(raw_recv(&c, &m), Z_OK);
+        uint8_t cookie[64];
+        size_t cookie_len = m.body.init.cookie.len;
+        memcpy(cookie, m.body.init.cookie.ptr, cookie_len);
+        open_syn(&m, zm_slice(cookie, cookie_len), 3);
+        fail_at = atomic_load(&allocs) + k;
+        raw_send(&c, &m);
+        zm_transport_t t;
+        z_result_t rc;
+        size_t pending;
+        uint64_t end = zm_port_clock_ms() + WAIT_MS;
+        do {
+            rc = zm_acceptor_step(&a, &listener, &p, 100, &t);
+            zm_link_t *links[ZM_ACCEPT_PENDING_MAX];
+            uint64_t next;
+            pending = zm_acceptor_links(&a, links, ZM_ARRAY_LEN(links), &next);
+        } while (rc != Z_OK && pending != 0 && zm_port_clock_ms() < end);
+        fail_at = -1;
+        if (rc == Z_OK) {
+            CHECK(k >= 2); /* the rx and tx buffers */
+            CHECK_EQ_INT(raw_recv(&c, &m), Z_OK);
+            CHECK(m.id == ZM_MID_OPEN && m.body.open.ack);
+            zm_transport_close(&t, ZM_CLOSE_GENERIC);
+            zm_transport_free(&t);
+            zm_link_close(&c.link);
+            break;
+        }
+        CHECK_EQ_INT(pending, 0); /* refused; the failure is the acceptor's, not the caller's */
+        expect_close(&c, ZM_CLOSE_GENERIC, "allocation failed");
+        zm_link_close(&c.link);
+        if (k > 8) {
+            CHECK(false);
+            break;
+        }
+    }
+    zm_link_close(&listener);
+}
+
 /* ---- deadlines ----------------------------------------------------------------------------- */
 
 static void test_deadline(void)
@@ -803,6 +883,9 @@ static void test_wait_any(void)
 
 int main(void)
 {
+    static const zm_allocator_t counting = {counting_alloc, counting_free, NULL};
+    zm_allocator_set(&counting);
+    test_allocations();
     test_link_try_recv();
     test_wait_any();
     test_slow_opener();
