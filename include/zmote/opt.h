@@ -178,9 +178,28 @@
 #define ZM_KEYEXPR_MAX 1024
 #endif
 
-/** How long a peer that connects to us has to finish its handshake (the accept task waits). */
+/** How long a peer that connects to us has to finish its handshake, from its arrival. */
 #ifndef ZM_ACCEPT_TIMEOUT_MS
 #define ZM_ACCEPT_TIMEOUT_MS 5000u
+#endif
+
+/** Handshakes an accepting node runs at once; a newcomer beyond them evicts the oldest. */
+#ifndef ZM_ACCEPT_PENDING_MAX
+#define ZM_ACCEPT_PENDING_MAX 4
+#endif
+
+/**
+ * Receive buffer of each pending handshake, 2-byte stream prefix included: an InitSyn or OpenSyn
+ * longer than this is refused (CLOSE INVALID). Rust 1.10.2 sends well under 200 bytes of either
+ * with its default extensions; the rest leaves room for auth and shm extensions.
+ */
+#ifndef ZM_HANDSHAKE_BUF_SIZE
+#define ZM_HANDSHAKE_BUF_SIZE 512
+#endif
+
+/** Sockets one wait can watch (zm_port_socket_wait_any): listener, pending handshakes, peers. */
+#ifndef ZM_SOCKET_WAIT_MAX
+#define ZM_SOCKET_WAIT_MAX 32
 #endif
 
 /** Lease announced in OPEN, in milliseconds (Rust default). */
@@ -244,6 +263,15 @@
 #endif
 #if ZM_PUT_CACHE_SLOTS < 0 || ZM_PUT_CACHE_KEY_MAX < 1 || ZM_PUT_CACHE_KEY_MAX > 65535
 #error "ZM_PUT_CACHE_SLOTS must be >= 0 and ZM_PUT_CACHE_KEY_MAX within 1..65535"
+#endif
+#if ZM_ACCEPT_PENDING_MAX < 1 || ZM_ACCEPT_PENDING_MAX > 64
+#error "ZM_ACCEPT_PENDING_MAX must be within 1..64"
+#endif
+#if ZM_HANDSHAKE_BUF_SIZE < 64 || ZM_HANDSHAKE_BUF_SIZE > 65537
+#error "ZM_HANDSHAKE_BUF_SIZE must be within 64..65537"
+#endif
+#if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1
+#error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake and every peer"
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"

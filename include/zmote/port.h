@@ -115,6 +115,15 @@ z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port);
  */
 z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms);
 /**
+ * Waits up to timeout_ms until at least one of n sockets is ready, so one thread can serve a
+ * listener and many connections. ready[i] is set to 1 for each socket with data, end of stream
+ * or an error pending (a listener: a connection to accept), 0 for the others; a NULL entry is
+ * skipped and never ready. Z_OK if any is ready, ZM_E_TIMEOUT if none became so in time,
+ * ZM_E_LIMIT if n > ZM_SOCKET_WAIT_MAX. The sockets are only borrowed for the call.
+ */
+z_result_t zm_port_socket_wait_any(zm_socket_t *const *socks, size_t n, uint32_t timeout_ms,
+                                   uint8_t *ready);
+/**
  * Reads at most len (> 0) bytes, blocking until at least one arrives, and sets *n to how many
  * came (never 0 on success); ZM_E_CLOSED at end of stream.
  */

@@ -569,6 +569,45 @@ z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms)
     return ready ? Z_OK : ZM_E_TIMEOUT;
 }
 
+z_result_t zm_port_socket_wait_any(zm_socket_t *const *socks, size_t n, uint32_t timeout_ms,
+                                   uint8_t *ready)
+{
+    if (n > ZM_SOCKET_WAIT_MAX) {
+        return ZM_E_LIMIT;
+    }
+    /* Bounded by the option so the wait needs no allocation; poll() ignores negative fds,
+     * which is how NULL entries stay out of it. */
+    struct pollfd fds[ZM_SOCKET_WAIT_MAX];
+    for (size_t i = 0; i < n; i++) {
+        fds[i].fd = socks[i] != NULL ? socks[i]->fd : -1;
+        fds[i].events = POLLIN;
+        fds[i].revents = 0;
+        ready[i] = 0;
+    }
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    for (;;) {
+        uint64_t now = zm_port_clock_ms();
+        uint64_t left = now < deadline ? deadline - now : 0;
+        int got = poll(fds, (nfds_t)n, left > (uint64_t)INT_MAX ? INT_MAX : (int)left);
+        if (got > 0) {
+            break;
+        }
+        if (got == 0) {
+            if (left <= (uint64_t)INT_MAX) {
+                return ZM_E_TIMEOUT;
+            }
+            continue;
+        }
+        if (errno != EINTR) {
+            return errno_result(errno);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        ready[i] = (fds[i].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) != 0 ? 1u : 0u;
+    }
+    return Z_OK;
+}
+
 z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n)
 {
     *n = 0;

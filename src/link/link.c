@@ -148,16 +148,51 @@ static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
 
 void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
 
-z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+/* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
+ * (zm_link_rebuffer is the way to change it with bytes pending). */
+static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
 {
     if (buf != l->rx_buf || cap != l->rx_cap) {
-        /* A new buffer would lose what the old one still holds. */
         ZM_ASSERT(l->rx_pos == l->rx_len);
         l->rx_buf = buf;
         l->rx_cap = cap;
         l->rx_pos = 0;
         l->rx_len = 0;
     }
+}
+
+/* Hands out the next buffered batch of a stream link: Z_OK, ZM_E_FIELD if its announced length
+ * can never fit, ZM_E_AGAIN if it is not all in yet (its start then moved to the front). */
+static z_result_t take_buffered(zm_link_t *l, zm_slice_t *batch)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have >= ZM_LINK_HEADROOM) {
+        size_t n = buffered_len(l);
+        if (n + ZM_LINK_HEADROOM > l->rx_cap) {
+            return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
+        }
+        if (have >= n + ZM_LINK_HEADROOM) {
+            *batch = zm_slice(l->rx_buf + l->rx_pos + ZM_LINK_HEADROOM, n);
+            l->rx_pos += n + ZM_LINK_HEADROOM;
+            if (l->rx_pos == l->rx_len) {
+                l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
+                l->rx_len = 0;
+            }
+            return Z_OK;
+        }
+    }
+    /* Short of a whole batch: the batch handed out last is dead now, so its room is free. */
+    if (l->rx_pos > 0) {
+        memmove(l->rx_buf, l->rx_buf + l->rx_pos, have);
+        l->rx_pos = 0;
+        l->rx_len = have;
+    }
+    return ZM_E_AGAIN;
+}
+
+z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+    adopt_buffer(l, buf, cap);
     if (!l->ops->streamed) {
         size_t n = 0;
         ZM_TRY(read_some(l, buf, cap, &n));
@@ -168,32 +203,105 @@ z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t
         return ZM_E_NO_SPACE;
     }
     for (;;) {
-        size_t have = l->rx_len - l->rx_pos;
-        if (have >= ZM_LINK_HEADROOM) {
-            size_t n = buffered_len(l);
-            if (n + ZM_LINK_HEADROOM > cap) {
-                return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
-            }
-            if (have >= n + ZM_LINK_HEADROOM) {
-                *batch = zm_slice(buf + l->rx_pos + ZM_LINK_HEADROOM, n);
-                l->rx_pos += n + ZM_LINK_HEADROOM;
-                if (l->rx_pos == l->rx_len) {
-                    l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
-                    l->rx_len = 0;
-                }
-                return Z_OK;
-            }
-        }
-        /* Short of a whole batch: the batch handed out last is dead now, so its room is free. */
-        if (l->rx_pos > 0) {
-            memmove(buf, buf + l->rx_pos, have);
-            l->rx_pos = 0;
-            l->rx_len = have;
+        z_result_t r = take_buffered(l, batch);
+        if (r != ZM_E_AGAIN) {
+            return r;
         }
         size_t got = 0;
         ZM_TRY(read_some(l, buf + l->rx_len, cap - l->rx_len, &got));
         l->rx_len += got;
     }
+}
+
+/* ZM_E_AGAIN unless a read would return at once; a link that cannot tell is read regardless. */
+static z_result_t poll_now(zm_link_t *l)
+{
+    if (l->ops->wait_readable == NULL) {
+        return Z_OK;
+    }
+    z_result_t r = l->ops->wait_readable(l, 0);
+    return r == ZM_E_TIMEOUT ? ZM_E_AGAIN : r;
+}
+
+z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+    adopt_buffer(l, buf, cap);
+    if (!l->ops->streamed) {
+        ZM_TRY(poll_now(l));
+        size_t n = 0;
+        ZM_TRY(l->ops->read(l, buf, cap, &n));
+        *batch = zm_slice(buf, n);
+        return Z_OK;
+    }
+    if (cap < ZM_LINK_HEADROOM) {
+        return ZM_E_NO_SPACE;
+    }
+    /* Each round reads what the socket holds, up to the room left; the loop ends because a
+     * batch that fits completes within cap bytes, or the socket runs dry first. */
+    for (;;) {
+        z_result_t r = take_buffered(l, batch);
+        if (r != ZM_E_AGAIN) {
+            return r;
+        }
+        ZM_TRY(poll_now(l));
+        size_t got = 0;
+        ZM_TRY(l->ops->read(l, buf + l->rx_len, cap - l->rx_len, &got));
+        l->rx_len += got;
+    }
+}
+
+z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have > cap) {
+        return ZM_E_NO_SPACE;
+    }
+    if (have > 0) {
+        memmove(buf, l->rx_buf + l->rx_pos, have); /* memmove: buf may be the old buffer */
+    }
+    l->rx_buf = buf;
+    l->rx_cap = cap;
+    l->rx_pos = 0;
+    l->rx_len = have;
+    return Z_OK;
+}
+
+z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
+{
+    if (n > ZM_SOCKET_WAIT_MAX) {
+        return ZM_E_LIMIT;
+    }
+    zm_socket_t *socks[ZM_SOCKET_WAIT_MAX];
+    uint8_t polled[ZM_SOCKET_WAIT_MAX];
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        const zm_link_t *l = links[i];
+        socks[i] = NULL;
+        ready[i] = 0;
+        if (l == NULL || l->ops == NULL) {
+            continue;
+        }
+        if (l->ops->streamed && batch_buffered(l)) {
+            ready[i] = 1; /* the socket may be silent: the bytes are already here */
+            any = true;
+            continue;
+        }
+        socks[i] = l->ops->socket != NULL ? l->ops->socket(links[i]) : NULL;
+        if (socks[i] == NULL) {
+            ready[i] = 1;
+            any = true;
+        }
+    }
+    /* With something ready already, the poll only collects what else is. */
+    z_result_t r = zm_port_socket_wait_any(socks, n, any ? 0u : timeout_ms, polled);
+    if (r == ZM_E_TIMEOUT) {
+        return any ? Z_OK : ZM_E_TIMEOUT;
+    }
+    ZM_TRY(r);
+    for (size_t i = 0; i < n; i++) {
+        ready[i] = (uint8_t)(ready[i] | polled[i]);
+    }
+    return Z_OK;
 }
 
 z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)

@@ -6,9 +6,9 @@
  * points into the caller's receive buffer: nothing is copied on either side.
  *
  * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
- * one thread receives (recv_batch, wait_readable) and at most one thread sends (send_batch) at
- * a time, and the two may run concurrently: the transport serialises its senders with its own
- * lock. zm_link_shutdown may be called from any thread at any time between open and close and
+ * one thread receives (recv_batch, try_recv_batch, rebuffer, wait_readable, wait_any) and at
+ * most one thread sends (send_batch) at a time, and the two may run concurrently: the
+ * transport serialises its senders with its own lock. zm_link_shutdown may be called from any thread at any time between open and close and
  * makes a blocked receive, send or accept return. zm_link_close is called once, only after
  * every task that used the link has been joined; it never races a reader. A link may be moved
  * by copying the struct (before its tasks start); the copy carries the buffered bytes along,
@@ -48,6 +48,8 @@ typedef struct {
     z_result_t (*accept)(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
     z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
     z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
+    /* The socket a wait over many links polls for this one; NULL (or no op): not a socket. */
+    zm_socket_t *(*socket)(zm_link_t *l);
     z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
     z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                         size_t *written);
@@ -151,6 +153,40 @@ ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t ca
  * that arrives only in part can still make the following recv_batch wait for its rest.
  */
 ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+
+/**
+ * The non-blocking form of zm_link_recv_batch, for a thread that serves many links: returns a
+ * whole batch (as recv_batch, same buffer rules) if one is buffered or can be completed from
+ * the bytes the link has right now, ZM_E_AGAIN otherwise. It never waits: it reads only after
+ * the link's wait_readable reported bytes, and at most what fits in buf; partial bytes stay
+ * buffered for the next call. Errors as recv_batch (ZM_E_CLOSED at the end of the stream,
+ * ZM_E_FIELD for an announced length beyond cap), after which the link must be closed. A link
+ * whose protocol has no wait_readable cannot be asked, so its read may block. The receive
+ * deadline (zm_link_set_deadline) plays no part: the caller keeps its own time.
+ */
+ZM_NODISCARD z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                               zm_slice_t *batch);
+
+/**
+ * Moves the bytes the link has received but not yet handed out into buf (cap bytes, owned by
+ * the caller), which every later receive then uses; the old buffer is free once this returns
+ * and the last batch handed out from it is dead. Lets a handshake receive into a small buffer
+ * and hand the link, with whatever the peer sent early, to a transport with a large one.
+ * ZM_E_NO_SPACE (nothing changed) if the bytes do not fit. buf may be the current buffer.
+ */
+ZM_NODISCARD z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap);
+
+/**
+ * Waits up to timeout_ms until at least one of n links has something for a receive: a whole
+ * batch already buffered (such a link is ready without any wait), or bytes, end of stream or an
+ * error pending on its socket; for a listener, a connection to accept. Sets ready[i] to 1 for
+ * each such link, 0 for the others. A link that is not a socket (its protocol has no socket op)
+ * cannot be watched and is always reported ready; NULL entries and closed links never are.
+ * Z_OK if any is ready, ZM_E_TIMEOUT if none, ZM_E_LIMIT if n > ZM_SOCKET_WAIT_MAX. Called by
+ * the thread that receives on all of them; the links are borrowed for the call only.
+ */
+ZM_NODISCARD z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms,
+                                         uint8_t *ready);
 
 /**
  * Bounds every following receive by a monotonic deadline (zm_port_clock_ms), even one whose batch

@@ -34,6 +34,8 @@ static z_result_t tcp_wait_readable(zm_link_t *l, uint32_t timeout_ms)
     return zm_port_socket_wait_readable(&l->sock, timeout_ms);
 }
 
+static zm_socket_t *tcp_socket(zm_link_t *l) { return &l->sock; }
+
 static z_result_t tcp_read(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
 {
     return zm_port_socket_read(&l->sock, buf, len, n);
@@ -56,6 +58,7 @@ const zm_link_ops_t zm_link_tcp_ops = {
     .accept = tcp_accept,
     .local_port = tcp_local_port,
     .wait_readable = tcp_wait_readable,
+    .socket = tcp_socket,
     .read = tcp_read,
     .write = tcp_write,
     .shutdown = tcp_shutdown,

@@ -98,13 +98,129 @@ typedef struct zm_transport {
 
 /**
  * Runs the handshake as opener (we connected) or acceptor (we accepted) over an open link,
- * within timeout_ms. On success t owns the link and its buffers; on failure the link is left
- * to the caller, nothing else is held. CLOSE from the remote gives ZM_E_CLOSED.
+ * within timeout_ms, blocking. On success t owns the link and its buffers; on failure the link
+ * is left to the caller (who closes it), nothing else is held. CLOSE from the remote gives
+ * ZM_E_CLOSED. The acceptor is zm_handshake_step run until done, waiting for the link between
+ * steps; where it refuses the peer it has sent the CLOSE already.
  */
 ZM_NODISCARD z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
                                           uint32_t timeout_ms);
 ZM_NODISCARD z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link,
                                             const zm_transport_params_t *p, uint32_t timeout_ms);
+
+/* ---- the acceptor's handshake, without blocking (accept.c) ------------------------------------ */
+/*
+ * An accepting node must not let one silent or slow newcomer hold the others up, so its side of
+ * INIT/OPEN is a state machine that consumes whatever the link has and returns: many run side
+ * by side on one thread. Until it succeeds a pending handshake holds nothing but its own struct
+ * (the link and a ZM_HANDSHAKE_BUF_SIZE receive buffer); the transport's buffers are allocated
+ * only once the OpenSyn checked out. Its cookie only has to prove that an OpenSyn answers this
+ * handshake's InitAck, so 8 random bytes kept in the struct do.
+ *
+ * Threads: a zm_handshake_t and a zm_acceptor_t belong to the one thread that steps them (the
+ * accept task, or the caller of zp_read in single-thread builds); nothing in them is locked.
+ * Another thread may only zm_link_shutdown the listener, which makes zm_acceptor_step return.
+ */
+
+#define ZM_HANDSHAKE_COOKIE_LEN 8
+
+enum {
+    ZM_HANDSHAKE_IDLE,      /* no link: a free slot, or finished (the link moved on or closed) */
+    ZM_HANDSHAKE_WAIT_INIT, /* accepted, InitSyn not complete yet */
+    ZM_HANDSHAKE_WAIT_OPEN  /* InitAck sent, OpenSyn not complete yet */
+};
+
+typedef struct zm_handshake {
+    zm_link_t link;       /* owned while state != IDLE */
+    uint8_t state;        /* ZM_HANDSHAKE_* */
+    uint64_t deadline_ms; /* zm_port_clock_ms() value past which it fails; 0: none */
+    uint8_t cookie[ZM_HANDSHAKE_COOKIE_LEN];
+    /* negotiated from the InitSyn, kept for the OpenSyn */
+    zm_zid_t remote_zid;
+    uint8_t remote_whatami;
+    uint8_t resolution;
+    uint16_t batch_size;
+    bool qos;
+    uint8_t patch;
+    uint8_t buf[ZM_HANDSHAKE_BUF_SIZE]; /* the link receives into it until the transport exists */
+} zm_handshake_t;
+
+/**
+ * Starts accepting over link, a connection just accepted: takes ownership of it (the caller
+ * forgets its copy; it must not have received anything into another buffer yet). deadline_ms is
+ * a zm_port_clock_ms() value, 0 for none; zm_handshake_step fails once it has passed.
+ */
+void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadline_ms);
+
+/**
+ * Advances h with what its link has now; never waits for the peer (its small replies are
+ * written at once, see zm_transport_send_one). Call it when the link is ready (zm_link_wait_any).
+ *  - ZM_E_AGAIN: needs more bytes; h is still pending.
+ *  - Z_OK: *out is an established transport that owns the link and its freshly allocated
+ *    buffers, with any bytes the peer sent after its OpenSyn already in out's rx buffer; h is
+ *    IDLE. out->on_message and out->ctx are left for the caller to set.
+ *  - an error: the handshake failed and h is IDLE: its link is closed, after a CLOSE where the
+ *    peer deserves one (INVALID for a malformed or unexpected message or one that does not fit
+ *    the buffer, UNSUPPORTED for another protocol version, CONNECTION_TO_SELF, EXPIRED with
+ *    ZM_E_TIMEOUT once the deadline has passed); none for a peer that closed or a dead link.
+ *    A line is logged with the reason. Nothing is held.
+ * p is only read during the call.
+ */
+ZM_NODISCARD z_result_t zm_handshake_step(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_t *out);
+
+/** Gives up on a pending handshake: CLOSE(reason), best effort, then closes the link; h is IDLE.
+ *  Does nothing on an IDLE h. Logs nothing: the caller knows why. */
+void zm_handshake_abort(zm_handshake_t *h, uint8_t reason);
+
+/**
+ * A bounded set of pending handshakes served together: a listener's newcomers each get
+ * handshake_timeout_ms from their arrival, and when all ZM_ACCEPT_PENDING_MAX slots are taken
+ * a newcomer evicts the oldest (CLOSE MAX_LINKS), so a flood of idle connections costs a real
+ * peer at most its own handshake time. Memory is fixed: ZM_ACCEPT_PENDING_MAX handshakes.
+ */
+typedef struct {
+    zm_handshake_t slot[ZM_ACCEPT_PENDING_MAX];
+    uint32_t arrival[ZM_ACCEPT_PENDING_MAX]; /* order of arrival, the oldest is evicted first */
+    uint8_t ready[ZM_ACCEPT_PENDING_MAX];    /* reported ready by the last wait, not stepped yet */
+    uint32_t arrivals;
+    uint32_t timeout_ms;
+} zm_acceptor_t;
+
+/** An empty set whose handshakes each get timeout_ms (ZM_ACCEPT_TIMEOUT_MS for a session). */
+void zm_acceptor_init(zm_acceptor_t *a, uint32_t timeout_ms);
+
+/** Takes a link accepted elsewhere (another listener) into the set, evicting the oldest
+ *  pending handshake if it is full. The caller forgets its copy of the link. */
+void zm_acceptor_add(zm_acceptor_t *a, const zm_link_t *link);
+
+/**
+ * One round of the acceptor: first steps the handshakes a previous round found ready but did
+ * not get to; otherwise waits up to timeout_ms (less if a pending deadline comes first) on the
+ * listener and every pending link at once, accepts every connection waiting on the listener,
+ * steps every ready handshake and aborts those past their deadline (CLOSE EXPIRED). listener
+ * may be NULL (only pending handshakes are served); it is borrowed for the call.
+ *  - Z_OK: one handshake finished; *out is its established transport (see zm_handshake_step).
+ *    Call again soon: others that finished in the same round are returned without waiting.
+ *  - ZM_E_TIMEOUT: nothing happened within timeout_ms. ZM_E_AGAIN: something did (a newcomer,
+ *    a step, an expiry) but nothing finished. Neither is an error: call again.
+ *  - ZM_E_CLOSED: the listener was shut down; the pending handshakes are kept for
+ *    zm_acceptor_close.
+ *  - another error: waiting or accepting failed (e.g. out of descriptors); the set is intact,
+ *    the caller may call again later.
+ */
+ZM_NODISCARD z_result_t zm_acceptor_step(zm_acceptor_t *a, zm_link_t *listener, const zm_transport_params_t *p,
+                                         uint32_t timeout_ms, zm_transport_t *out);
+
+/**
+ * For a caller that waits on its own (a single-thread read loop that also watches its peers):
+ * the links of the pending handshakes, at most cap into links (borrowed; valid until the next
+ * call on a), and through *deadline_ms the earliest pending deadline (0 if none). Wait on them
+ * with the listener, then call zm_acceptor_step with timeout 0.
+ */
+size_t zm_acceptor_links(zm_acceptor_t *a, zm_link_t **links, size_t cap, uint64_t *deadline_ms);
+
+/** Aborts every pending handshake (CLOSE GENERIC, link closed); a stays usable. */
+void zm_acceptor_close(zm_acceptor_t *a);
 
 /** Queues a network message; it is on the wire when this returns unless batching is on or
  *  the message is not express and more are coming. Large messages are fragmented. Waits at most

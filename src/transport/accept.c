@@ -1,0 +1,445 @@
+/*
+ * The acceptor's side of the unicast handshake (InitSyn, InitAck, OpenSyn, OpenAck; spec 5.9)
+ * as a state machine that never waits for the peer, and a bounded set of them served by one
+ * thread. Blocking on one newcomer at a time let a single idle connection stall every real peer
+ * behind it; here each pending handshake costs a fixed struct, a poll watches them all, and the
+ * oldest makes room when they are too many. zm_transport_accept is the same machine, driven by
+ * a wait on its one link, so there is a single acceptor code path.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "transport/internal.h"
+#include "util/log.h"
+
+/* No CLOSE for the peer: it closed, or the link failed under us. */
+#define NO_CLOSE 0xffu
+
+/* Newcomers accepted per round at most: the listener stays readable for the next round, so a
+ * connection storm cannot keep the thread from its pending handshakes. */
+#define ACCEPT_BURST_MAX 64u
+
+static uint16_t min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
+
+static const char *reason_name(uint8_t reason)
+{
+    switch (reason) {
+    case ZM_CLOSE_GENERIC:
+        return "generic";
+    case ZM_CLOSE_UNSUPPORTED:
+        return "unsupported";
+    case ZM_CLOSE_INVALID:
+        return "invalid";
+    case ZM_CLOSE_MAX_LINKS:
+        return "max links";
+    case ZM_CLOSE_EXPIRED:
+        return "expired";
+    case ZM_CLOSE_CONNECTION_TO_SELF:
+        return "connection to self";
+    default:
+        return "other";
+    }
+}
+
+void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadline_ms)
+{
+    ZM_ASSERT(link->rx_pos == link->rx_len); /* nothing may be stranded in another buffer */
+    memset(h, 0, offsetof(zm_handshake_t, buf)); /* the buffer needs no clearing */
+    h->link = *link;
+    h->link.rx_buf = NULL;
+    h->link.rx_cap = 0;
+    h->link.rx_pos = 0;
+    h->link.rx_len = 0;
+    h->link.rx_deadline_ms = 0; /* nothing here blocks on a receive */
+    h->deadline_ms = deadline_ms;
+    h->state = ZM_HANDSHAKE_WAIT_INIT;
+}
+
+/* InitSyn: check it, settle what the transport will use, answer with InitAck and a cookie. */
+static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p, const zm_transport_msg_t *m,
+                              uint8_t *reason)
+{
+    if (m->id != ZM_MID_INIT || m->body.init.ack) {
+        *reason = ZM_CLOSE_INVALID;
+        return ZM_E_FIELD;
+    }
+    const zm_init_t *syn = &m->body.init;
+    if (syn->version != ZM_PROTO_VERSION) {
+        *reason = ZM_CLOSE_UNSUPPORTED;
+        return ZM_E_UNSUPPORTED;
+    }
+    if (syn->zid.len == p->zid.len && memcmp(syn->zid.id, p->zid.id, p->zid.len) == 0) {
+        *reason = ZM_CLOSE_CONNECTION_TO_SELF;
+        return ZM_E_FIELD;
+    }
+    uint8_t res = syn->has_size ? (uint8_t)(syn->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
+    uint16_t batch = syn->has_size ? syn->batch_size : ZM_BATCH_DEFAULT;
+    if (batch < 64) {
+        *reason = ZM_CLOSE_INVALID;
+        return ZM_E_FIELD;
+    }
+    h->resolution = zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT);
+    h->batch_size = min_u16(batch, p->batch_size);
+    h->remote_zid = syn->zid;
+    h->remote_whatami = syn->whatami;
+    h->qos = p->qos && (syn->exts & ZM_INIT_EXT_QOS);
+    h->patch = (syn->exts & ZM_INIT_EXT_PATCH) && syn->patch >= 1 ? 1u : 0u;
+
+    zm_port_random(h->cookie, sizeof(h->cookie));
+    zm_transport_msg_t ack;
+    memset(&ack, 0, sizeof(ack));
+    ack.id = ZM_MID_INIT;
+    zm_transport_init_fill(&ack.body.init, p, h->resolution, h->batch_size);
+    ack.body.init.ack = true;
+    ack.body.init.cookie = zm_slice(h->cookie, sizeof(h->cookie));
+    if (h->qos) {
+        ack.body.init.exts |= ZM_INIT_EXT_QOS;
+    }
+    if (h->patch == 0) {
+        ack.body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
+    }
+    uint64_t now = zm_port_clock_ms();
+    /* a failed send: the link is gone or the peer does not read, no CLOSE */
+    ZM_TRY(zm_transport_send_one(&h->link, &ack, now, now + ZM_TRANSPORT_CLOSE_SEND_MS));
+    h->state = ZM_HANDSHAKE_WAIT_OPEN;
+    return Z_OK;
+}
+
+/*
+ * The OpenSyn checked out: build the transport, then answer. Everything that can fail for lack
+ * of memory happens before OpenAck leaves, so that a peer never believes in a transport we
+ * could not set up. The OpenSyn batch is dead by now, so what followed it moves to the new rx
+ * buffer.
+ */
+static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, uint64_t remote_lease_ms,
+                            uint32_t remote_sn, zm_transport_t *out, uint8_t *reason)
+{
+    *reason = ZM_CLOSE_GENERIC;
+    ZM_TRY(zm_transport_setup(out, &h->link, p));
+    z_result_t rc = zm_link_rebuffer(&out->link, out->rx_buf, out->rx_cap);
+    if (rc == Z_OK) {
+        out->remote_zid = h->remote_zid;
+        out->remote_whatami = h->remote_whatami;
+        out->sn_mask = zm_sn_mask(h->resolution & 3u);
+        out->qos = h->qos;
+        out->patch = h->patch;
+        out->remote_lease_ms = remote_lease_ms;
+        rc = zm_transport_tx_alloc(out, h->batch_size);
+    }
+    if (rc != Z_OK) {
+        zm_transport_drop_buffers(out);
+        return rc;
+    }
+    uint32_t initial_sn = zm_transport_random_sn(out->sn_mask);
+    zm_transport_sn_start(out, initial_sn, remote_sn);
+
+    zm_transport_msg_t ack;
+    memset(&ack, 0, sizeof(ack));
+    ack.id = ZM_MID_OPEN;
+    zm_transport_open_fill(&ack.body.open, p->lease_ms, initial_sn);
+    ack.body.open.ack = true;
+    uint64_t now = zm_port_clock_ms();
+    rc = zm_transport_send_one(&out->link, &ack, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    if (rc == Z_OK) {
+        rc = zm_transport_finish(out);
+    } else {
+        *reason = NO_CLOSE;
+    }
+    if (rc != Z_OK) {
+        zm_transport_drop_buffers(out); /* the link is still the handshake's, to close */
+        return rc;
+    }
+    h->link.ops = NULL; /* the transport owns the link now */
+    h->state = ZM_HANDSHAKE_IDLE;
+    return Z_OK;
+}
+
+static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p, const zm_transport_msg_t *m,
+                              zm_transport_t *out, uint8_t *reason)
+{
+    *reason = ZM_CLOSE_INVALID;
+    if (m->id != ZM_MID_OPEN || m->body.open.ack) {
+        return ZM_E_FIELD;
+    }
+    const zm_open_t *syn = &m->body.open;
+    if (!zm_slice_eq(syn->cookie, zm_slice(h->cookie, sizeof(h->cookie)))) {
+        return ZM_E_FIELD;
+    }
+    if (syn->initial_sn > zm_sn_mask(h->resolution & 3u)) {
+        return ZM_E_SN_RANGE;
+    }
+    return establish(h, p, zm_transport_open_lease_ms(syn), syn->initial_sn, out, reason);
+}
+
+/* The machine itself: consumes every whole batch the link has now. On an error *reason is the
+ * CLOSE the peer is owed (NO_CLOSE for none); nothing is sent or closed here. */
+static z_result_t advance(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_t *out, uint8_t *reason)
+{
+    ZM_ASSERT(h->state != ZM_HANDSHAKE_IDLE);
+    *reason = NO_CLOSE;
+    for (;;) {
+        zm_slice_t batch;
+        z_result_t rc = zm_link_try_recv_batch(&h->link, h->buf, sizeof(h->buf), &batch);
+        if (rc == ZM_E_AGAIN) {
+            if (h->deadline_ms != 0 && zm_port_clock_ms() >= h->deadline_ms) {
+                *reason = ZM_CLOSE_EXPIRED;
+                return ZM_E_TIMEOUT;
+            }
+            return ZM_E_AGAIN;
+        }
+        if (rc != Z_OK) {
+            /* a length beyond the buffer is the peer's fault; read errors are the link's */
+            *reason = rc == ZM_E_FIELD || rc == ZM_E_NO_SPACE ? ZM_CLOSE_INVALID : NO_CLOSE;
+            return rc;
+        }
+        zm_transport_msg_t m;
+        zm_reader_t r;
+        zm_reader_init(&r, batch.ptr, batch.len);
+        rc = zm_transport_decode(&r, ZM_SN_MASK_DEFAULT, &m);
+        if (rc != Z_OK) {
+            *reason = ZM_CLOSE_INVALID;
+            return rc;
+        }
+        if (m.id == ZM_MID_CLOSE) {
+            return ZM_E_CLOSED;
+        }
+        if (h->state == ZM_HANDSHAKE_WAIT_INIT) {
+            ZM_TRY(on_init_syn(h, p, &m, reason));
+            continue; /* the OpenSyn may be buffered already */
+        }
+        return on_open_syn(h, p, &m, out, reason);
+    }
+}
+
+/* Tells the peer why (if it is owed a CLOSE) and the user what happened. */
+static void refuse(zm_handshake_t *h, z_result_t rc, uint8_t reason)
+{
+    if (reason == NO_CLOSE) {
+        ZM_LOG_I("accept: handshake dropped: %s", zm_strerror(rc));
+        return;
+    }
+    if (reason == ZM_CLOSE_EXPIRED) {
+        ZM_LOG_I("accept: handshake timed out, closing");
+    } else {
+        ZM_LOG_W("accept: handshake refused: %s (close reason %s)", zm_strerror(rc), reason_name(reason));
+    }
+    zm_transport_send_close(&h->link, reason);
+}
+
+z_result_t zm_handshake_step(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_t *out)
+{
+    uint8_t reason;
+    z_result_t rc = advance(h, p, out, &reason);
+    if (rc == Z_OK || rc == ZM_E_AGAIN) {
+        return rc;
+    }
+    refuse(h, rc, reason);
+    zm_link_close(&h->link);
+    h->state = ZM_HANDSHAKE_IDLE;
+    return rc;
+}
+
+void zm_handshake_abort(zm_handshake_t *h, uint8_t reason)
+{
+    if (h->state == ZM_HANDSHAKE_IDLE) {
+        return;
+    }
+    zm_transport_send_close(&h->link, reason);
+    zm_link_close(&h->link);
+    h->state = ZM_HANDSHAKE_IDLE;
+}
+
+z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
+                               uint32_t timeout_ms)
+{
+    zm_handshake_t h;
+    zm_handshake_start(&h, link, zm_port_clock_ms() + timeout_ms);
+    uint8_t reason = NO_CLOSE;
+    z_result_t rc;
+    for (;;) {
+        rc = advance(&h, p, t, &reason);
+        if (rc != ZM_E_AGAIN) {
+            break;
+        }
+        uint64_t now = zm_port_clock_ms();
+        uint32_t left = h.deadline_ms > now ? (uint32_t)(h.deadline_ms - now) : 0u;
+        rc = zm_link_wait_readable(&h.link, left);
+        /* a timeout is seen by the next advance; a link that cannot wait is read regardless */
+        if (rc != Z_OK && rc != ZM_E_TIMEOUT && rc != ZM_E_UNSUPPORTED) {
+            reason = NO_CLOSE;
+            break;
+        }
+    }
+    if (rc != Z_OK) {
+        refuse(&h, rc, reason);
+        /* The caller closes the link, as it always has; the buffer it pointed at dies here. */
+        *link = h.link;
+        link->rx_buf = NULL;
+        link->rx_cap = 0;
+        link->rx_pos = 0;
+        link->rx_len = 0;
+    }
+    return rc;
+}
+
+/* ---- the set of pending handshakes ------------------------------------------------------------ */
+
+void zm_acceptor_init(zm_acceptor_t *a, uint32_t timeout_ms)
+{
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        a->slot[i].state = ZM_HANDSHAKE_IDLE;
+        a->slot[i].link.ops = NULL;
+        a->arrival[i] = 0;
+        a->ready[i] = 0;
+    }
+    a->arrivals = 0;
+    a->timeout_ms = timeout_ms;
+}
+
+/* A free slot, or the oldest pending handshake's after it was evicted. */
+static size_t slot_take(zm_acceptor_t *a)
+{
+    size_t oldest = 0;
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        if (a->slot[i].state == ZM_HANDSHAKE_IDLE) {
+            return i;
+        }
+        /* arrival numbers wrap: compare their distance, not their values */
+        if ((int32_t)(a->arrival[i] - a->arrival[oldest]) < 0) {
+            oldest = i;
+        }
+    }
+    ZM_LOG_W("accept: %u handshakes pending, dropping the oldest", (unsigned)ZM_ACCEPT_PENDING_MAX);
+    zm_handshake_abort(&a->slot[oldest], ZM_CLOSE_MAX_LINKS);
+    a->ready[oldest] = 0;
+    return oldest;
+}
+
+void zm_acceptor_add(zm_acceptor_t *a, const zm_link_t *link)
+{
+    size_t i = slot_take(a);
+    uint64_t deadline = zm_port_clock_ms() + a->timeout_ms;
+    zm_handshake_start(&a->slot[i], link, deadline);
+    a->arrival[i] = a->arrivals++;
+    a->ready[i] = 1; /* its InitSyn may be in already: try without waiting */
+}
+
+/* Steps the handshakes marked ready, until one finishes (Z_OK, the rest stay marked). */
+static z_result_t drain(zm_acceptor_t *a, const zm_transport_params_t *p, zm_transport_t *out)
+{
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        if (!a->ready[i]) {
+            continue;
+        }
+        a->ready[i] = 0;
+        if (a->slot[i].state != ZM_HANDSHAKE_IDLE && zm_handshake_step(&a->slot[i], p, out) == Z_OK) {
+            return Z_OK;
+        }
+    }
+    return ZM_E_AGAIN;
+}
+
+/* Aborts those past their deadline; true if there were any. */
+static bool expire(zm_acceptor_t *a, uint64_t now)
+{
+    bool any = false;
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        zm_handshake_t *h = &a->slot[i];
+        if (h->state != ZM_HANDSHAKE_IDLE && h->deadline_ms != 0 && now >= h->deadline_ms) {
+            ZM_LOG_I("accept: handshake timed out after %u ms, closing", (unsigned)a->timeout_ms);
+            zm_handshake_abort(h, ZM_CLOSE_EXPIRED);
+            a->ready[i] = 0;
+            any = true;
+        }
+    }
+    return any;
+}
+
+static uint64_t earliest_deadline(const zm_acceptor_t *a)
+{
+    uint64_t next = 0;
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        const zm_handshake_t *h = &a->slot[i];
+        if (h->state != ZM_HANDSHAKE_IDLE && h->deadline_ms != 0 && (next == 0 || h->deadline_ms < next)) {
+            next = h->deadline_ms;
+        }
+    }
+    return next;
+}
+
+static z_result_t accept_all(zm_acceptor_t *a, zm_link_t *listener)
+{
+    for (unsigned n = 0; n < ACCEPT_BURST_MAX; n++) {
+        zm_link_t link;
+        z_result_t rc = zm_link_accept(listener, &link, 0);
+        if (rc == ZM_E_TIMEOUT) {
+            return Z_OK;
+        }
+        ZM_TRY(rc);
+        zm_acceptor_add(a, &link);
+    }
+    return Z_OK;
+}
+
+z_result_t zm_acceptor_step(zm_acceptor_t *a, zm_link_t *listener, const zm_transport_params_t *p,
+                            uint32_t timeout_ms, zm_transport_t *out)
+{
+    if (drain(a, p, out) == Z_OK) {
+        return Z_OK;
+    }
+    uint64_t now = zm_port_clock_ms();
+    bool busy = expire(a, now);
+    uint64_t next = earliest_deadline(a); /* after expire: in the future, or 0 */
+    uint32_t wait = timeout_ms;
+    if (next != 0 && next - now < wait) {
+        wait = (uint32_t)(next - now);
+    }
+
+    zm_link_t *links[ZM_ACCEPT_PENDING_MAX + 1];
+    uint8_t ready[ZM_ACCEPT_PENDING_MAX + 1];
+    links[0] = listener;
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        links[i + 1] = a->slot[i].state != ZM_HANDSHAKE_IDLE ? &a->slot[i].link : NULL;
+    }
+    z_result_t rc = zm_link_wait_any(links, ZM_ACCEPT_PENDING_MAX + 1, wait, ready);
+    if (rc == ZM_E_TIMEOUT) {
+        busy = expire(a, zm_port_clock_ms()) || busy;
+        return busy ? ZM_E_AGAIN : ZM_E_TIMEOUT;
+    }
+    ZM_TRY(rc);
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        a->ready[i] = (uint8_t)(a->ready[i] | ready[i + 1]);
+    }
+    /* Those with bytes first, so that newcomers do not evict a handshake that could finish. */
+    if (drain(a, p, out) == Z_OK) {
+        return Z_OK;
+    }
+    if (listener != NULL && ready[0]) {
+        ZM_TRY(accept_all(a, listener));
+        if (drain(a, p, out) == Z_OK) {
+            return Z_OK;
+        }
+    }
+    (void)expire(a, zm_port_clock_ms());
+    return ZM_E_AGAIN;
+}
+
+size_t zm_acceptor_links(zm_acceptor_t *a, zm_link_t **links, size_t cap, uint64_t *deadline_ms)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX && n < cap; i++) {
+        if (a->slot[i].state != ZM_HANDSHAKE_IDLE) {
+            links[n++] = &a->slot[i].link;
+        }
+    }
+    *deadline_ms = earliest_deadline(a);
+    return n;
+}
+
+void zm_acceptor_close(zm_acceptor_t *a)
+{
+    for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
+        zm_handshake_abort(&a->slot[i], ZM_CLOSE_GENERIC);
+        a->ready[i] = 0;
+    }
+}

@@ -1,0 +1,54 @@
+/*
+ * What the two handshake roles share inside the transport layer: unicast.c runs the opener and
+ * owns the transport's life cycle, accept.c runs the acceptor. Both build the same messages and
+ * set up an established transport the same way, through these; nothing outside src/transport
+ * includes this header.
+ */
+#ifndef ZM_TRANSPORT_INTERNAL_H
+#define ZM_TRANSPORT_INTERNAL_H
+
+#include "transport/transport.h"
+
+/* Per-field minimum of two resolution bytes (fsn in bits 0-1, request id in bits 2-3). */
+uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b);
+
+/* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
+void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
+                            uint16_t batch);
+/* An OPEN with our lease (in seconds when whole) and initial SN. */
+void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn);
+/* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
+ * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock. */
+uint64_t zm_transport_open_lease_ms(const zm_open_t *o);
+/* A random SN within mask. */
+uint32_t zm_transport_random_sn(uint32_t mask);
+
+/*
+ * Sends one handshake message or CLOSE alone in its batch, through a small stack buffer, within
+ * the link deadlines start and end (see zm_link_send_batch); nothing sent by start is
+ * ZM_E_TIMEOUT: the deadline is spent.
+ */
+ZM_NODISCARD z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start,
+                                              uint64_t end);
+/* How long a CLOSE or an acceptor's answer may take once its first byte left (none waits for the
+ * first): a peer that stopped reading must not hold the closer or the acceptor's other newcomers. */
+#define ZM_TRANSPORT_CLOSE_SEND_MS 100u
+/* Sends CLOSE(reason), best effort and without waiting for room: the link is closed next anyway. */
+void zm_transport_send_close(zm_link_t *link, uint8_t reason);
+
+/*
+ * Takes link into t (memset first) and allocates the rx buffer; the link's buffered bytes are
+ * not moved, the caller rebuffers if it needs to. On ZM_E_NOMEM nothing is held.
+ */
+ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link,
+                                           const zm_transport_params_t *p);
+/* Allocates the tx buffer for the negotiated batch size. */
+ZM_NODISCARD z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size);
+/* Starts every channel's SNs: ours at tx_initial, the first accepted from the peer rx_initial. */
+void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial);
+/* Last step of an established transport: its tx lock and clocks. Nothing to undo on error. */
+ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t);
+/* Frees what setup and tx_alloc allocated (not the lock, not the link). */
+void zm_transport_drop_buffers(zm_transport_t *t);
+
+#endif /* ZM_TRANSPORT_INTERNAL_H */
