@@ -139,6 +139,7 @@ struct zm_session {
     atomic_bool closing;
     bool listening;
     zm_link_t listener;
+    zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
     zm_peer_t peers[ZM_PEERS_MAX];
     zm_sub_t *subs;
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
@@ -158,8 +159,11 @@ struct zm_session {
 };
 
 /* peer.c */
-/** Accepts one peer on the listener within timeout_ms; a failed handshake costs only that link. */
-ZM_NODISCARD z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms);
+/**
+ * Serves the listener for up to timeout_ms: newcomers' handshakes progress side by side, and
+ * those that finish become peers. ZM_E_CLOSED once the listener is shut; nothing else is fatal.
+ */
+ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently

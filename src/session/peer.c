@@ -233,19 +233,19 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     return zm_peer_add(s, &t, false);
 }
 
-z_result_t zm_peer_accept_one(zm_session_t *s, uint32_t timeout_ms)
+z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
 {
-    zm_link_t link;
-    ZM_TRY(zm_link_accept(&s->listener, &link, timeout_ms));
     zm_transport_params_t params = local_params(s);
     zm_transport_t t;
-    z_result_t rc = zm_transport_accept(&t, &link, &params, ZM_ACCEPT_TIMEOUT_MS);
-    if (rc != Z_OK) {
-        zm_link_close(&link);
-        return Z_OK; /* a bad newcomer does not stop the listener */
+    z_result_t rc = zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t);
+    /* the others that finished in the same round come without waiting; a bound keeps a flood of
+     * newcomers from holding a single-thread caller here */
+    for (unsigned n = 1; rc == Z_OK; n++) {
+        z_result_t added = zm_peer_add(s, &t, true);
+        ZM_UNUSED(added); /* a refused newcomer got its CLOSE; the listener goes on */
+        rc = n < ZM_ACCEPT_PENDING_MAX ? zm_acceptor_step(&s->acceptor, &s->listener, &params, 0, &t) : ZM_E_AGAIN;
     }
-    z_result_t added = zm_peer_add(s, &t, true);
-    return added == ZM_E_NO_SPACE ? Z_OK : added; /* refused with a CLOSE: the listener goes on */
+    return rc == ZM_E_CLOSED ? rc : Z_OK;
 }
 
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)

@@ -83,6 +83,7 @@ static z_result_t listen_first(zm_session_t *s)
     const char *l = s->cfg.listen[0];
     ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
     ZM_TRY(zm_link_listen(&s->listener, &ep));
+    zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
     s->listening = true;
     return Z_OK;
 }
@@ -134,11 +135,7 @@ static void *lease_main(void *arg)
 static void *accept_main(void *arg)
 {
     zm_session_t *s = arg;
-    while (!s->closing) {
-        z_result_t rc = zm_peer_accept_one(s, ACCEPT_POLL_MS);
-        if (rc != Z_OK && rc != ZM_E_TIMEOUT) {
-            break; /* the listener was shut down */
-        }
+    while (!s->closing && zm_peer_accept(s, ACCEPT_POLL_MS) != ZM_E_CLOSED) {
     }
     return NULL;
 }
@@ -226,10 +223,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         return Z_ESESSION_CLOSED;
     }
     if (s->listening) {
-        z_result_t rc = zm_peer_accept_one(s, 0);
-        if (rc != Z_OK && rc != ZM_E_TIMEOUT) {
-            return rc;
-        }
+        ZM_TRY(zm_peer_accept(s, 0));
     }
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
@@ -382,6 +376,7 @@ void zm_session_close(zm_session_t *s)
     S_UNLOCK(s);
     zm_peer_reap(s);
     if (s->listening) {
+        zm_acceptor_close(&s->acceptor);
         zm_link_close(&s->listener);
         s->listening = false;
     }
