@@ -173,7 +173,7 @@ ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
-/** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why; idempotent. */
+/** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);

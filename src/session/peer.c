@@ -78,7 +78,7 @@ static void *reader_main(void *arg)
         rc = zm_transport_read_once(&p->t);
     } while (rc == Z_OK && !p->s->closing);
     if (rc == ZM_E_CLOSED) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC, "its link closed");
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, NULL); /* it left, or we closed it: nothing to warn of */
     } else {
         zm_peer_kill(p, ZM_CLOSE_INVALID, zm_strerror(rc));
     }
@@ -260,8 +260,10 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
     if (!live) {
         return;
     }
-    if (!s->closing) {
-        char zid[33];
+    char zid[33];
+    if (why == NULL) {
+        ZM_LOG_I("peer %s left", zid_text(&p->t.remote_zid, zid));
+    } else if (!s->closing) {
         ZM_LOG_W("peer %s dropped (close: %s): %s", zid_text(&p->t.remote_zid, zid), close_reason_name(reason), why);
     }
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */

@@ -2,7 +2,8 @@
  * Log lines: what the library tells its user when it drops a peer, refuses a connection or
  * meets something it cannot serve. A line is formatted here, without stdio, and handed whole to
  * zm_port_log; a port with a console prints it, the weak default drops it. Levels above
- * ZM_LOG_LEVEL compile to nothing, their arguments unevaluated.
+ * ZM_LOG_LEVEL compile to nothing: their arguments sit in an unevaluated sizeof, so they are
+ * still type-checked and count as used, but no code and no reference to zm_log remain.
  */
 #ifndef ZM_UTIL_LOG_H
 #define ZM_UTIL_LOG_H
@@ -28,25 +29,27 @@ void zm_log(uint8_t level, const char *fmt, ...);
 /** The sink, one whole line without newline; the port's definition replaces a silent default. */
 void zm_port_log(uint8_t level, const char *line);
 
+#define ZM_LOG_NONE(...) ((void)sizeof((zm_log(__VA_ARGS__), 0)))
+
 #if ZM_LOG_LEVEL >= ZM_LOG_ERROR
 #define ZM_LOG_E(...) zm_log(ZM_LOG_ERROR, __VA_ARGS__)
 #else
-#define ZM_LOG_E(...) ((void)0)
+#define ZM_LOG_E(...) ZM_LOG_NONE(ZM_LOG_ERROR, __VA_ARGS__)
 #endif
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
 #define ZM_LOG_W(...) zm_log(ZM_LOG_WARN, __VA_ARGS__)
 #else
-#define ZM_LOG_W(...) ((void)0)
+#define ZM_LOG_W(...) ZM_LOG_NONE(ZM_LOG_WARN, __VA_ARGS__)
 #endif
 #if ZM_LOG_LEVEL >= ZM_LOG_INFO
 #define ZM_LOG_I(...) zm_log(ZM_LOG_INFO, __VA_ARGS__)
 #else
-#define ZM_LOG_I(...) ((void)0)
+#define ZM_LOG_I(...) ZM_LOG_NONE(ZM_LOG_INFO, __VA_ARGS__)
 #endif
 #if ZM_LOG_LEVEL >= ZM_LOG_DEBUG
 #define ZM_LOG_D(...) zm_log(ZM_LOG_DEBUG, __VA_ARGS__)
 #else
-#define ZM_LOG_D(...) ((void)0)
+#define ZM_LOG_D(...) ZM_LOG_NONE(ZM_LOG_DEBUG, __VA_ARGS__)
 #endif
 
 #endif /* ZM_UTIL_LOG_H */
