@@ -244,7 +244,7 @@ def probe(*args) -> Proc:
 SAMPLE_LINE = re.compile(
     r"^sample sub=(?P<sub>\d+) n=(?P<n>\d+) key=(?P<key>\S*) kind=(?P<kind>\w+) len=(?P<len>\d+) "
     r"check=(?P<check>\S+) head=(?P<head>\S+) enc=(?P<enc>\S*) att=(?P<att>\S+) ts=(?P<ts>\S+) "
-    r"prio=(?P<prio>\d+) express=(?P<express>[01]) cc=(?P<cc>\w+)$")
+    r"prio=(?P<prio>\d+) express=(?P<express>[01]) cc=(?P<cc>\w+)(?: rt=(?P<rt>\d+))?$")
 
 
 def probe_samples(p: Proc, count: int, timeout=30.0, sub=None, others=()):

@@ -3,6 +3,8 @@
  * samples of S bytes, with optional attachment, encoding, timestamp and QoS; `sub` declares a
  * subscriber per -k and prints one line per sample, every payload byte checked. Stdin takes
  * "go"/"stop" lines so tests wait on events, never on sleeps; everything ends at the -t deadline.
+ * For floods, -q N prints one put or sample line in N, -w stamps sample lines with the wall
+ * clock (to measure delivery delays against a sender's clock), -y reports the connected peers.
  * Pattern of sample q: byte i = byte i%4 of the little-endian u32 ((q%256) << 24) + i/4.
  */
 #include <errno.h>
@@ -16,7 +18,7 @@
 
 #include "zenoh-pico.h"
 
-#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:W"
+#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wy"
 #define SUBS_MAX 4
 #define CHECK_CHUNK 65536
 #define SYNC_PERIOD_MS 50
@@ -42,6 +44,9 @@ typedef struct {
     bool report_routers;
     long timeout_ms;
     bool wait_stop;
+    long quiet;       /* print one put or sample line in this many */
+    bool wall_clock;  /* sample lines end with rt=<microseconds since the UNIX epoch> */
+    bool report_peers;
 } probe_args_t;
 
 typedef struct {
@@ -53,6 +58,8 @@ static sub_state_t subs[SUBS_MAX];
 static atomic_long total_received;
 static atomic_bool synced;
 static struct timespec started;
+static long quiet = 1;
+static bool wall_clock;
 
 /* ---- small utilities ------------------------------------------------------------------------- */
 
@@ -190,6 +197,38 @@ static void report_routers(const z_loaned_session_t *s)
     }
 }
 
+static int peer_count(const z_loaned_session_t *s)
+{
+    int n = 0;
+    z_owned_closure_zid_t callback;
+    z_closure(&callback, count_zid, NULL, &n);
+    if (z_info_peers_zid(s, z_move(callback)) != Z_OK) {
+        return -1;
+    }
+    return n;
+}
+
+/* Prints "peers N" whenever the number of connected peers changed since the last call. */
+static void report_peers(const z_loaned_session_t *s)
+{
+    static int last = -2;
+    int n = peer_count(s);
+    if (n != last) {
+        printf("peers %d t=%ld\n", n, elapsed_ms());
+        last = n;
+    }
+}
+
+static void report_links(const z_loaned_session_t *s, const probe_args_t *args)
+{
+    if (args->report_routers) {
+        report_routers(s);
+    }
+    if (args->report_peers) {
+        report_peers(s);
+    }
+}
+
 /* ---- subscriber side ------------------------------------------------------------------------- */
 
 static void print_check(const z_loaned_bytes_t *payload, long seq)
@@ -270,6 +309,13 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
     z_view_string_t key;
     z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
     bool is_delete = z_sample_kind(sample) == Z_SAMPLE_KIND_DELETE;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    if (seq % quiet != 0) {
+        atomic_fetch_add(&sub->received, 1);
+        atomic_fetch_add(&total_received, 1);
+        return;
+    }
 
     /* One printf per field, all under one lock, so lines of two subscribers never interleave. */
     flockfile(stdout);
@@ -280,8 +326,12 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
     print_encoding(z_sample_encoding(sample));
     print_attachment(z_sample_attachment(sample));
     print_timestamp(z_sample_timestamp(sample));
-    printf(" prio=%d express=%d cc=%s\n", (int)z_sample_priority(sample), z_sample_express(sample) ? 1 : 0,
+    printf(" prio=%d express=%d cc=%s", (int)z_sample_priority(sample), z_sample_express(sample) ? 1 : 0,
            z_sample_congestion_control(sample) == Z_CONGESTION_CONTROL_BLOCK ? "block" : "drop");
+    if (wall_clock) {
+        printf(" rt=%lld", (long long)wall.tv_sec * 1000000LL + (long long)wall.tv_nsec / 1000LL);
+    }
+    printf("\n");
     funlockfile(stdout);
 
     atomic_fetch_add(&sub->received, 1);
@@ -334,9 +384,7 @@ static int run_sub(const z_loaned_session_t *s, const probe_args_t *args)
 
     int status = 0;
     for (;;) {
-        if (args->report_routers) {
-            report_routers(s);
-        }
+        report_links(s, args);
         if (live[0] && args->undeclare_after > 0 && atomic_load(&subs[0].received) >= args->undeclare_after) {
             z_drop(z_move(handles[0]));
             live[0] = false;
@@ -537,21 +585,30 @@ static int run_pub(const z_loaned_session_t *s, const probe_args_t *args)
         stopped = true;
         status = 3;
     }
+    long checked = elapsed_ms();
     for (long seq = 0; !stopped && (args->count == 0 || seq < args->count); seq++) {
         if (seq > 0 && args->interval_ms > 0) {
             long until = elapsed_ms() + args->interval_ms;
-            while (!stopped && elapsed_ms() < until) {
-                if (args->report_routers) {
-                    report_routers(s);
-                }
-                stopped = stop_requested(POLL_MS, NULL);
+            for (long left = args->interval_ms; !stopped && left > 0; left = until - elapsed_ms()) {
+                report_links(s, args);
+                stopped = stop_requested(left < POLL_MS ? (int)left : POLL_MS, NULL);
             }
+            if (stopped) {
+                break;
+            }
+        } else if (elapsed_ms() - checked >= POLL_MS) {
+            /* a flood still reports and hears "stop", without a poll per put */
+            checked = elapsed_ms();
+            report_links(s, args);
+            stopped = stop_requested(0, NULL);
             if (stopped) {
                 break;
             }
         }
         z_result_t rc = publish_one(s, z_loan(ke), has_pub ? &pub : NULL, args, seq);
-        printf("put %ld rc=%d t=%ld\n", seq, (int)rc, elapsed_ms());
+        if (seq % args->quiet == 0 || rc != Z_OK) {
+            printf("put %ld rc=%d t=%ld\n", seq, (int)rc, elapsed_ms());
+        }
         if (past_deadline(args)) {
             printf("timeout\n");
             status = 3;
@@ -561,9 +618,7 @@ static int run_pub(const z_loaned_session_t *s, const probe_args_t *args)
     printf("sent\n");
     /* -W: keep the session until told, so the receiver decides when the data has all arrived. */
     while (args->wait_stop && !stopped && !past_deadline(args)) {
-        if (args->report_routers) {
-            report_routers(s);
-        }
+        report_links(s, args);
         stopped = stop_requested(POLL_MS, NULL);
     }
     if (has_pub) {
@@ -579,7 +634,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: zm_probe pub|sub [-m MODE] [-e EP]... [-l EP] [-k KEY]... [-n N] [-s SIZE] [-P] [-d]\n"
             "                [-a ATTACHMENT] [-c ENCODING] [-T] [-p PRIORITY] [-x] [-b] [-i MS] [-S SYNC_KEY]\n"
-            "                [-u K] [-r] [-t MS] [-W]\n");
+            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y]\n");
     return 2;
 }
 
@@ -656,6 +711,18 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
         case 'W':
             args->wait_stop = true;
             break;
+        case 'q':
+            args->quiet = atol(optarg);
+            if (args->quiet < 1) {
+                return usage();
+            }
+            break;
+        case 'w':
+            args->wall_clock = true;
+            break;
+        case 'y':
+            args->report_peers = true;
+            break;
         default:
             return usage();
         }
@@ -673,7 +740,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     clock_gettime(CLOCK_MONOTONIC, &started);
-    probe_args_t args = {.count = 1, .size = 8, .timeout_ms = 60000};
+    probe_args_t args = {.count = 1, .size = 8, .timeout_ms = 60000, .quiet = 1};
 
     z_owned_config_t config;
     z_config_default(&config);
@@ -682,6 +749,8 @@ int main(int argc, char **argv)
         z_drop(z_move(config));
         return ret;
     }
+    quiet = args.quiet;
+    wall_clock = args.wall_clock;
 
     z_owned_session_t s;
     z_result_t rc = z_open(&s, z_move(config), NULL);
