@@ -369,7 +369,8 @@ static z_result_t send_transport_msg(zm_transport_t *t, const zm_transport_msg_t
         return rc;
     }
     zm_port_mutex_lock(&t->tx_lock);
-    rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, w.len);
+    uint64_t deadline = zm_port_clock_ms() + 2000u;
+    rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, w.len, deadline, deadline);
     zm_port_mutex_unlock(&t->tx_lock);
     return rc;
 }
