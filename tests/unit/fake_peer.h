@@ -35,7 +35,9 @@ static inline void fake_on_message(void *ctx, zm_transport_t *t, const zm_networ
     const zm_slice_t *k = &m->body.push.wire_expr.suffix;
     char *key = f->keys[f->pushes % 8];
     size_t n = k->len < sizeof(f->keys[0]) ? k->len : sizeof(f->keys[0]) - 1;
-    memcpy(key, k->ptr, n);
+    if (n > 0) { /* a key sent as a declared id has no suffix */
+        memcpy(key, k->ptr, n);
+    }
     key[n] = '\0';
     f->pushes++;
     zm_port_condvar_broadcast(&f->cond);
