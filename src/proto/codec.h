@@ -27,6 +27,9 @@ uint32_t zm_sn_mask(uint8_t resolution_bits);
  * r. A FRAGMENT's payload is the rest of r, which is left empty.
  */
 ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
+
+/** A CLOSE reason (ZM_CLOSE_*) in words, for log lines; "unknown" for any other value. */
+const char *zm_close_reason_name(uint8_t reason);
 /** Encodes one transport message; a FRAME writes its header only, a FRAGMENT its payload too. */
 ZM_NODISCARD z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m);
 

@@ -656,3 +656,27 @@ z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
         return ZM_E_MSG_UNKNOWN;
     }
 }
+
+const char *zm_close_reason_name(uint8_t reason)
+{
+    switch (reason) {
+    case ZM_CLOSE_GENERIC:
+        return "generic";
+    case ZM_CLOSE_UNSUPPORTED:
+        return "unsupported";
+    case ZM_CLOSE_INVALID:
+        return "invalid";
+    case ZM_CLOSE_MAX_SESSIONS:
+        return "max sessions";
+    case ZM_CLOSE_MAX_LINKS:
+        return "max links";
+    case ZM_CLOSE_EXPIRED:
+        return "expired";
+    case ZM_CLOSE_UNRESPONSIVE:
+        return "unresponsive";
+    case ZM_CLOSE_CONNECTION_TO_SELF:
+        return "connection to self";
+    default:
+        return "unknown";
+    }
+}

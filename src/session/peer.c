@@ -15,30 +15,6 @@
 /* How long an accept waits for an evicted peer's reader to finish its last callback. */
 #define EVICT_WAIT_MS 1000u
 
-static const char *close_reason_name(uint8_t reason)
-{
-    switch (reason) {
-    case ZM_CLOSE_GENERIC:
-        return "generic";
-    case ZM_CLOSE_UNSUPPORTED:
-        return "unsupported";
-    case ZM_CLOSE_INVALID:
-        return "invalid";
-    case ZM_CLOSE_MAX_SESSIONS:
-        return "max sessions";
-    case ZM_CLOSE_MAX_LINKS:
-        return "max links";
-    case ZM_CLOSE_EXPIRED:
-        return "expired";
-    case ZM_CLOSE_UNRESPONSIVE:
-        return "unresponsive";
-    case ZM_CLOSE_CONNECTION_TO_SELF:
-        return "connection to self";
-    default:
-        return "unknown";
-    }
-}
-
 /* The zid as Rust prints it: hex of its little-endian value, without leading zeros. */
 static const char *zid_text(const zm_zid_t *zid, char out[33])
 {
@@ -264,7 +240,7 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
     if (why == NULL) {
         ZM_LOG_I("peer %s left", zid_text(&p->t.remote_zid, zid));
     } else if (!s->closing) {
-        ZM_LOG_W("peer %s dropped (close: %s): %s", zid_text(&p->t.remote_zid, zid), close_reason_name(reason), why);
+        ZM_LOG_W("peer %s dropped (close: %s): %s", zid_text(&p->t.remote_zid, zid), zm_close_reason_name(reason), why);
     }
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
 }

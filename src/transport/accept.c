@@ -19,28 +19,6 @@
  * connection storm cannot keep the thread from its pending handshakes. */
 #define ACCEPT_BURST_MAX 64u
 
-static uint16_t min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
-
-static const char *reason_name(uint8_t reason)
-{
-    switch (reason) {
-    case ZM_CLOSE_GENERIC:
-        return "generic";
-    case ZM_CLOSE_UNSUPPORTED:
-        return "unsupported";
-    case ZM_CLOSE_INVALID:
-        return "invalid";
-    case ZM_CLOSE_MAX_LINKS:
-        return "max links";
-    case ZM_CLOSE_EXPIRED:
-        return "expired";
-    case ZM_CLOSE_CONNECTION_TO_SELF:
-        return "connection to self";
-    default:
-        return "other";
-    }
-}
-
 void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadline_ms)
 {
     ZM_ASSERT(link->rx_pos == link->rx_len); /* nothing may be stranded in another buffer */
@@ -79,7 +57,7 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
         return ZM_E_FIELD;
     }
     h->resolution = zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT);
-    h->batch_size = min_u16(batch, p->batch_size);
+    h->batch_size = zm_min_u16(batch, p->batch_size);
     h->remote_zid = syn->zid;
     h->remote_whatami = syn->whatami;
     h->qos = p->qos && (syn->exts & ZM_INIT_EXT_QOS);
@@ -221,7 +199,7 @@ static void refuse(zm_handshake_t *h, z_result_t rc, uint8_t reason)
     if (reason == ZM_CLOSE_EXPIRED) {
         ZM_LOG_I("accept: handshake timed out, closing");
     } else {
-        ZM_LOG_W("accept: handshake refused: %s (close reason %s)", zm_strerror(rc), reason_name(reason));
+        ZM_LOG_W("accept: handshake refused: %s (close reason %s)", zm_strerror(rc), zm_close_reason_name(reason));
     }
     zm_transport_send_close(&h->link, reason);
 }

@@ -9,8 +9,6 @@
 #include "transport/internal.h"
 #include "util/alloc.h"
 
-static uint16_t min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
-
 uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
 {
     uint8_t fsn = (uint8_t)((a & 3u) < (b & 3u) ? (a & 3u) : (b & 3u));
@@ -169,7 +167,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
-    batch = min_u16(batch, p->batch_size);
+    batch = zm_min_u16(batch, p->batch_size);
     uint8_t cookie[256];
     size_t cookie_len = ack->cookie.len;
     if (cookie_len > sizeof(cookie)) {
