@@ -87,22 +87,10 @@ typedef struct {
 /* A listening node with a publisher, and a fake peer connected to it. */
 static void node_open(node_t *n)
 {
-    zm_socket_t probe;
     uint16_t port = 0;
-    if (zm_port_tcp_listen(&probe, "127.0.0.1", 0) != Z_OK || zm_port_socket_local_port(&probe, &port) != Z_OK) {
-        die("no free port");
-    }
-    zm_port_socket_close(&probe);
-    char listen[64];
-    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.mode = ZM_MODE_PEER;
-    c.start_tasks = true;
-    c.listen[0] = listen;
-    c.n_listen = 1;
+    n->s = node_listen(&port);
     uint32_t sub = 0, pub = 0;
-    if (zm_session_open(&n->s, &c) != Z_OK ||
+    if (n->s == NULL ||
         zm_session_declare_subscriber(n->s, "sync", 4, ZM_LOCALITY_REMOTE, on_sample, NULL, NULL, &sub) != Z_OK ||
         zm_session_declare_publisher(n->s, "bench/pub", 9, &pub, &n->key_id) != Z_OK) {
         die("node setup failed");

@@ -2,7 +2,8 @@
  * A fake peer for tests and benchmarks: zmote's own transport, connected to a listening node,
  * with a reader thread that counts the PUSHes it gets (their keys kept in a small ring) and
  * notices when the node closes the link. It sends whatever a test makes it send, declarations
- * and puts included, so it can behave as a hostile peer would. Header-only: one user per program.
+ * and puts included, so it can behave as a hostile peer would; and the listening node it talks
+ * to. Header-only: one user per program.
  */
 #ifndef ZM_TEST_FAKE_PEER_H
 #define ZM_TEST_FAKE_PEER_H
@@ -10,8 +11,32 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "session/session.h"
 #include "transport/transport.h"
 #include "zmote/port.h"
+
+/* A peer-mode node listening on a free loopback port (told through *port), its tasks running;
+ * NULL if it could not open. */
+static inline zm_session_t *node_listen(uint16_t *port)
+{
+    zm_socket_t probe;
+    *port = 0;
+    if (zm_port_tcp_listen(&probe, "127.0.0.1", 0) != Z_OK) {
+        return NULL;
+    }
+    z_result_t rc = zm_port_socket_local_port(&probe, port);
+    zm_port_socket_close(&probe);
+    char listen[64];
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", *port);
+    zm_session_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.mode = ZM_MODE_PEER;
+    c.start_tasks = true;
+    c.listen[0] = listen;
+    c.n_listen = 1;
+    zm_session_t *s = NULL;
+    return rc == Z_OK && zm_session_open(&s, &c) == Z_OK ? s : NULL;
+}
 
 typedef struct {
     zm_transport_t t;

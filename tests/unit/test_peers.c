@@ -43,28 +43,11 @@ static bool wait_count(inbox_t *in, unsigned n, uint32_t ms)
     return true;
 }
 
-static uint16_t free_port(void)
+/* The node under test, with a subscriber on everything. */
+static zm_session_t *node_open(uint16_t *port, inbox_t *in)
 {
-    zm_socket_t sock;
-    uint16_t port = 0;
-    CHECK_EQ_INT(zm_port_tcp_listen(&sock, "127.0.0.1", 0), Z_OK);
-    CHECK_EQ_INT(zm_port_socket_local_port(&sock, &port), Z_OK);
-    zm_port_socket_close(&sock);
-    return port;
-}
-
-static zm_session_t *node_open(uint16_t port, inbox_t *in)
-{
-    char listen[64];
-    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.mode = ZM_MODE_PEER;
-    c.start_tasks = true;
-    c.listen[0] = listen;
-    c.n_listen = 1;
-    zm_session_t *s = NULL;
-    CHECK_EQ_INT(zm_session_open(&s, &c), Z_OK);
+    zm_session_t *s = node_listen(port);
+    CHECK(s != NULL);
     uint32_t id = 0;
     if (s != NULL) {
         CHECK_EQ_INT(zm_session_declare_subscriber(s, "**", 2, ZM_LOCALITY_ANY, on_sample, NULL, in, &id), Z_OK);
@@ -84,9 +67,9 @@ static bool fake_synced(fake_t *f, inbox_t *in)
 /* More declarations than ZM_PEER_DECLS_MAX, or more key bytes than ZM_PEER_DECL_BYTES_MAX: closed. */
 static void test_declaration_limits(void)
 {
-    uint16_t port = free_port();
+    uint16_t port = 0;
     inbox_t in = {0};
-    zm_session_t *s = node_open(port, &in);
+    zm_session_t *s = node_open(&port, &in);
     fake_t f;
     if (s == NULL || !fake_open(&f, port, 10000)) {
         CHECK(false);
@@ -130,9 +113,9 @@ static void test_declaration_limits(void)
 /* An invalid key, or one longer than ZM_KEYEXPR_MAX, closes the link and reaches nobody. */
 static void test_invalid_keys(void)
 {
-    uint16_t port = free_port();
+    uint16_t port = 0;
     inbox_t in = {0};
-    zm_session_t *s = node_open(port, &in);
+    zm_session_t *s = node_open(&port, &in);
     if (s == NULL) {
         return;
     }
@@ -188,9 +171,9 @@ static void check_route(zm_session_t *s, fake_t *f, const char *key, uint16_t ke
 /* Puts reach a peer only while it has a matching subscriber, with a publisher and without. */
 static void test_routing(void)
 {
-    uint16_t port = free_port();
+    uint16_t port = 0;
     inbox_t in = {0};
-    zm_session_t *s = node_open(port, &in);
+    zm_session_t *s = node_open(&port, &in);
     fake_t f;
     if (s == NULL || !fake_open(&f, port, 10000)) {
         CHECK(false);
@@ -243,9 +226,9 @@ static void test_routing(void)
 /* A full table of peers that only hold their slot (with an absurd lease) lets a real one in. */
 static void test_squatters(void)
 {
-    uint16_t port = free_port();
+    uint16_t port = 0;
     inbox_t in = {0};
-    zm_session_t *s = node_open(port, &in);
+    zm_session_t *s = node_open(&port, &in);
     if (s == NULL) {
         return;
     }
