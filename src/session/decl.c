@@ -55,51 +55,123 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
     zm_peers_unpin(s, pinned, n);
 }
 
-typedef struct {
-    zm_peer_t *p;
-    z_result_t rc;
-} push_t;
-
-static bool push_lkey(uint32_t id, void *val, void *ctx)
+static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
 {
-    const zm_lkey_t *k = val;
-    push_t *push = ctx;
-    zm_declaration_t d;
-    decl_fill(&d, ZM_DECL_KEYEXPR, id, k->key, k->key_len);
-    d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
-    push->rc = send_decl(push->p, &d, false);
-    return push->rc == Z_OK;
+    zm_sub_t **pp = &s->subs;
+    while (*pp != NULL && *pp != sub) {
+        pp = &(*pp)->next;
+    }
+    if (*pp == sub) {
+        *pp = sub->next;
+    }
 }
 
 /*
- * Our declarations, queued in the new peer's batch under the lock and written after it. A
- * declaration racing with this push reaches the peer either here or by its own broadcast.
+ * s->lock held. Ends one pin of sub (a callback or a send that ran unlocked) and returns the
+ * subscriber after it. The last pin of an undeclared subscriber frees it: its undeclare, made
+ * from a callback or while the pin was held, left that to us.
+ */
+static zm_sub_t *sub_unpin(zm_session_t *s, zm_sub_t *sub)
+{
+    zm_sub_t *next = sub->next;
+    if (--sub->busy == 0 && sub->removed) {
+        sub_unlink(s, sub);
+        S_UNLOCK(s);
+        if (sub->drop != NULL) {
+            sub->drop(sub->ctx);
+        }
+        zm_free(sub);
+        S_LOCK(s);
+    }
+    S_BROADCAST(s);
+    return next;
+}
+
+/*
+ * Our key expressions to a new peer. Each is pinned (a use more) while it is sent without the
+ * lock, and let go through zm_session_undeclare_keyexpr, which frees it if the application
+ * undeclared it meanwhile. A key declared during the walk reaches the peer by its own broadcast.
+ */
+static z_result_t push_keys(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = Z_OK;
+    uint32_t pos = 0, id = 0;
+    void *val = NULL;
+    S_LOCK(s);
+    uint32_t cap = s->keys.cap;
+    while (rc == Z_OK && zm_idmap_next(&s->keys, &pos, &id, &val)) {
+        if (s->keys.cap != cap) { /* it grew: walk again; a declaration sent twice is harmless */
+            cap = s->keys.cap;
+            pos = 0;
+            continue;
+        }
+        zm_lkey_t *k = val;
+        k->users++;
+        S_UNLOCK(s);
+        zm_declaration_t d;
+        decl_fill(&d, ZM_DECL_KEYEXPR, id, k->key, k->key_len);
+        d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
+        rc = send_decl(p, &d, false);
+        z_result_t released = zm_session_undeclare_keyexpr(s, (uint16_t)id);
+        ZM_ASSERT(released == Z_OK);
+        ZM_UNUSED(released);
+        S_LOCK(s);
+    }
+    S_UNLOCK(s);
+    return rc;
+}
+
+/* Our subscribers to a new peer, each pinned like a callback while it is sent without the lock. */
+static z_result_t push_subs(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = Z_OK;
+    S_LOCK(s);
+    zm_sub_t *sub = s->subs;
+    while (sub != NULL && rc == Z_OK) {
+        if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL) {
+            sub = sub->next;
+            continue;
+        }
+        sub->busy++;
+        S_UNLOCK(s);
+        zm_declaration_t d;
+        decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+        rc = send_decl(p, &d, false);
+        S_LOCK(s);
+        sub = sub_unpin(s, sub);
+    }
+    S_UNLOCK(s);
+    return rc;
+}
+
+/*
+ * Our declarations to a new peer, batched, then the D_FINAL of the implicit interest 0. Nothing
+ * is sent under s->lock: a newcomer that does not read may hold its sender for a block timeout,
+ * and with it only the thread that added it. A declaration racing with this push reaches the
+ * peer either here or by its own broadcast.
  */
 z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
-    zm_declaration_t d;
-    push_t push = {p, Z_OK};
     zm_transport_set_batching(&p->t, true);
+    z_result_t rc = push_keys(s, p);
+    if (rc == Z_OK) {
+        rc = push_subs(s, p);
+    }
+    zm_declaration_t d;
     S_LOCK(s);
-    zm_idmap_foreach(&s->keys, push_lkey, &push);
-    for (zm_sub_t *sub = s->subs; sub != NULL && push.rc == Z_OK; sub = sub->next) {
-        if (!sub->removed && sub->origin != ZM_LOCALITY_SESSION_LOCAL) {
-            decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
-            push.rc = send_decl(p, &d, false);
-        }
-    }
-    if (push.rc == Z_OK && zm_admin_declaration(s, &d)) {
-        push.rc = send_decl(p, &d, false);
-    }
+    bool admin = zm_admin_declaration(s, &d); /* names its key by id: nothing to pin */
     bool batching = s->batching;
     S_UNLOCK(s);
-    if (push.rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
+    if (rc == Z_OK && admin) {
+        rc = send_decl(p, &d, false);
+    }
+    if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
         decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
-        push.rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
+        rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
     }
     zm_transport_set_batching(&p->t, batching);
     z_result_t flushed = zm_transport_flush(&p->t);
-    return push.rc != Z_OK ? push.rc : flushed;
+    return rc != Z_OK ? rc : flushed;
 }
 
 void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
@@ -123,9 +195,11 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     if (it->options & ZM_INTEREST_S) {
         /* each subscriber is pinned like a callback while its declaration is sent unlocked */
         S_LOCK(s);
-        for (zm_sub_t *sub = s->subs; sub != NULL; sub = sub->next) {
+        zm_sub_t *sub = s->subs;
+        while (sub != NULL) {
             if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL ||
                 (rkey != NULL && !zm_keyexpr_intersects(sub->key, sub->key_len, rkey, rlen))) {
+                sub = sub->next;
                 continue;
             }
             sub->busy++;
@@ -133,8 +207,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
             decl_fill(&m.body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
             zm_peer_send(p, &m, ZM_PRIO_CONTROL, false);
             S_LOCK(s);
-            sub->busy--;
-            S_BROADCAST(s);
+            sub = sub_unpin(s, sub);
         }
         S_UNLOCK(s);
     }
@@ -307,17 +380,6 @@ static void frame_pop(zm_session_t *s, zm_cb_frame_t *frame)
     *pp = frame->next;
 }
 
-static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
-{
-    zm_sub_t **pp = &s->subs;
-    while (*pp != NULL && *pp != sub) {
-        pp = &(*pp)->next;
-    }
-    if (*pp == sub) {
-        *pp = sub->next;
-    }
-}
-
 z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
 {
     S_LOCK(s);
@@ -370,20 +432,7 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
             sub->fn(smp, sub->ctx);
             S_LOCK(s);
             frame_pop(s, &frame);
-            sub->busy--;
-            zm_sub_t *next = sub->next;
-            if (sub->busy == 0 && sub->removed) {
-                /* undeclared from its own callback (or while it ran): the last caller frees it */
-                sub_unlink(s, sub);
-                S_UNLOCK(s);
-                if (sub->drop != NULL) {
-                    sub->drop(sub->ctx);
-                }
-                zm_free(sub);
-                S_LOCK(s);
-            }
-            S_BROADCAST(s);
-            sub = next;
+            sub = sub_unpin(s, sub);
             continue;
         }
         sub = sub->next;

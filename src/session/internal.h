@@ -58,7 +58,7 @@ typedef struct zm_sub {
  * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
  */
 typedef struct {
-    uint16_t n[ZM_PEERS_MAX];
+    uint32_t n[ZM_PEERS_MAX]; /* never above ZM_PEER_DECLS_MAX */
 } zm_hits_t;
 
 /* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
@@ -161,7 +161,8 @@ struct zm_session {
 /* peer.c */
 /**
  * Serves the listener for up to timeout_ms: newcomers' handshakes progress side by side, and
- * those that finish become peers. ZM_E_CLOSED once the listener is shut; nothing else is fatal.
+ * those that finish become peers. ZM_E_CLOSED once the listener is shut; another error when
+ * accepting failed (out of descriptors, say): the caller may try again after a pause.
  */
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);

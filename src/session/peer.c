@@ -65,11 +65,16 @@ static void *reader_main(void *arg)
 void zm_peer_start(zm_session_t *s, zm_peer_t *p)
 {
 #if Z_FEATURE_MULTI_THREAD
-    if (s->readers_on && !p->reader_started) {
-        p->reader_started = zm_port_task_start(&p->reader, reader_main, p) == Z_OK;
-        if (!p->reader_started) {
-            zm_peer_kill(p, ZM_CLOSE_GENERIC, "no thread for its reader");
-        }
+    /* decided under the lock: zp_start_read_task and an accept may both get here for one peer */
+    S_LOCK(s);
+    bool start = s->readers_on && !p->reader_started;
+    p->reader_started = p->reader_started || start;
+    S_UNLOCK(s);
+    if (start && zm_port_task_start(&p->reader, reader_main, p) != Z_OK) {
+        S_LOCK(s);
+        p->reader_started = false;
+        S_UNLOCK(s);
+        zm_peer_kill(p, ZM_CLOSE_GENERIC, "no thread for its reader");
     }
 #else
     ZM_UNUSED(s);
@@ -221,7 +226,7 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
         ZM_UNUSED(added); /* a refused newcomer got its CLOSE; the listener goes on */
         rc = n < ZM_ACCEPT_PENDING_MAX ? zm_acceptor_step(&s->acceptor, &s->listener, &params, 0, &t) : ZM_E_AGAIN;
     }
-    return rc == ZM_E_CLOSED ? rc : Z_OK;
+    return rc == ZM_E_TIMEOUT || rc == ZM_E_AGAIN ? Z_OK : rc;
 }
 
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)

@@ -26,8 +26,7 @@ static bool hits_scan_one(uint32_t id, void *val, void *ctx)
     ZM_UNUSED(id);
     const zm_rdecl_t *d = val;
     hits_scan_t *scan = ctx;
-    if (scan->hits->n[scan->index] < UINT16_MAX &&
-        zm_keyexpr_intersects(d->key, d->key_len, scan->key, scan->len)) {
+    if (zm_keyexpr_intersects(d->key, d->key_len, scan->key, scan->len)) {
         scan->hits->n[scan->index]++;
     }
     return true;
@@ -55,10 +54,10 @@ static void hits_apply(zm_hits_t *hits, const char *key, size_t len, const hits_
     if (!zm_keyexpr_intersects(c->sub->key, c->sub->key_len, key, len)) {
         return;
     }
-    uint16_t *n = &hits->n[c->index];
-    if (c->delta > 0 && *n < UINT16_MAX) {
+    uint32_t *n = &hits->n[c->index];
+    if (c->delta > 0) {
         (*n)++;
-    } else if (c->delta < 0 && *n > 0) {
+    } else if (*n > 0) {
         (*n)--;
     }
 }
@@ -174,10 +173,12 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
     *stored = NULL;
     *old = NULL;
     zm_remote_t *r = &p->remote;
-    if (r->n >= ZM_PEER_DECLS_MAX || r->bytes + len > ZM_PEER_DECL_BYTES_MAX) {
-        if (zm_idmap_get(map, id) == NULL) {
-            return ZM_E_LIMIT;
-        }
+    const zm_rdecl_t *prev = zm_idmap_get(map, id);
+    /* a redeclaration replaces its entry: it counts once, with its new key */
+    uint32_t n = r->n + (prev == NULL ? 1u : 0u);
+    size_t bytes = r->bytes - (prev != NULL ? prev->key_len : 0u) + len;
+    if (n > ZM_PEER_DECLS_MAX || bytes > ZM_PEER_DECL_BYTES_MAX) {
+        return ZM_E_LIMIT;
     }
     zm_rdecl_t *d = zm_alloc(sizeof(*d) + len);
     if (d == NULL) {
@@ -185,19 +186,16 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
     }
     d->key_len = (uint16_t)len;
     memcpy(d->key, key, len);
-    void *prev = NULL;
-    z_result_t rc = zm_idmap_put(map, id, d, &prev);
+    void *replaced = NULL;
+    z_result_t rc = zm_idmap_put(map, id, d, &replaced);
     if (rc != Z_OK) {
         zm_free(d);
         return rc;
     }
-    r->n++;
+    r->n++; /* and the replaced one is released by the caller, through rdecl_release */
     r->bytes += len;
     *stored = d;
-    *old = prev;
-    if (r->bytes > ZM_PEER_DECL_BYTES_MAX) { /* a replacement that grew past the bound */
-        return ZM_E_LIMIT;
-    }
+    *old = replaced;
     return Z_OK;
 }
 

@@ -135,7 +135,14 @@ static void *lease_main(void *arg)
 static void *accept_main(void *arg)
 {
     zm_session_t *s = arg;
-    while (!s->closing && zm_peer_accept(s, ACCEPT_POLL_MS) != ZM_E_CLOSED) {
+    while (!s->closing) {
+        z_result_t rc = zm_peer_accept(s, ACCEPT_POLL_MS);
+        if (rc == ZM_E_CLOSED) {
+            break;
+        }
+        if (rc != Z_OK) {
+            zm_port_sleep_ms(ACCEPT_POLL_MS); /* out of descriptors or memory: the listener stays ready */
+        }
     }
     return NULL;
 }
@@ -223,7 +230,10 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         return Z_ESESSION_CLOSED;
     }
     if (s->listening) {
-        ZM_TRY(zm_peer_accept(s, 0));
+        z_result_t rc = zm_peer_accept(s, 0);
+        if (rc == ZM_E_CLOSED) {
+            return rc;
+        }
     }
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);

@@ -274,23 +274,33 @@ void zm_acceptor_init(zm_acceptor_t *a, uint32_t timeout_ms)
     a->timeout_ms = timeout_ms;
 }
 
-/* A free slot, or the oldest pending handshake's after it was evicted. */
+/*
+ * A free slot, or the one of a pending handshake evicted for it: the oldest of those still
+ * waiting for their InitSyn (silent or slow connections), and only when there are none the
+ * oldest of all, so that a flood of idle connections never pushes out a peer that is one round
+ * trip from done.
+ */
 static size_t slot_take(zm_acceptor_t *a)
 {
-    size_t oldest = 0;
+    size_t victim = ZM_ACCEPT_PENDING_MAX;
+    bool victim_silent = false;
     for (size_t i = 0; i < ZM_ACCEPT_PENDING_MAX; i++) {
         if (a->slot[i].state == ZM_HANDSHAKE_IDLE) {
             return i;
         }
+        bool silent = a->slot[i].state == ZM_HANDSHAKE_WAIT_INIT;
         /* arrival numbers wrap: compare their distance, not their values */
-        if ((int32_t)(a->arrival[i] - a->arrival[oldest]) < 0) {
-            oldest = i;
+        if (victim == ZM_ACCEPT_PENDING_MAX || (silent && !victim_silent) ||
+            (silent == victim_silent && (int32_t)(a->arrival[i] - a->arrival[victim]) < 0)) {
+            victim = i;
+            victim_silent = silent;
         }
     }
-    ZM_LOG_W("accept: %u handshakes pending, dropping the oldest", (unsigned)ZM_ACCEPT_PENDING_MAX);
-    zm_handshake_abort(&a->slot[oldest], ZM_CLOSE_MAX_LINKS);
-    a->ready[oldest] = 0;
-    return oldest;
+    ZM_LOG_I("accept: %u handshakes pending, dropping the oldest %s one", (unsigned)ZM_ACCEPT_PENDING_MAX,
+             victim_silent ? "silent" : "unfinished");
+    zm_handshake_abort(&a->slot[victim], ZM_CLOSE_MAX_LINKS);
+    a->ready[victim] = 0;
+    return victim;
 }
 
 void zm_acceptor_add(zm_acceptor_t *a, const zm_link_t *link)

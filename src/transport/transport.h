@@ -77,6 +77,7 @@ typedef struct zm_transport {
     uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
+    uint64_t tx_congested_since_ms; /* when tx_congested last became true */
     uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */

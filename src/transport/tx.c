@@ -61,7 +61,10 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 static void batch_drop(zm_transport_t *t)
 {
     t->tx_dropped += t->tx_msgs;
-    t->tx_congested = true;
+    if (!t->tx_congested) {
+        t->tx_congested = true;
+        t->tx_congested_since_ms = zm_port_clock_ms();
+    }
     memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
     batch_reset(t);
 }
@@ -328,8 +331,8 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
-    if (t->tx_congested && now >= t->last_tx_ms && now - t->last_tx_ms > t->remote_lease_ms) {
-        /* it keeps its side alive but has read nothing of ours for a whole lease: as dead */
+    if (t->tx_congested && now >= t->tx_congested_since_ms && now - t->tx_congested_since_ms > t->remote_lease_ms) {
+        /* it keeps its side alive but has had no room for anything of ours for a whole lease */
         ZM_LOG_W("transport: the peer read nothing for longer than its lease (%U ms)", t->remote_lease_ms);
         TX_UNLOCK(t);
         return ZM_E_TIMEOUT; /* the session closes it, as an expired one */

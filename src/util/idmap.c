@@ -140,3 +140,17 @@ void zm_idmap_foreach(const zm_idmap_t *m, bool (*fn)(uint32_t id, void *val, vo
         }
     }
 }
+
+bool zm_idmap_next(const zm_idmap_t *m, uint32_t *pos, uint32_t *id, void **val)
+{
+    for (uint32_t i = *pos; i < m->cap; i++) {
+        if (m->slots[i].val != NULL) {
+            *id = m->slots[i].id;
+            *val = m->slots[i].val;
+            *pos = i + 1u;
+            return true;
+        }
+    }
+    *pos = m->cap;
+    return false;
+}

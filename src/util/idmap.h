@@ -57,4 +57,12 @@ static inline uint32_t zm_idmap_len(const zm_idmap_t *m) { return m->n; }
  */
 void zm_idmap_foreach(const zm_idmap_t *m, bool (*fn)(uint32_t id, void *val, void *ctx), void *ctx);
 
+/**
+ * Steps through the map without a callback, for a caller that lets go of its lock between
+ * entries: from slot *pos on, the next stored id and value, *pos moved past it; false at the
+ * end. Start with *pos = 0. A map that grew meanwhile (its cap changed) moved its entries: start
+ * again, since an entry may otherwise be missed (and others seen twice).
+ */
+bool zm_idmap_next(const zm_idmap_t *m, uint32_t *pos, uint32_t *id, void **val);
+
 #endif /* ZM_UTIL_IDMAP_H */
