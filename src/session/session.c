@@ -224,28 +224,54 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 }
 #endif
 
+/* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
+#define READ_BURST_MAX 8u
+
+/*
+ * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
+ * no read task serves, then whatever is ready is read without blocking, so that a peer sending
+ * half a batch holds nobody.
+ */
 z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    if (s->listening) {
-        z_result_t rc = zm_peer_accept(s, 0);
-        if (rc == ZM_E_CLOSED) {
-            return rc;
-        }
-    }
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    zm_link_t *links[1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX];
+    uint8_t ready[1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX];
+    size_t nl = 0;
+    uint64_t handshake_deadline = 0;
+    if (s->listening) {
+        links[nl++] = &s->listener;
+        nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+    }
+    size_t first_peer = nl;
     for (size_t i = 0; i < n; i++) {
-        zm_peer_t *p = pinned[i];
-        if (p->reader_started) {
-            continue; /* a read task owns this one */
-        }
-        if (zm_link_wait_readable(&p->t.link, i == 0 ? timeout_ms : 0) == Z_OK) {
-            if (zm_transport_read_once(&p->t) != Z_OK) {
-                zm_peer_kill(p, ZM_CLOSE_INVALID, "what it sent could not be read");
+        links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
+    }
+    uint64_t now = zm_port_clock_ms();
+    if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
+        timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
+    }
+    z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
+    if (s->listening && zm_peer_accept(s, 0) == ZM_E_CLOSED) {
+        zm_peers_unpin(s, pinned, n);
+        return ZM_E_CLOSED;
+    }
+    for (size_t i = 0; i < n && waited == Z_OK; i++) {
+        z_result_t rc = ZM_E_AGAIN;
+        for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
+            rc = zm_transport_try_read_once(&pinned[i]->t);
+            if (rc != Z_OK) {
+                break;
             }
+        }
+        if (rc == ZM_E_CLOSED) {
+            zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, NULL);
+        } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
+            zm_peer_kill(pinned[i], ZM_CLOSE_INVALID, "what it sent could not be read");
         }
     }
     zm_peers_unpin(s, pinned, n);

@@ -104,10 +104,9 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f)
     return Z_OK;
 }
 
-z_result_t zm_transport_read_once(zm_transport_t *t)
+/* Dispatches one whole batch. */
+static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
-    zm_slice_t batch;
-    ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     atomic_store_explicit(&t->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
@@ -150,4 +149,18 @@ z_result_t zm_transport_read_once(zm_transport_t *t)
             return ZM_E_FIELD; /* INIT, OPEN or JOIN on an established unicast link */
         }
     }
+}
+
+z_result_t zm_transport_read_once(zm_transport_t *t)
+{
+    zm_slice_t batch;
+    ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
+    return on_batch(t, batch);
+}
+
+z_result_t zm_transport_try_read_once(zm_transport_t *t)
+{
+    zm_slice_t batch;
+    ZM_TRY(zm_link_try_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
+    return on_batch(t, batch);
 }

@@ -236,6 +236,9 @@ void zm_transport_set_batching(zm_transport_t *t, bool on);
 
 /** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
+/** The same without blocking: ZM_E_AGAIN while no whole batch is in (what came is kept). For a
+ *  single thread serving many links, which one peer sending half a batch must not stop. */
+ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);
 /**
  * Lease work, called periodically (reads the clock itself): ZM_E_TIMEOUT if the peer was silent
  * for longer than its lease; otherwise a keep-alive if we were idle, or the batch batching mode

@@ -251,11 +251,102 @@ static void test_squatters(void)
     zm_session_close(s);
 }
 
+/* Drives a node without tasks until in has n samples, or ms passed; each read is bounded. */
+static bool read_until(zm_session_t *s, inbox_t *in, unsigned n, uint32_t ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + ms;
+    while (atomic_load(&in->count) < n && zm_port_clock_ms() < deadline) {
+        uint64_t t0 = zm_port_clock_ms();
+        CHECK_EQ_INT(zm_session_read(s, 20), Z_OK);
+        CHECK(zm_port_clock_ms() - t0 < 1000u); /* never held by a peer */
+    }
+    return atomic_load(&in->count) >= n;
+}
+
+typedef struct {
+    fake_t *f;
+    uint16_t port;
+    atomic_bool done;
+    bool ok;
+} opener_t;
+
+static void *open_main(void *arg)
+{
+    opener_t *o = arg;
+    o->ok = fake_open(o->f, o->port, 10000);
+    atomic_store(&o->done, true);
+    return NULL;
+}
+
+/* Opens a fake peer on a node without tasks: its handshake progresses as the node reads. */
+static bool open_while_reading(zm_session_t *s, fake_t *f, uint16_t port)
+{
+    opener_t o = {f, port, false, false};
+    zm_task_t task;
+    CHECK_EQ_INT(zm_port_task_start(&task, open_main, &o), Z_OK);
+    uint64_t deadline = zm_port_clock_ms() + 5000u;
+    while (!atomic_load(&o.done) && zm_port_clock_ms() < deadline) {
+        uint64_t t0 = zm_port_clock_ms();
+        CHECK_EQ_INT(zm_session_read(s, 10), Z_OK);
+        CHECK(zm_port_clock_ms() - t0 < 1000u);
+    }
+    zm_port_task_join(&task);
+    return o.ok;
+}
+
+/* Driven by zp_read alone (no tasks), a node is not held by a peer that sends half a batch. */
+static void test_single_thread_read(void)
+{
+    char listen[64];
+    zm_socket_t probe;
+    uint16_t port = 0;
+    CHECK_EQ_INT(zm_port_tcp_listen(&probe, "127.0.0.1", 0), Z_OK);
+    CHECK_EQ_INT(zm_port_socket_local_port(&probe, &port), Z_OK);
+    zm_port_socket_close(&probe);
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.mode = ZM_MODE_PEER;
+    c.listen[0] = listen;
+    c.n_listen = 1;
+    zm_session_t *s = NULL;
+    inbox_t in = {0};
+    uint32_t id = 0;
+    CHECK_EQ_INT(zm_session_open(&s, &c), Z_OK);
+    if (s == NULL) {
+        return;
+    }
+    CHECK_EQ_INT(zm_session_declare_subscriber(s, "**", 2, ZM_LOCALITY_ANY, on_sample, NULL, &in, &id), Z_OK);
+    fake_t slow, good;
+    bool slow_ok = open_while_reading(s, &slow, port);
+    bool good_ok = slow_ok && open_while_reading(s, &good, port);
+    CHECK(slow_ok && good_ok);
+    if (good_ok) {
+        /* the first byte of a batch's length, and nothing more */
+        static const uint8_t half[1] = {0x10};
+        size_t written = 0;
+        CHECK_EQ_INT(zm_port_socket_write(&slow.t.link.sock, half, 1, zm_port_clock_ms() + 1000u, &written), Z_OK);
+        for (int i = 0; i < 5; i++) { /* reads that meet the half batch return all the same */
+            uint64_t t0 = zm_port_clock_ms();
+            CHECK_EQ_INT(zm_session_read(s, 20), Z_OK);
+            CHECK(zm_port_clock_ms() - t0 < 1000u);
+        }
+        CHECK_EQ_INT(fake_put(&good, "st/x", 4), Z_OK);
+        CHECK(read_until(s, &in, 1, 3000));
+        fake_close(&good);
+    }
+    if (slow_ok) {
+        fake_close(&slow);
+    }
+    zm_session_close(s);
+}
+
 int main(void)
 {
     test_declaration_limits();
     test_invalid_keys();
     test_routing();
+    test_single_thread_read();
 #if ZM_PEER_EVICT
     test_squatters();
 #endif
