@@ -81,6 +81,8 @@ typedef struct zm_transport {
     uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
+    atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
+    _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
     uint64_t last_tx_ms;

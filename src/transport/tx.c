@@ -44,7 +44,11 @@ static void batch_reset(zm_transport_t *t)
  * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
 static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 {
+    /* Told to DROP senders, which then need not queue for tx_lock behind a write that waits. */
+    uint32_t since = (uint32_t)zm_port_clock_ms();
+    atomic_store_explicit(&t->tx_waiting_since, since != 0 ? since : 1u, memory_order_relaxed);
     z_result_t rc = zm_link_send_batch(&t->link, t->tx_buf + ZM_LINK_HEADROOM, t->tx.len, start, end);
+    atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);
     if (rc == ZM_E_AGAIN) {
         return rc;
     }
@@ -245,6 +249,18 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     unsigned ch = ZM_CHANNEL(reliable, wire_prio(t, prio));
     bool block = is_block(m);
     z_result_t rc = Z_OK;
+#if Z_FEATURE_MULTI_THREAD
+    /* A DROP message does not wait for tx_lock longer than for room: if the holder has been
+     * writing for more than ZM_TX_DROP_WAIT_MS, the peer is not reading and the message goes. */
+    uint32_t since = atomic_load_explicit(&t->tx_waiting_since, memory_order_relaxed);
+    if (!block && since != 0) {
+        uint32_t waited = (uint32_t)zm_port_clock_ms() - since;
+        if (waited > ZM_TX_DROP_WAIT_MS && waited < UINT32_MAX / 2u) {
+            atomic_fetch_add_explicit(&t->tx_stuck_dropped, 1u, memory_order_relaxed);
+            return Z_OK;
+        }
+    }
+#endif
     TX_LOCK(t);
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t mark = t->tx.len;

@@ -433,6 +433,12 @@ static void test_stuck_sender(void)
     CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
     CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 4);
 
+    /* a DROP message does not queue behind the stuck writer: it is dropped at once */
+    t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(send_put_cc(&b.t, 0, true, false), Z_OK);
+    CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 4);
+    CHECK_EQ_INT(atomic_load(&b.t.tx_stuck_dropped), 1);
+
     t0 = zm_port_clock_ms();
     zm_transport_close(&b.t, ZM_CLOSE_GENERIC);
     CHECK(zm_port_clock_ms() - t0 < WAIT_MS / 4);
