@@ -151,7 +151,8 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
         ZM_TRY(rc);
         ZM_TRY(join(p, p->key_buf, plen, we, key, len));
     }
-    return zm_keyexpr_validate(*key, *len);
+    /* a declared key alone was checked when it was declared: the common case of a publisher */
+    return we->scope != 0 && we->suffix.len == 0 ? Z_OK : zm_keyexpr_validate(*key, *len);
 }
 
 /* ---- declarations ---------------------------------------------------------------------------- */
