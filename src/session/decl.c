@@ -68,13 +68,14 @@ static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
 
 /*
  * s->lock held. Ends one pin of sub (a callback or a send that ran unlocked) and returns the
- * subscriber after it. The last pin of an undeclared subscriber frees it: its undeclare, made
- * from a callback or while the pin was held, left that to us.
+ * subscriber after it. The last pin of an undeclared subscriber frees it, unless its undeclare
+ * is waiting for the pins to end (then that undeclare frees it); an undeclare made from a
+ * callback does not wait, and leaves it to us.
  */
 static zm_sub_t *sub_unpin(zm_session_t *s, zm_sub_t *sub)
 {
     zm_sub_t *next = sub->next;
-    if (--sub->busy == 0 && sub->removed) {
+    if (--sub->busy == 0 && sub->removed && !sub->awaited) {
         sub_unlink(s, sub);
         S_UNLOCK(s);
         if (sub->drop != NULL) {
@@ -332,6 +333,7 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
     sub->key_len = len;
     sub->origin = origin;
     sub->removed = false;
+    sub->awaited = false;
     sub->busy = 0;
     sub->fn = fn;
     sub->drop = drop;
@@ -395,6 +397,7 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     bool remote = sub->origin != ZM_LOCALITY_SESSION_LOCAL;
     /* after this returns, the callback runs no more: wait for the calls under way */
     bool inside = in_callback(s);
+    sub->awaited = !inside; /* then this undeclare frees it, not the last unpin */
     while (sub->busy > 0 && !inside) {
         S_WAIT(s, 1000u);
     }
@@ -419,13 +422,18 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
 
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
 {
-    zm_cb_frame_t frame = {NULL, zm_port_thread_self()};
+    zm_cb_frame_t frame = {NULL, 0};
+    bool framed = false; /* the thread's id is asked for once, when a subscriber matches */
     S_LOCK(s);
     zm_sub_t *sub = s->subs;
     while (sub != NULL) {
         bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
         if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
             sub->busy++;
+            if (!framed) {
+                frame.thread = zm_port_thread_self();
+                framed = true;
+            }
             frame.next = s->frames;
             s->frames = &frame;
             S_UNLOCK(s);

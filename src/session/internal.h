@@ -45,6 +45,7 @@ typedef struct zm_sub {
     uint32_t id;
     uint8_t origin;
     bool removed;
+    bool awaited; /* its undeclare waits for busy to reach 0, and frees it */
     unsigned busy;
     zm_sample_fn fn;
     zm_drop_fn drop;
@@ -93,6 +94,8 @@ typedef struct {
     zm_idmap_t subs;
     uint32_t n;
     size_t bytes;
+    const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
+    uint32_t last_key_id;
 } zm_remote_t;
 
 typedef struct zm_pub {

@@ -179,6 +179,7 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     zm_idmap_init(&p->remote.subs, seed[1]);
     p->remote.n = 0;
     p->remote.bytes = 0;
+    p->remote.last_key = NULL;
     zm_hits_reset_peer(s, p->index);
     p->reader_started = false;
     p->accepted = accepted;

@@ -131,9 +131,20 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
             return ZM_E_KEYEXPR;
         }
     } else if (we->mapping == ZM_MAPPING_SENDER) {
-        const zm_rdecl_t *d = zm_idmap_get(&p->remote.keys, we->scope);
+        /* a stream of samples names one id again and again: the last one found is kept */
+        const zm_rdecl_t *d = p->remote.last_key;
+        if (d == NULL || p->remote.last_key_id != we->scope) {
+            d = zm_idmap_get(&p->remote.keys, we->scope);
+            p->remote.last_key = d;
+            p->remote.last_key_id = we->scope;
+        }
         if (d == NULL) {
             return ZM_E_DECL_UNKNOWN;
+        }
+        if (we->suffix.len == 0) {
+            *key = d->key; /* only this thread changes the peer's keys: valid through the callback */
+            *len = d->key_len;
+            return Z_OK;
         }
         ZM_TRY(join(p, d->key, d->key_len, we, key, len));
     } else {
@@ -211,6 +222,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     z_result_t rc = Z_OK;
     switch (d->kind) {
     case ZM_DECL_KEYEXPR:
+        p->remote.last_key = NULL;
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         rc = rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
         if (old != NULL) {
@@ -218,6 +230,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         return rc;
     case ZM_UNDECL_KEYEXPR:
+        p->remote.last_key = NULL;
         old = zm_idmap_remove(&p->remote.keys, d->id);
         if (old != NULL) {
             rdecl_release(p, old);
@@ -282,4 +295,5 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
     zm_idmap_free(&subs);
     p->remote.n = 0;
     p->remote.bytes = 0;
+    p->remote.last_key = NULL;
 }

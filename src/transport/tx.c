@@ -44,11 +44,16 @@ static void batch_reset(zm_transport_t *t)
  * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
 static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 {
-    /* Told to DROP senders, which then need not queue for tx_lock behind a write that waits. */
-    uint32_t since = (uint32_t)zm_port_clock_ms();
-    atomic_store_explicit(&t->tx_waiting_since, since != 0 ? since : 1u, memory_order_relaxed);
-    z_result_t rc = zm_link_send_batch(&t->link, t->tx_buf + ZM_LINK_HEADROOM, t->tx.len, start, end);
-    atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);
+    uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
+    uint64_t now = zm_port_clock_ms();
+    z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, now < start ? now : start, end);
+    if (rc == ZM_E_AGAIN && now < start) {
+        /* No room at all: the peer is not reading. While we wait for it, DROP senders need not
+         * queue for tx_lock behind us (a writer merely descheduled is not flagged). */
+        atomic_store_explicit(&t->tx_waiting_since, (uint32_t)now != 0 ? (uint32_t)now : 1u, memory_order_relaxed);
+        rc = zm_link_send_batch(&t->link, batch, t->tx.len, start, end);
+        atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);
+    }
     if (rc == ZM_E_AGAIN) {
         return rc;
     }
