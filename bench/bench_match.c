@@ -88,7 +88,7 @@ typedef struct {
 static void node_open(node_t *n)
 {
     uint16_t port = 0;
-    n->s = node_listen(&port);
+    n->s = node_listen(&port, true);
     uint32_t sub = 0, pub = 0;
     if (n->s == NULL ||
         zm_session_declare_subscriber(n->s, "sync", 4, ZM_LOCALITY_REMOTE, on_sample, NULL, NULL, &sub) != Z_OK ||

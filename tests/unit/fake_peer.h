@@ -15,9 +15,9 @@
 #include "transport/transport.h"
 #include "zmote/port.h"
 
-/* A peer-mode node listening on a free loopback port (told through *port), its tasks running;
- * NULL if it could not open. */
-static inline zm_session_t *node_listen(uint16_t *port)
+/* A peer-mode node listening on a free loopback port (told through *port), with its tasks or
+ * driven by zm_session_read; NULL if it could not open. */
+static inline zm_session_t *node_listen(uint16_t *port, bool tasks)
 {
     zm_socket_t probe;
     *port = 0;
@@ -31,7 +31,7 @@ static inline zm_session_t *node_listen(uint16_t *port)
     zm_session_config_t c;
     memset(&c, 0, sizeof(c));
     c.mode = ZM_MODE_PEER;
-    c.start_tasks = true;
+    c.start_tasks = tasks;
     c.listen[0] = listen;
     c.n_listen = 1;
     zm_session_t *s = NULL;

@@ -46,7 +46,7 @@ static bool wait_count(inbox_t *in, unsigned n, uint32_t ms)
 /* The node under test, with a subscriber on everything. */
 static zm_session_t *node_open(uint16_t *port, inbox_t *in)
 {
-    zm_session_t *s = node_listen(port);
+    zm_session_t *s = node_listen(port, true);
     CHECK(s != NULL);
     uint32_t id = 0;
     if (s != NULL) {
@@ -297,22 +297,11 @@ static bool open_while_reading(zm_session_t *s, fake_t *f, uint16_t port)
 /* Driven by zp_read alone (no tasks), a node is not held by a peer that sends half a batch. */
 static void test_single_thread_read(void)
 {
-    char listen[64];
-    zm_socket_t probe;
     uint16_t port = 0;
-    CHECK_EQ_INT(zm_port_tcp_listen(&probe, "127.0.0.1", 0), Z_OK);
-    CHECK_EQ_INT(zm_port_socket_local_port(&probe, &port), Z_OK);
-    zm_port_socket_close(&probe);
-    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.mode = ZM_MODE_PEER;
-    c.listen[0] = listen;
-    c.n_listen = 1;
-    zm_session_t *s = NULL;
     inbox_t in = {0};
     uint32_t id = 0;
-    CHECK_EQ_INT(zm_session_open(&s, &c), Z_OK);
+    zm_session_t *s = node_listen(&port, false);
+    CHECK(s != NULL);
     if (s == NULL) {
         return;
     }
