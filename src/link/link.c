@@ -190,28 +190,6 @@ static z_result_t take_buffered(zm_link_t *l, zm_slice_t *batch)
     return ZM_E_AGAIN;
 }
 
-z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
-{
-    adopt_buffer(l, buf, cap);
-    if (!l->ops->streamed) {
-        size_t n = 0;
-        ZM_TRY(read_some(l, buf, cap, &n));
-        *batch = zm_slice(buf, n);
-        return Z_OK;
-    }
-    if (cap < ZM_LINK_HEADROOM) {
-        return ZM_E_NO_SPACE;
-    }
-    for (;;) {
-        z_result_t r = take_buffered(l, batch);
-        if (r != ZM_E_AGAIN) {
-            return r;
-        }
-        size_t got = 0;
-        ZM_TRY(read_some(l, buf + l->rx_len, cap - l->rx_len, &got));
-        l->rx_len += got;
-    }
-}
 
 /* ZM_E_AGAIN unless a read would return at once; a link that cannot tell is read regardless. */
 static z_result_t poll_now(zm_link_t *l)
@@ -223,31 +201,50 @@ static z_result_t poll_now(zm_link_t *l)
     return r == ZM_E_TIMEOUT ? ZM_E_AGAIN : r;
 }
 
-z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+/* One read into buf: waiting (until the link's deadline, if any), or only if bytes are there now. */
+static z_result_t read_step(zm_link_t *l, bool wait, uint8_t *buf, size_t len, size_t *n)
+{
+    if (wait) {
+        return read_some(l, buf, len, n);
+    }
+    ZM_TRY(poll_now(l));
+    return l->ops->read(l, buf, len, n);
+}
+
+/* recv_batch and try_recv_batch: the same buffered reader, with reads that wait or not. Each
+ * round reads what the link gives, up to the room left; the loop ends because a batch that fits
+ * completes within cap bytes, or, without waiting, the link runs dry first. */
+static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     adopt_buffer(l, buf, cap);
     if (!l->ops->streamed) {
-        ZM_TRY(poll_now(l));
         size_t n = 0;
-        ZM_TRY(l->ops->read(l, buf, cap, &n));
+        ZM_TRY(read_step(l, wait, buf, cap, &n));
         *batch = zm_slice(buf, n);
         return Z_OK;
     }
     if (cap < ZM_LINK_HEADROOM) {
         return ZM_E_NO_SPACE;
     }
-    /* Each round reads what the socket holds, up to the room left; the loop ends because a
-     * batch that fits completes within cap bytes, or the socket runs dry first. */
     for (;;) {
         z_result_t r = take_buffered(l, batch);
         if (r != ZM_E_AGAIN) {
             return r;
         }
-        ZM_TRY(poll_now(l));
         size_t got = 0;
-        ZM_TRY(l->ops->read(l, buf + l->rx_len, cap - l->rx_len, &got));
+        ZM_TRY(read_step(l, wait, buf + l->rx_len, cap - l->rx_len, &got));
         l->rx_len += got;
     }
+}
+
+z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+    return receive(l, buf, cap, batch, true);
+}
+
+z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+    return receive(l, buf, cap, batch, false);
 }
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)

@@ -3,7 +3,6 @@
  * JSON descriptions of the session, its transport and its peers, each entry at its own key and
  * only when that key intersects the query. Replies go to the querying peer alone.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
@@ -131,11 +130,27 @@ static void put_session(text_t *t, const zm_session_t *s, const peer_info_t *pee
     puts_(t, "]}");
 }
 
+/* Appends the NUL-terminated parts to out[*len..cap), cut to fit; out stays NUL-terminated. */
+static void key_append(char *out, size_t cap, size_t *len, const char *part)
+{
+    size_t n = strlen(part);
+    if (n > cap - 1 - *len) {
+        n = cap - 1 - *len;
+    }
+    memcpy(out + *len, part, n);
+    *len += n;
+    out[*len] = '\0';
+}
+
 static void admin_prefix(const zm_session_t *s, char *out, size_t cap)
 {
     char hex[33];
     zid_hex(&s->zid, hex);
-    snprintf(out, cap, "@/%s/pico", hex);
+    size_t len = 0;
+    out[0] = '\0';
+    key_append(out, cap, &len, "@/");
+    key_append(out, cap, &len, hex);
+    key_append(out, cap, &len, "/pico");
 }
 
 static void queryable_decl(zm_declaration_t *d, uint32_t id, uint16_t key_id)
@@ -271,11 +286,12 @@ void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey
         size_t klen = base;
         key[klen] = '\0';
         if (e < ZM_ARRAY_LEN(suffixes)) {
-            klen += (size_t)snprintf(key + base, sizeof(key) - base, "%s", suffixes[e]);
+            key_append(key, sizeof(key), &klen, suffixes[e]);
         } else {
             char hex[33];
             zid_hex(&peers[e - ZM_ARRAY_LEN(suffixes)].zid, hex);
-            klen += (size_t)snprintf(key + base, sizeof(key) - base, "/session/transports/0/peers/%s", hex);
+            key_append(key, sizeof(key), &klen, "/session/transports/0/peers/");
+            key_append(key, sizeof(key), &klen, hex);
         }
         if (!zm_keyexpr_intersects(key, klen, qkey, qlen)) {
             continue;
