@@ -193,7 +193,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
             for (size_t i = 0; i < n; i++) {
                 z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
                 if (r != Z_OK) {
-                    zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "it does not take what we send");
+                    zm_peer_send_failed(pinned[i], r, "it does not take what we send");
                     rc = r;
                 }
             }

@@ -49,7 +49,7 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
             r = zm_transport_flush(&pinned[i]->t);
         }
         if (r != Z_OK) {
-            zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "a declaration could not be sent");
+            zm_peer_send_failed(pinned[i], r, "a declaration could not be sent");
         }
     }
     zm_peers_unpin(s, pinned, n);

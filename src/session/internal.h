@@ -179,6 +179,8 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
+/** Drops a peer a send to failed with rc: silently if its link was closed (it left), else logging why. */
+void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
 /** Lease task: records which peers sent something since the last look (eviction order). */

@@ -190,8 +190,9 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     p->refs = 1; /* ours, while we push the declarations */
     S_UNLOCK(s);
     ZM_LOG_I("peer %s connected (%s)", zid_text(&p->t.remote_zid, zid), accepted ? "accepted" : "dialled");
-    if (zm_decl_push_all(s, p) != Z_OK) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC, "our declarations could not be sent");
+    z_result_t rc = zm_decl_push_all(s, p);
+    if (rc != Z_OK) {
+        zm_peer_send_failed(p, rc, "our declarations could not be sent");
     }
     zm_peer_start(s, p);
     zm_peers_unpin(s, &p, 1);
@@ -251,10 +252,16 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
 }
 
+void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why)
+{
+    zm_peer_kill(p, ZM_CLOSE_GENERIC, rc == ZM_E_CLOSED ? NULL : why);
+}
+
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush)
 {
-    if (zm_transport_send(&p->t, m, true, prio, flush) != Z_OK) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC, "it does not take what we send");
+    z_result_t rc = zm_transport_send(&p->t, m, true, prio, flush);
+    if (rc != Z_OK) {
+        zm_peer_send_failed(p, rc, "it does not take what we send");
     }
 }
 

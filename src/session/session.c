@@ -99,7 +99,7 @@ static z_result_t lease_step(zm_session_t *s)
             if (rc == ZM_E_TIMEOUT) {
                 zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent, or not reading, for longer than its lease");
             } else {
-                zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, "its link failed");
+                zm_peer_send_failed(pinned[i], rc, "its link failed");
             }
         }
     }
