@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
 # under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
-# TSan, a single-thread build, a short libFuzzer run per fuzz target, and the freestanding
-# Cortex-M4 build of the portable core. Every stage runs even after one fails, so one run shows everything; the
+# TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
+# its tests, a short libFuzzer run per fuzz target, and the freestanding Cortex-M4 build of the
+# portable core. Every stage runs even after one fails, so one run shows everything; the
 # last line counts ctest cases plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
@@ -137,6 +138,15 @@ else
     bad "single-thread: cmake configure"
 fi
 echo "single-thread: $((SECONDS - t))s"
+
+stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
+if scripts/check-features.sh; then ok; else bad "option combinations"; fi
+
+stage "no-heap build (ZM_NO_HEAP: static pools) + ctest + interop of payloads and features"
+t=$SECONDS
+unit_stage build/noheap noheap -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZM_NO_HEAP=ON
+ZMOTE_BIN_DIR=$PWD/build/noheap/examples interop_stage noheap -k "test_payloads or test_features"
+echo "no-heap: $((SECONDS - t))s"
 
 stage "libFuzzer smoke runs (clang, ${fuzz_seconds}s each)"
 t=$SECONDS
