@@ -46,14 +46,20 @@ z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
     return Z_OK;
 }
 
-z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
+z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
+                                uint64_t start, uint64_t end)
 {
-    uint8_t buf[ZM_LINK_HEADROOM + 384];
     zm_writer_t w;
-    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, cap - ZM_LINK_HEADROOM);
     ZM_TRY(zm_transport_encode(&w, m));
     z_result_t rc = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, start, end);
     return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc; /* nothing left in time: the deadline is spent */
+}
+
+z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
+{
+    uint8_t buf[ZM_LINK_HEADROOM + 384];
+    return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
 }
 
 /* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
