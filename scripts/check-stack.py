@@ -5,8 +5,9 @@ Reads the per-function frames of -fstack-usage (.su) and the call graphs of
 -fcallgraph-info=su (.ci, one VCG graph per translation unit), joins the graphs across units,
 gives every indirect call (link operations, closures, callbacks) the functions it can reach,
 and sums the frames along the deepest chain from each root. A recursive cycle, a frame of
-unbounded (dynamic) size or an indirect call whose targets are unknown makes the depth
-unknowable: each is an error, never a silent zero. scripts/check-stack.sh compiles the library
+unbounded (dynamic) size, a call into a function that has no frame and is not the C library's,
+or an indirect call whose targets are unknown makes the depth unknowable: each is an error,
+never a silent zero. scripts/check-stack.sh compiles the library
 and calls this; it is plain Python 3 with the standard library only.
 
 Indirect calls are resolved from the sources. gcc names the place of each call through a pointer
@@ -28,17 +29,20 @@ from collections import defaultdict
 
 # ---- the bounds and allowances: the one place they live ---------------------------------------
 
-# Worst-case stack of each root, in bytes, on Cortex-M4 (-Os), from the call to its deepest leaf.
+# Worst-case stack of each root, in bytes, on Cortex-M4 (-Os): the deepest chain of all it may
+# call, the link write and local subscribers for a put, the subscriber's callback, answers and
+# accepting newcomers for a read, a dropped peer's CLOSE and a warning's log line for both.
 BOUNDS = {
-    "z_put": 1024,            # publish: down to the link write
-    "z_publisher_put": 1024,  # publish: down to the link write
-    "zp_read": 1536,          # receive: down to the subscriber's callback
+    "z_put": 1024,            # publish
+    "z_publisher_put": 1024,  # publish
+    "zp_read": 1536,          # receive
 }
 
-# A function the application hands in (a subscriber callback, an allocator hook) is not ours to
-# measure: it counts as this many bytes, and what is left below the bound is its allowance, which
-# the report prints per root. The port's functions count with the frames of the port compiled
-# alongside (the stub port's are empty): a real port adds its own depth below the link write.
+# A function the application hands in (a subscriber's callback, an allocator hook, a deleter) is
+# not ours to measure: it counts as this many bytes, and the report prints, per root and per
+# place such a function is called from, the depth at which it is entered and the allowance the
+# bound leaves it. The port's functions count with the frames of the port compiled alongside
+# (the stand-in port's are empty): a real port's own depth below a socket call comes on top.
 APP_FUNCTION_BYTES = 0
 
 # Functions of the C library (and gcc's helpers) have no .su of ours; each counts as this much.
@@ -68,6 +72,9 @@ INDIRECT_MEMBERS = {
     # the channels), not the session's own sub->drop.
     "c->closure.call": "_val.call",
     "c->closure.drop": "_val.drop",
+    # session/decl.c: a subscriber's own callbacks (the API's bridge), not the closures'.
+    "sub->fn": "sub->fn",
+    "sub->drop": "sub->drop",
 }
 
 # ---- reading gcc's files ------------------------------------------------------------------------
@@ -105,10 +112,12 @@ class Graph:
 
 def plain_name(title):
     """'src/a.c:read_step.constprop.0' -> 'read_step'."""
+    if title.startswith(APP):
+        return title
     return title.rsplit(":", 1)[-1].split(".", 1)[0]
 
 
-def read_su(path, graph):
+def read_su(path):
     """Cross-checks the .ci frames with the .su ones (they come from the same compile)."""
     sizes = {}
     with open(path) as f:
@@ -163,7 +172,7 @@ def load(objdir):
             if not os.path.exists(su):
                 raise SystemExit(f"error: {ci} has no {su}")
             frames = read_ci(ci, graph)
-            for (file, line, fname), (size, _) in read_su(su, graph).items():
+            for (file, line, fname), (size, _) in read_su(su).items():
                 if frames.get((fname, f"{file}:{line}")) not in (None, size):
                     raise SystemExit(f"error: {su} and {ci} disagree on {fname}")
             n += 1
@@ -332,7 +341,6 @@ class Resolver:
             for m in re.finditer(r"([\w\.\->\[\]]*?)(?:\.|->)\s*([A-Za-z_]\w*)\s*=(?!=)\s*([^;,{}]*)",
                                  src.text):
                 self.stores[m.group(2)].append((src, m.start(3), m.group(3), m.group(1)))
-        self.unresolved = []
 
     def source(self, file):
         """A file named by gcc (relative to where it ran, or absolute), if it was scanned."""
@@ -437,13 +445,12 @@ class Analysis:
         self.stack = []
         self.on_stack = set()
         self.edges = {}                   # title -> [(callee title, via)]
+        self.reach_memo = {}              # target -> {title: bytes in use when target is entered}
         self.root = None
 
     def title_for(self, name, file):
         """The node a function name means, as seen from the source file that names it: its own
         static function of that name, else the extern one."""
-        if name == APP:
-            return APP
         titles = self.graph.by_name.get(name, set())
         here = os.path.abspath(os.path.join(self.resolver.root, file)) if file else None
         local = [t for t in titles if ":" in t and os.path.abspath(self.graph.unit_of.get(t, "")) == here]
@@ -464,12 +471,14 @@ class Analysis:
                 out.append((None, f"{expr} at {site[0]}:{site[1]}"))
                 continue
             for name, file in sorted(names, key=str):
-                out.append((self.title_for(name, file), expr))
+                # one node per call site's expression, so the report tells a subscriber's
+                # callback from an allocator hook
+                out.append((f"{APP} {expr}" if name == APP else self.title_for(name, file), expr))
         self.edges[title] = out
         return out
 
     def frame(self, title):
-        if title == APP:
+        if title.startswith(APP):
             return APP_FUNCTION_BYTES
         if title in self.graph.frame:
             if self.graph.qual[title] == "dynamic":
@@ -512,6 +521,27 @@ class Analysis:
         return result
 
 
+    def reach(self, title, target, seen=None):
+        """Bytes in use when target is entered along the deepest chain from title to it (target's
+        own frame not counted), or None if title does not reach it. Run depth() first, so that a
+        recursion has been reported; the chains here are then acyclic."""
+        memo = self.reach_memo.setdefault(target, {})
+        if title in memo:
+            return memo[title]
+        if title == target:
+            return 0
+        memo[title] = None  # guards against a cycle, already reported by depth()
+        best = None
+        for callee, _ in self.edges.get(title, []):
+            if callee is None:
+                continue
+            d = self.reach(callee, target)
+            if d is not None and (best is None or d > best):
+                best = d
+        memo[title] = None if best is None else self.frame(title) + best
+        return memo[title]
+
+
 def report(graph, resolver, roots):
     failed = False
     for root, bound in roots.items():
@@ -532,9 +562,18 @@ def report(graph, resolver, roots):
             where = graph.where.get(t, "C library" if t != APP else "application")
             note = f"   via {via}" if via else ""
             print(f"    {size:6d}  {plain_name(t)}  ({where}){note}")
-        if verdict == "ok":
-            print(f"    headroom {bound - total} bytes: the allowance of the application's callbacks"
-                  f" (counted as {APP_FUNCTION_BYTES}) and of the port below the stub's frames")
+        apps = sorted({c for cs in a.edges.values() for c, _ in cs if c is not None and c.startswith(APP)})
+        for target in apps:
+            at = a.reach(title, target)
+            if at is None:
+                continue
+            chain, t = [], title
+            while t != target:
+                chain.append(plain_name(t))
+                t = max((c for c, _ in a.edges.get(t, []) if c is not None and a.reach(c, target) is not None),
+                        key=lambda c: a.reach(c, target))
+            print(f"    application function via {target[len(APP) + 1:]}: entered at {at} bytes at most,"
+                  f" counted as {APP_FUNCTION_BYTES}, allowance {bound - at} ({' > '.join(chain[1:])})")
         for e in errors:
             print(f"    error: {e}")
     return failed
