@@ -473,7 +473,13 @@ class Analysis:
             for name, file in sorted(names, key=str):
                 # one node per call site's expression, so the report tells a subscriber's
                 # callback from an allocator hook
-                out.append((f"{APP} {expr}" if name == APP else self.title_for(name, file), expr))
+                if name == APP:
+                    out.append((f"{APP} {expr}", expr))
+                elif name in self.graph.by_name:
+                    out.append((self.title_for(name, file), expr))
+                # else: named in code this configuration leaves out (#if), so never stored here;
+                # a function whose address is taken always has a frame of its own
+
         self.edges[title] = out
         return out
 
