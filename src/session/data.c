@@ -10,6 +10,7 @@
 #include "session/internal.h"
 #include "util/alloc.h"
 
+#if Z_FEATURE_PUBLICATION
 void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
 {
     memset(a, 0, sizeof(*a));
@@ -21,7 +22,7 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-#if ZM_PUT_CACHE_SLOTS > 0
+#if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
 /* s->lock held: the hits of a key put without a declared key expression, from the cache, or
  * counted afresh into the slot least recently used. NULL when the key is too long to cache. */
 static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t len)
@@ -64,6 +65,10 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
  */
 static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
+#if !ZM_WRITE_FILTER
+    ZM_UNUSED(a);
+    return zm_peers_pin(s, out, NULL, NULL);
+#else
     size_t n = 0;
     S_LOCK(s);
     const zm_hits_t *hits = NULL;
@@ -90,6 +95,7 @@ static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, z
     }
     S_UNLOCK(s);
     return n;
+#endif
 }
 
 static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
@@ -147,6 +153,7 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
     }
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
     memset(smp, 0, sizeof(*smp));
@@ -174,6 +181,7 @@ static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
     smp->express = a->express;
     smp->reliable = a->reliable;
 }
+#endif
 
 /*
  * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
@@ -195,12 +203,14 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     return rc;
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 static ZM_NOINLINE void put_local(zm_session_t *s, const zm_put_args_t *a)
 {
     zm_sample_t smp;
     sample_from_args(&smp, a);
     zm_dispatch(s, &smp, false);
 }
+#endif
 
 z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 {
@@ -222,11 +232,14 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
+#if Z_FEATURE_SUBSCRIPTION
     if (a->destination != ZM_LOCALITY_REMOTE) {
         put_local(s, a);
     }
+#endif
     return rc;
 }
+#endif /* Z_FEATURE_PUBLICATION */
 
 static z_result_t batch_each(zm_session_t *s, bool on, bool flush)
 {
@@ -290,6 +303,7 @@ static void bad_key(zm_peer_t *p, z_result_t rc)
     zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 /* Not inlined: its sample would sit in the frame of every message received, pushes or not. */
 static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
 {
@@ -329,6 +343,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     }
     zm_dispatch(p->s, &smp, true);
 }
+#endif
 
 static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
@@ -373,12 +388,15 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)
 {
     ZM_UNUSED(t);
+    ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
     switch (m->id) {
+#if Z_FEATURE_SUBSCRIPTION
     case ZM_MID_N_PUSH:
         on_push(p, m, reliable);
         break;
+#endif
     case ZM_MID_N_DECLARE:
         on_declare(p, &m->body.declare);
         break;

@@ -131,6 +131,39 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
+/*
+ * tx_lock held. Encodes the header of a FRAME, or a FRAGMENT with its payload, into the batch.
+ * Built here, in a frame of its own and without a whole zm_transport_msg_t, the header is off
+ * the stack before the network message is encoded or the batch flushed, where the deepest
+ * stacks of a send go.
+ */
+static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool reliable, uint8_t prio, bool first,
+                                            bool more, zm_slice_t payload)
+{
+    uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
+    bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
+    if (id == ZM_MID_FRAME) {
+        zm_frame_t f;
+        memset(&f, 0, sizeof(f));
+        f.reliable = reliable;
+        f.sn = sn;
+        f.has_qos = has_qos;
+        f.qos = wire_prio(t, prio);
+        return zm_frame_encode(&t->tx, &f);
+    }
+    zm_fragment_t f;
+    memset(&f, 0, sizeof(f));
+    f.reliable = reliable;
+    f.sn = sn;
+    f.has_qos = has_qos;
+    f.qos = wire_prio(t, prio);
+    f.first = first;
+    f.more = more;
+    f.payload = payload;
+    return zm_fragment_encode(&t->tx, &f);
+}
+
+#if Z_FEATURE_FRAGMENTATION
 /* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
 static size_t size_bound(const zm_network_msg_t *m)
 {
@@ -183,38 +216,6 @@ static size_t size_bound(const zm_network_msg_t *m)
     }
 }
 
-/*
- * tx_lock held. Encodes the header of a FRAME, or a FRAGMENT with its payload, into the batch.
- * Built here, in a frame of its own and without a whole zm_transport_msg_t, the header is off
- * the stack before the network message is encoded or the batch flushed, where the deepest
- * stacks of a send go.
- */
-static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool reliable, uint8_t prio, bool first,
-                                            bool more, zm_slice_t payload)
-{
-    uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
-    bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
-    if (id == ZM_MID_FRAME) {
-        zm_frame_t f;
-        memset(&f, 0, sizeof(f));
-        f.reliable = reliable;
-        f.sn = sn;
-        f.has_qos = has_qos;
-        f.qos = wire_prio(t, prio);
-        return zm_frame_encode(&t->tx, &f);
-    }
-    zm_fragment_t f;
-    memset(&f, 0, sizeof(f));
-    f.reliable = reliable;
-    f.sn = sn;
-    f.has_qos = has_qos;
-    f.qos = wire_prio(t, prio);
-    f.first = first;
-    f.more = more;
-    f.payload = payload;
-    return zm_fragment_encode(&t->tx, &f);
-}
-
 /* tx_lock held; the batch is empty. Only the first fragment of a DROP message may be dropped
  * (then the whole message is); once it left, the rest follow with BLOCK's patience, as a message
  * cut short would only waste what was sent. */
@@ -222,7 +223,7 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
 {
     size_t need = size_bound(m);
     if (need > ZM_FRAG_MAX_SIZE) {
-        return Z_EINVAL;
+        return ZM_E_TOO_LARGE;
     }
     if (t->frag_cap < need) { /* grows to the largest message sent, then is reused */
         uint8_t *grown = zm_alloc(need);
@@ -268,6 +269,8 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
     }
     return rc;
 }
+
+#endif /* Z_FEATURE_FRAGMENTATION */
 
 z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
 {
@@ -319,7 +322,11 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             }
             continue;
         }
+#if Z_FEATURE_FRAGMENTATION
         rc = fragment_locked(t, m, reliable, prio);
+#else
+        rc = ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
+#endif
         break;
     }
     if (rc == Z_OK && (flush || !t->batching)) {
