@@ -2,9 +2,10 @@
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
 # under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
 # TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
-# its tests, a short libFuzzer run per fuzz target, and the freestanding Cortex-M4 build of the
-# portable core. Every stage runs even after one fails, so one run shows everything; the
-# last line counts ctest cases plus the other stages: "N passed, N failed".
+# its tests, a short libFuzzer run per fuzz target, the freestanding Cortex-M4 build of the
+# portable core, and the worst-case stack of the publish and receive paths on Cortex-M4. Every
+# stage runs even after one fails, so one run shows everything; the last line counts ctest cases
+# plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -213,6 +214,13 @@ if scripts/check-m4.sh build/m4; then
     ok
 else
     bad "m4: cross-compile or header check"
+fi
+
+stage "Cortex-M4 worst-case stack of the publish and receive paths"
+if scripts/check-stack.sh build/stack; then
+    ok
+else
+    bad "stack: a path over its bound, or its depth unknowable (see above)"
 fi
 
 finish

@@ -280,29 +280,36 @@ z_result_t zm_entity_body_read(zm_slice_t body, zm_zid_t *zid, uint32_t *eid, ui
     return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
 }
 
-/* Extension bodies are small; they are built in a stack buffer, then framed with their length. */
-#define ZM_SMALL_BODY_MAX (1 + 16 + 2 * 9 + 9)
+/*
+ * Extension bodies that are small: their length is counted first, then they are written in place
+ * behind the extension's header, as zm_ext_write_zbuf would frame them, with no stack buffer
+ * (these sit at the deepest point of a send). Nothing is written if the whole does not fit.
+ */
+static z_result_t ext_body_begin(zm_writer_t *w, uint8_t id, size_t body_len, bool more)
+{
+    if (zm_writer_left(w) < 1 + zm_zint_len(body_len) + body_len) {
+        return ZM_E_NO_SPACE;
+    }
+    w->data[w->len++] = ext_header(id, more);
+    return zm_write_zint(w, body_len);
+}
 
 z_result_t zm_ext_write_timestamp(zm_writer_t *w, uint8_t id, const zm_timestamp_t *ts, bool more)
 {
-    uint8_t buf[ZM_SMALL_BODY_MAX];
-    zm_writer_t b;
-    zm_writer_init(&b, buf, sizeof(buf));
-    ZM_TRY(zm_timestamp_write(&b, ts));
-    return zm_ext_write_zbuf(w, id, zm_slice(buf, b.len), more);
+    ZM_TRY(ext_body_begin(w, id, zm_zint_len(ts->time) + zm_zint_len(ts->id.len) + ts->id.len, more));
+    return zm_timestamp_write(w, ts);
 }
 
 z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid, uint32_t eid,
                                const uint32_t *sn, bool more)
 {
-    uint8_t buf[ZM_SMALL_BODY_MAX];
-    zm_writer_t b;
-    zm_writer_init(&b, buf, sizeof(buf));
-    ZM_TRY(zm_write_u8(&b, (uint8_t)((zid->len - 1u) << 4)));
-    ZM_TRY(zm_zid_write(&b, zid));
-    ZM_TRY(zm_write_zint(&b, eid));
+    size_t body_len = 1u + zid->len + zm_zint_len(eid) + (sn != NULL ? zm_zint_len(*sn) : 0u);
+    ZM_TRY(ext_body_begin(w, id, body_len, more));
+    ZM_TRY(zm_write_u8(w, (uint8_t)((zid->len - 1u) << 4)));
+    ZM_TRY(zm_zid_write(w, zid));
+    ZM_TRY(zm_write_zint(w, eid));
     if (sn != NULL) {
-        ZM_TRY(zm_write_zint(&b, *sn));
+        ZM_TRY(zm_write_zint(w, *sn));
     }
-    return zm_ext_write_zbuf(w, id, zm_slice(buf, b.len), more);
+    return Z_OK;
 }

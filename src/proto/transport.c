@@ -334,7 +334,7 @@ static z_result_t close_decode(zm_reader_t *r, uint8_t h, zm_close_t *m)
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, no_ext, NULL, &m->unknown);
 }
 
-static z_result_t close_encode(zm_writer_t *w, const zm_close_t *m)
+z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
 {
     size_t mark = w->len;
     uint8_t h = (uint8_t)(ZM_MID_CLOSE | (m->session ? ZM_CLOSE_FLAG_S : 0u) | z_flag(m->unknown.n));
@@ -381,7 +381,7 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, frame_ext, m, &m->unknown);
 }
 
-static z_result_t frame_encode(zm_writer_t *w, const zm_frame_t *m)
+z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 {
     size_t mark = w->len;
     unsigned left = (m->has_qos ? 1u : 0u) + m->unknown.n;
@@ -433,7 +433,7 @@ static z_result_t fragment_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, z
     return zm_read_bytes(r, zm_reader_left(r), &m->payload);
 }
 
-static z_result_t fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
+z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
 {
     size_t mark = w->len;
     unsigned left = (m->has_qos ? 1u : 0u) + (m->first ? 1u : 0u) + (m->drop ? 1u : 0u) + m->unknown.n;
@@ -643,13 +643,13 @@ z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
     case ZM_MID_OPEN:
         return open_encode(w, &m->body.open);
     case ZM_MID_CLOSE:
-        return close_encode(w, &m->body.close);
+        return zm_close_encode(w, &m->body.close);
     case ZM_MID_KEEP_ALIVE:
         return keep_alive_encode(w, &m->body.keep_alive);
     case ZM_MID_FRAME:
-        return frame_encode(w, &m->body.frame);
+        return zm_frame_encode(w, &m->body.frame);
     case ZM_MID_FRAGMENT:
-        return fragment_encode(w, &m->body.fragment);
+        return zm_fragment_encode(w, &m->body.fragment);
     case ZM_MID_JOIN:
         return join_encode(w, &m->body.join);
     default:

@@ -227,20 +227,24 @@ z_result_t zm_query_encode(zm_writer_t *w, const zm_query_t *q)
         ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x04, --left > 0));
     }
     if (q->exts & ZM_QUERY_EXT_BODY) {
-        /* header, then the length of encoding + payload, then both: written in place */
+        /* header, then the length of encoding + payload, then both: written in place, the
+         * encoding's length counted first rather than built in a stack buffer */
         bool more = --left > 0;
-        uint8_t enc[1 + 5 + 1 + 255];
-        zm_writer_t e;
-        zm_writer_init(&e, enc, sizeof(enc));
-        ZM_ENC_TRY(w, mark, zm_encoding_write(&e, &q->body_encoding));
-        size_t body_len = e.len + q->body_payload.len;
+        const zm_encoding_t *enc = &q->body_encoding;
+        if (enc->has_schema && enc->schema.len > UINT8_MAX) {
+            w->len = mark;
+            return Z_EINVAL;
+        }
+        size_t enc_len = zm_zint_len(((uint64_t)enc->id << 1) | (enc->has_schema ? 1u : 0u)) +
+                         (enc->has_schema ? zm_zint_len(enc->schema.len) + enc->schema.len : 0u);
+        size_t body_len = enc_len + q->body_payload.len;
         if (!zm_fits_u32(body_len)) {
             w->len = mark;
             return Z_EINVAL;
         }
         ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(0x43 | (more ? ZM_FLAG_Z : 0u))));
         ZM_ENC_TRY(w, mark, zm_write_zint(w, body_len));
-        ZM_ENC_TRY(w, mark, zm_write_bytes(w, enc, e.len));
+        ZM_ENC_TRY(w, mark, zm_encoding_write(w, enc));
         ZM_ENC_TRY(w, mark, zm_write_bytes(w, q->body_payload.ptr, q->body_payload.len));
     }
     if (q->exts & ZM_QUERY_EXT_ATTACHMENT) {

@@ -10,6 +10,10 @@
 #include "util/alloc.h"
 
 #define ADMIN_JSON_MAX 4096u
+/* The longest key answered on, @/<zid>/pico/session/transports/0/peers/<zid>, fits with its NUL. */
+#define ADMIN_KEY_MAX 112u
+_Static_assert(sizeof("@/") + 32 + sizeof("/pico/session/transports/0/peers/") + 32 - 1 <= ADMIN_KEY_MAX,
+               "ADMIN_KEY_MAX holds every admin key");
 #define ENCODING_APPLICATION_JSON 5u
 
 /* 32 lowercase hex digits, most significant byte first, as zenoh-pico prints zids. */
@@ -258,27 +262,36 @@ static void reply(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size
     zm_peer_send(p, &m, ZM_QOS_PRIO(qos), false);
 }
 
+/*
+ * What answering a query needs besides the keys, allocated for the answer: the peers (up to
+ * ZM_PEERS_MAX of them) would otherwise sit on the receive path's stack with the JSON builder.
+ */
+typedef struct {
+    peer_info_t peers[ZM_PEERS_MAX];
+    char json[ADMIN_JSON_MAX];
+} answer_t;
+
 void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey, size_t qlen)
 {
     zm_session_t *s = p->s;
     if (s->admin_qid == 0) {
         return;
     }
-    char key[ZM_KEYEXPR_MAX];
+    char key[ADMIN_KEY_MAX];
     admin_prefix(s, key, sizeof(key));
     size_t base = strlen(key);
     memcpy(key + base, "/**", 4);
     if (!zm_keyexpr_intersects(key, base + 3, qkey, qlen)) {
         return;
     }
-    peer_info_t peers[ZM_PEERS_MAX];
-    size_t n;
-    collect_peers(s, peers, &n);
-    char *buf = zm_alloc(ADMIN_JSON_MAX);
-    if (buf == NULL) {
+    answer_t *a = zm_alloc(sizeof(*a));
+    if (a == NULL) {
         return;
     }
-    text_t json = {buf, 0, ADMIN_JSON_MAX, false};
+    peer_info_t *peers = a->peers;
+    size_t n;
+    collect_peers(s, peers, &n);
+    text_t json = {a->json, 0, ADMIN_JSON_MAX, false};
     /* the entries in zenoh-pico's order: each key with its JSON, sent if the query wants it */
     static const char *const suffixes[] = {"", "/session", "/session/transports", "/session/transports/0",
                                            "/session/transports/0/peers"};
@@ -326,5 +339,5 @@ void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey
             reply(p, rid, qos, key, klen, &json);
         }
     }
-    zm_free(buf);
+    zm_free(a);
 }

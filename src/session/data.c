@@ -60,9 +60,10 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
  * Pins the peers a put must reach: every router (it routes), every peer whose subscribers we do
  * not know yet (its initial declarations end with D_FINAL of interest 0; clients never send
  * one), and every peer with a subscriber that intersects the key. The counts come from the
- * key's declaration or the put cache, kept current as declarations change: no scan here.
+ * key's declaration or the put cache, kept current as declarations change: no scan here. Not
+ * inlined, so that the hits it may count are off the stack before the put's message is on it.
  */
-static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
 #if !ZM_WRITE_FILTER
     ZM_UNUSED(a);
@@ -182,6 +183,35 @@ static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 }
 #endif
 
+/*
+ * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
+ * stack while the targets are matched nor while local subscribers run, and the local sample is
+ * not there while the message is encoded and sent.
+ */
+static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
+{
+    z_result_t rc = Z_OK;
+    zm_network_msg_t m;
+    push_build(&m, a);
+    for (size_t i = 0; i < n; i++) {
+        z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
+        if (r != Z_OK) {
+            zm_peer_send_failed(pinned[i], r, "it does not take what we send");
+            rc = r;
+        }
+    }
+    return rc;
+}
+
+#if Z_FEATURE_SUBSCRIPTION
+static ZM_NOINLINE void put_local(zm_session_t *s, const zm_put_args_t *a)
+{
+    zm_sample_t smp;
+    sample_from_args(&smp, a);
+    zm_dispatch(s, &smp, false);
+}
+#endif
+
 z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 {
     if (s->closing) {
@@ -196,15 +226,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         zm_peer_t *pinned[ZM_PEERS_MAX];
         size_t n = pin_targets(s, a, pinned);
         if (n > 0) {
-            zm_network_msg_t m;
-            push_build(&m, a);
-            for (size_t i = 0; i < n; i++) {
-                z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
-                if (r != Z_OK) {
-                    zm_peer_send_failed(pinned[i], r, "it does not take what we send");
-                    rc = r;
-                }
-            }
+            rc = push_send(a, pinned, n);
             zm_peers_unpin(s, pinned, n);
         } else if (s->cfg.mode == ZM_MODE_CLIENT && !s->cfg.auto_reconnect) {
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
@@ -212,9 +234,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     }
 #if Z_FEATURE_SUBSCRIPTION
     if (a->destination != ZM_LOCALITY_REMOTE) {
-        zm_sample_t smp;
-        sample_from_args(&smp, a);
-        zm_dispatch(s, &smp, false);
+        put_local(s, a);
     }
 #endif
     return rc;
@@ -284,7 +304,8 @@ static void bad_key(zm_peer_t *p, z_result_t rc)
 }
 
 #if Z_FEATURE_SUBSCRIPTION
-static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
+/* Not inlined: its sample would sit in the frame of every message received, pushes or not. */
+static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
 {
     const zm_push_t *push = &m->body.push;
     zm_sample_t smp;
@@ -336,6 +357,18 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
     }
 }
 
+/* Not inlined: its message stays off the stack while the admin space answers. */
+static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
+{
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_N_RESPONSE_FINAL;
+    m.ext.present = ZM_NET_EXT_QOS;
+    m.ext.qos = ZM_QOS_REQUEST;
+    m.body.response_final.rid = rid;
+    zm_peer_send(p, &m, ZM_PRIO_DATA, true);
+}
+
 /* The admin space is the only queryable yet: it answers, then the final response closes the query. */
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
@@ -349,13 +382,7 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
         return;
     }
     zm_admin_on_query(p, rq->rid, qos, key, len);
-    zm_network_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_N_RESPONSE_FINAL;
-    m.ext.present = ZM_NET_EXT_QOS;
-    m.ext.qos = ZM_QOS_REQUEST;
-    m.body.response_final.rid = rq->rid;
-    zm_peer_send(p, &m, ZM_PRIO_DATA, true);
+    send_response_final(p, rq->rid);
 }
 
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)

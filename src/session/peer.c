@@ -154,9 +154,15 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_free(t);
 }
 
-z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
+/*
+ * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
+ * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
+ * can be off the stack before the second step sends anything.
+ */
+static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted, zm_peer_t **out)
 {
     char zid[33];
+    *out = NULL;
     zm_peer_t *p = s->closing ? NULL : claim_slot(s, accepted);
     if (p == NULL) {
         ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
@@ -196,12 +202,25 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     p->refs = 1; /* ours, while we push the declarations */
     S_UNLOCK(s);
     ZM_LOG_I("peer %s connected (%s)", zid_text(&p->t.remote_zid, zid), accepted ? "accepted" : "dialled");
+    *out = p;
+    return Z_OK;
+}
+
+static void peer_welcome(zm_session_t *s, zm_peer_t *p)
+{
     z_result_t rc = zm_decl_push_all(s, p);
     if (rc != Z_OK) {
         zm_peer_send_failed(p, rc, "our declarations could not be sent");
     }
     zm_peer_start(s, p);
     zm_peers_unpin(s, &p, 1);
+}
+
+z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
+{
+    zm_peer_t *p;
+    ZM_TRY(peer_install(s, t, accepted, &p));
+    peer_welcome(s, p);
     return Z_OK;
 }
 
@@ -223,17 +242,30 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
 }
 
 #if Z_FEATURE_UNICAST_PEER
-z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
+/* Steps the acceptor; a newcomer it completes goes into a slot (*added, NULL if refused). Not
+ * inlined: its transport stays here while zm_peer_accept sends our declarations to the peer. */
+static ZM_NOINLINE z_result_t accept_one(zm_session_t *s, uint32_t timeout_ms, zm_peer_t **added)
 {
     zm_transport_params_t params = local_params(s);
     zm_transport_t t;
-    z_result_t rc = zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t);
+    *added = NULL;
+    ZM_TRY(zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t));
+    z_result_t installed = peer_install(s, &t, true, added);
+    ZM_UNUSED(installed); /* a refused newcomer got its CLOSE; the listener goes on */
+    return Z_OK;
+}
+
+z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
+{
+    zm_peer_t *p;
+    z_result_t rc = accept_one(s, timeout_ms, &p);
     /* the others that finished in the same round come without waiting; a bound keeps a flood of
      * newcomers from holding a single-thread caller here */
     for (unsigned n = 1; rc == Z_OK; n++) {
-        z_result_t added = zm_peer_add(s, &t, true);
-        ZM_UNUSED(added); /* a refused newcomer got its CLOSE; the listener goes on */
-        rc = n < ZM_ACCEPT_PENDING_MAX ? zm_acceptor_step(&s->acceptor, &s->listener, &params, 0, &t) : ZM_E_AGAIN;
+        if (p != NULL) {
+            peer_welcome(s, p);
+        }
+        rc = n < ZM_ACCEPT_PENDING_MAX ? accept_one(s, 0, &p) : ZM_E_AGAIN;
     }
     return rc == ZM_E_TIMEOUT || rc == ZM_E_AGAIN ? Z_OK : rc;
 }

@@ -17,6 +17,14 @@
 /* No CLOSE for the peer: it closed, or the link failed under us. */
 #define NO_CLOSE 0xffu
 
+/*
+ * The acceptor's answers are of a size it decides: an InitAck is at most 42 bytes (header,
+ * version, whatami and a 16-byte zid, sizes, the 8-byte cookie, QoS and patch extensions), an
+ * OpenAck at most 15. They go out through a buffer of this size, not zm_transport_send_one's
+ * 386 bytes: they are sent at the bottom of the deepest path of zp_read in peer mode.
+ */
+#define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 64u)
+
 /* Newcomers accepted per round at most: the listener stays readable for the next round, so a
  * connection storm cannot keep the thread from its pending handshakes. */
 #define ACCEPT_BURST_MAX 64u
@@ -35,8 +43,18 @@ void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadl
     h->state = ZM_HANDSHAKE_WAIT_INIT;
 }
 
-/* InitSyn: check it, settle what the transport will use, answer with InitAck and a cookie. */
-static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p, const zm_transport_msg_t *m,
+static z_result_t send_ack(zm_link_t *link, const zm_transport_msg_t *ack)
+{
+    uint8_t buf[ACK_BUF_SIZE];
+    uint64_t now = zm_port_clock_ms();
+    return zm_transport_send_in(link, ack, buf, sizeof(buf), now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+}
+
+/*
+ * InitSyn: check it, settle what the transport will use, answer with InitAck and a cookie. The
+ * InitAck is built in *m once the InitSyn is read, so one transport message is on the stack.
+ */
+static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_msg_t *m,
                               uint8_t *reason)
 {
     if (m->id != ZM_MID_INIT || m->body.init.ack) {
@@ -66,21 +84,20 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     h->patch = (syn->exts & ZM_INIT_EXT_PATCH) && syn->patch >= 1 ? 1u : 0u;
 
     zm_port_random(h->cookie, sizeof(h->cookie));
-    zm_transport_msg_t ack;
-    memset(&ack, 0, sizeof(ack));
-    ack.id = ZM_MID_INIT;
-    zm_transport_init_fill(&ack.body.init, p, h->resolution, h->batch_size);
-    ack.body.init.ack = true;
-    ack.body.init.cookie = zm_slice(h->cookie, sizeof(h->cookie));
+    zm_transport_msg_t *ack = m; /* the InitSyn is read: syn is dead from here */
+    memset(ack, 0, sizeof(*ack));
+    ack->id = ZM_MID_INIT;
+    zm_transport_init_fill(&ack->body.init, p, h->resolution, h->batch_size);
+    ack->body.init.ack = true;
+    ack->body.init.cookie = zm_slice(h->cookie, sizeof(h->cookie));
     if (h->qos) {
-        ack.body.init.exts |= ZM_INIT_EXT_QOS;
+        ack->body.init.exts |= ZM_INIT_EXT_QOS;
     }
     if (h->patch == 0) {
-        ack.body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
+        ack->body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
     }
-    uint64_t now = zm_port_clock_ms();
     /* a failed send: the link is gone or the peer does not read, no CLOSE */
-    ZM_TRY(zm_transport_send_one(&h->link, &ack, now, now + ZM_TRANSPORT_CLOSE_SEND_MS));
+    ZM_TRY(send_ack(&h->link, ack));
     h->state = ZM_HANDSHAKE_WAIT_OPEN;
     return Z_OK;
 }
@@ -89,10 +106,10 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
  * The OpenSyn checked out: build the transport, then answer. Everything that can fail for lack
  * of memory happens before OpenAck leaves, so that a peer never believes in a transport we
  * could not set up. The OpenSyn batch is dead by now, so what followed it moves to the new rx
- * buffer.
+ * buffer. The OpenAck is built in *ack, where the OpenSyn was.
  */
 static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, uint64_t remote_lease_ms,
-                            uint32_t remote_sn, zm_transport_t *out, uint8_t *reason)
+                            uint32_t remote_sn, zm_transport_msg_t *ack, zm_transport_t *out, uint8_t *reason)
 {
     *reason = ZM_CLOSE_GENERIC;
     ZM_TRY(zm_transport_setup(out, &h->link, p));
@@ -113,13 +130,11 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
     uint32_t initial_sn = zm_transport_random_sn(out->sn_mask);
     zm_transport_sn_start(out, initial_sn, remote_sn);
 
-    zm_transport_msg_t ack;
-    memset(&ack, 0, sizeof(ack));
-    ack.id = ZM_MID_OPEN;
-    zm_transport_open_fill(&ack.body.open, p->lease_ms, initial_sn);
-    ack.body.open.ack = true;
-    uint64_t now = zm_port_clock_ms();
-    rc = zm_transport_send_one(&out->link, &ack, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    memset(ack, 0, sizeof(*ack));
+    ack->id = ZM_MID_OPEN;
+    zm_transport_open_fill(&ack->body.open, p->lease_ms, initial_sn);
+    ack->body.open.ack = true;
+    rc = send_ack(&out->link, ack);
     if (rc == Z_OK) {
         rc = zm_transport_finish(out);
     } else {
@@ -134,7 +149,7 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
     return Z_OK;
 }
 
-static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p, const zm_transport_msg_t *m,
+static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_msg_t *m,
                               zm_transport_t *out, uint8_t *reason)
 {
     *reason = ZM_CLOSE_INVALID;
@@ -148,7 +163,7 @@ static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     if (syn->initial_sn > zm_sn_mask(h->resolution & 3u)) {
         return ZM_E_SN_RANGE;
     }
-    return establish(h, p, zm_transport_open_lease_ms(syn), syn->initial_sn, out, reason);
+    return establish(h, p, zm_transport_open_lease_ms(syn), syn->initial_sn, m, out, reason);
 }
 
 /* The machine itself: consumes every whole batch the link has now. On an error *reason is the

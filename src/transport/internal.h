@@ -32,6 +32,10 @@ uint32_t zm_transport_random_sn(uint32_t mask);
  */
 ZM_NODISCARD z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start,
                                               uint64_t end);
+/* zm_transport_send_one through the caller's buffer of cap bytes (ZM_LINK_HEADROOM included), for
+ * a message known to be small: ZM_E_NO_SPACE, nothing sent, if it does not fit. */
+ZM_NODISCARD z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
+                                             uint64_t start, uint64_t end);
 /* How long a CLOSE or an acceptor's answer may take once its first byte left (none waits for the
  * first): a peer that stopped reading must not hold the closer or the acceptor's other newcomers. */
 #define ZM_TRANSPORT_CLOSE_SEND_MS 100u

@@ -51,7 +51,11 @@ static z_result_t defrag_append(zm_defrag_t *d, zm_slice_t part)
     return Z_OK;
 }
 
-static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f)
+/*
+ * The reassembled message is decoded into *out, which overlays *f (on_batch's one message
+ * buffer): f is read for the last time before out is written.
+ */
+static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_network_msg_t *out)
 {
     uint8_t prio = f->has_qos ? (uint8_t)(f->qos & 7u) : ZM_PRIO_DATA;
     if (!t->qos && prio != ZM_PRIO_DATA) {
@@ -94,14 +98,14 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f)
         return Z_OK;
     }
     d->active = false;
+    bool reliable = f->reliable;
     zm_reader_t r;
-    zm_network_msg_t m;
     zm_reader_init(&r, d->buf, d->len);
-    ZM_TRY(zm_network_decode(&r, &m));
+    ZM_TRY(zm_network_decode(&r, out));
     if (zm_reader_left(&r) != 0) {
         return ZM_E_TRAILING;
     }
-    t->on_message(t->ctx, t, &m, f->reliable);
+    t->on_message(t->ctx, t, out, reliable);
     return Z_OK;
 }
 #endif
@@ -113,35 +117,41 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {
-        zm_transport_msg_t m;
+        /* A FRAME's or FRAGMENT's header is dead once its network messages are decoded: they
+         * take its place, so that what the session does with them (and sends in reply) stacks
+         * on one message, not on both. */
+        union {
+            zm_transport_msg_t tm;
+            zm_network_msg_t nm;
+        } u;
         bool got;
-        ZM_TRY(zm_batch_next(&it, &m, &got));
+        ZM_TRY(zm_batch_next(&it, &u.tm, &got));
         if (!got) {
             return Z_OK;
         }
-        switch (m.id) {
+        switch (u.tm.id) {
         case ZM_MID_FRAME: {
-            const zm_frame_t *f = &m.body.frame;
+            const zm_frame_t *f = &u.tm.body.frame;
             uint8_t prio = f->has_qos ? (uint8_t)(f->qos & 7u) : ZM_PRIO_DATA;
             if (!t->qos && prio != ZM_PRIO_DATA) {
                 return ZM_E_FIELD;
             }
-            bool deliver = sn_accept(t, ZM_CHANNEL(f->reliable, prio), f->sn);
-            zm_network_msg_t n;
+            bool reliable = f->reliable;
+            bool deliver = sn_accept(t, ZM_CHANNEL(reliable, prio), f->sn);
             for (;;) {
-                ZM_TRY(zm_batch_next_network(&it, &n, &got));
+                ZM_TRY(zm_batch_next_network(&it, &u.nm, &got));
                 if (!got) {
                     break;
                 }
                 if (deliver) {
-                    t->on_message(t->ctx, t, &n, f->reliable);
+                    t->on_message(t->ctx, t, &u.nm, reliable);
                 }
             }
             break;
         }
         case ZM_MID_FRAGMENT:
 #if Z_FEATURE_FRAGMENTATION
-            ZM_TRY(on_fragment(t, &m.body.fragment));
+            ZM_TRY(on_fragment(t, &u.tm.body.fragment, &u.nm));
 #endif
             break; /* without reassembly, a fragmented message is dropped: its SNs are skipped */
         case ZM_MID_KEEP_ALIVE:

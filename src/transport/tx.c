@@ -131,6 +131,38 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
+/*
+ * tx_lock held. Encodes the header of a FRAME, or a FRAGMENT with its payload, into the batch.
+ * Built here, in a frame of its own and without a whole zm_transport_msg_t, the header is off
+ * the stack before the network message is encoded or the batch flushed, where the deepest
+ * stacks of a send go.
+ */
+static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool reliable, uint8_t prio, bool first,
+                                            bool more, zm_slice_t payload)
+{
+    uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
+    bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
+    if (id == ZM_MID_FRAME) {
+        zm_frame_t f;
+        memset(&f, 0, sizeof(f));
+        f.reliable = reliable;
+        f.sn = sn;
+        f.has_qos = has_qos;
+        f.qos = wire_prio(t, prio);
+        return zm_frame_encode(&t->tx, &f);
+    }
+    zm_fragment_t f;
+    memset(&f, 0, sizeof(f));
+    f.reliable = reliable;
+    f.sn = sn;
+    f.has_qos = has_qos;
+    f.qos = wire_prio(t, prio);
+    f.first = first;
+    f.more = more;
+    f.payload = payload;
+    return zm_fragment_encode(&t->tx, &f);
+}
+
 #if Z_FEATURE_FRAGMENTATION
 /* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
 static size_t size_bound(const zm_network_msg_t *m)
@@ -211,27 +243,18 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
     size_t off = 0;
     bool first = true;
     while (rc == Z_OK && off < w.len) {
-        zm_transport_msg_t f;
-        memset(&f, 0, sizeof(f));
-        f.id = ZM_MID_FRAGMENT;
-        f.body.fragment.reliable = reliable;
-        f.body.fragment.sn = t->tx_sn[ch];
-        f.body.fragment.has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
-        f.body.fragment.qos = wire_prio(t, prio);
-        f.body.fragment.first = first && t->patch >= 1;
-        f.body.fragment.more = true;
+        bool first_marked = first && t->patch >= 1;
         /* the header's size, then as much payload as fits after it */
         size_t mark = t->tx.len;
-        rc = zm_transport_encode(&t->tx, &f);
+        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, true, zm_slice(NULL, 0));
         if (rc != Z_OK) {
             break;
         }
         size_t room = zm_writer_left(&t->tx);
         t->tx.len = mark;
         size_t chunk = w.len - off < room ? w.len - off : room;
-        f.body.fragment.more = off + chunk < w.len;
-        f.body.fragment.payload = zm_slice(buf + off, chunk);
-        rc = zm_transport_encode(&t->tx, &f);
+        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, off + chunk < w.len,
+                           zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
             t->tx_msgs = 1;
@@ -274,14 +297,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
         size_t mark = t->tx.len;
         bool new_frame = t->tx_frame != (int)ch;
         if (new_frame) {
-            zm_transport_msg_t f;
-            memset(&f, 0, sizeof(f));
-            f.id = ZM_MID_FRAME;
-            f.body.frame.reliable = reliable;
-            f.body.frame.sn = t->tx_sn[ch];
-            f.body.frame.has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
-            f.body.frame.qos = wire_prio(t, prio);
-            rc = zm_transport_encode(&t->tx, &f);
+            rc = header_encode(t, ZM_MID_FRAME, reliable, prio, false, false, zm_slice(NULL, 0));
         }
         if (rc == Z_OK) {
             rc = zm_network_encode(&t->tx, m);

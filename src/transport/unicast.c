@@ -46,14 +46,20 @@ z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
     return Z_OK;
 }
 
-z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
+z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
+                                uint64_t start, uint64_t end)
 {
-    uint8_t buf[ZM_LINK_HEADROOM + 384];
     zm_writer_t w;
-    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, cap - ZM_LINK_HEADROOM);
     ZM_TRY(zm_transport_encode(&w, m));
     z_result_t rc = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, start, end);
     return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc; /* nothing left in time: the deadline is spent */
+}
+
+z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
+{
+    uint8_t buf[ZM_LINK_HEADROOM + 384];
+    return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
 }
 
 /* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
@@ -75,16 +81,30 @@ static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, b
     return is_ack == ack ? Z_OK : ZM_E_FIELD;
 }
 
-void zm_transport_send_close(zm_link_t *link, uint8_t reason)
+/*
+ * A CLOSE is a header and a reason byte: it is encoded from its own small struct into a buffer
+ * of its own, not through zm_transport_send_one and its handshake-sized buffer, because a close
+ * can happen deep in a send or a receive (a peer killed for what it sent) and must not stack
+ * ~500 more bytes there.
+ */
+static void send_close(zm_link_t *link, bool session, uint8_t reason)
 {
-    zm_transport_msg_t m;
+    zm_close_t m;
     memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_CLOSE;
-    m.body.close.reason = reason;
+    m.session = session;
+    m.reason = reason;
+    uint8_t buf[ZM_LINK_HEADROOM + 8];
+    zm_writer_t w;
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
+    if (zm_close_encode(&w, &m) != Z_OK) {
+        return;
+    }
     uint64_t now = zm_port_clock_ms();
-    z_result_t r = zm_transport_send_one(link, &m, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    z_result_t r = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
     ZM_UNUSED(r); /* a peer that is gone, or does not read, needs no CLOSE */
 }
+
+void zm_transport_send_close(zm_link_t *link, uint8_t reason) { send_close(link, false, reason); }
 
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution, uint16_t batch)
 {
@@ -228,11 +248,6 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
     if (atomic_exchange(&t->closed, true)) {
         return;
     }
-    zm_transport_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_CLOSE;
-    m.body.close.session = true;
-    m.body.close.reason = reason;
     /* A sender holding tx_lock may be waiting for a peer that stopped reading: no CLOSE then
      * (it could not go out anyway, and it must not cut a batch in half); the shutdown below is
      * what wakes that sender. */
@@ -242,9 +257,7 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
     bool locked = true;
 #endif
     if (locked) {
-        uint64_t now = zm_port_clock_ms();
-        z_result_t r = zm_transport_send_one(&t->link, &m, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
-        ZM_UNUSED(r); /* best effort: the link is shut next either way */
+        send_close(&t->link, true, reason); /* best effort: the link is shut next either way */
     }
 #if Z_FEATURE_MULTI_THREAD
     if (locked) {

@@ -12,10 +12,14 @@
 #define ZM_NODISCARD __attribute__((warn_unused_result))
 #define ZM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ZM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Keeps a function's frame out of its callers': for a big local that only a rare path needs, so
+ * that the frames stacked on the common path do not carry it (scripts/check-stack.sh). */
+#define ZM_NOINLINE __attribute__((noinline))
 #else
 #define ZM_NODISCARD
 #define ZM_LIKELY(x) (x)
 #define ZM_UNLIKELY(x) (x)
+#define ZM_NOINLINE
 #endif
 
 #define ZM_UNUSED(x) ((void)(x))

@@ -44,7 +44,13 @@ static void put_uint(line_t *l, uint64_t v, unsigned base)
 
 void zm_log(uint8_t level, const char *fmt, ...)
 {
+#if Z_FEATURE_MULTI_THREAD
     char buf[ZM_LOG_LINE_MAX];
+#else
+    /* One thread calls the library (and zm_port_log does not log): the line can live outside the
+     * stack, where it would add its 160 bytes at the deepest point of every path that warns. */
+    static char buf[ZM_LOG_LINE_MAX];
+#endif
     line_t l = {buf, 0};
     va_list ap;
     va_start(ap, fmt);
