@@ -143,10 +143,11 @@ echo "single-thread: $((SECONDS - t))s"
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
 if scripts/check-features.sh; then ok; else bad "option combinations"; fi
 
+# Its pools hold messages up to 4 MiB (tests/noheap/zmote_config.h): the 16 MiB payloads do not apply.
 stage "no-heap build (ZM_NO_HEAP: static pools) + ctest + interop of payloads and features"
 t=$SECONDS
 unit_stage build/noheap noheap -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZM_NO_HEAP=ON
-ZMOTE_BIN_DIR=$PWD/build/noheap/examples interop_stage noheap -k "test_payloads or test_features"
+ZMOTE_BIN_DIR=$PWD/build/noheap/examples interop_stage noheap -k "(test_payloads or test_features) and not 16MiB"
 echo "no-heap: $((SECONDS - t))s"
 
 stage "libFuzzer smoke runs (clang, ${fuzz_seconds}s each)"
