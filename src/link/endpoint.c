@@ -228,10 +228,71 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     ZM_TRY(check_params(ep->metadata));
     ZM_TRY(check_params(ep->config));
 
-    /* No link option is implemented yet; accepting one and ignoring it would mislead. */
+    if (ep->proto == ZM_PROTO_SERIAL) {
+        zm_serial_config_t serial;
+        return zm_endpoint_serial_config(ep, &serial);
+    }
+    /* No other link option is implemented; accepting one and ignoring it would mislead. */
     zm_slice_t cfg = ep->config, key, value;
     if (next_param(&cfg, &key, &value)) {
         return ZM_E_UNSUPPORTED;
+    }
+    return Z_OK;
+}
+
+/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
+static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
+{
+    if (digits.len == 0 || digits.len > 20) {
+        return false;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < digits.len; i++) {
+        if (!is_digit(digits.ptr[i])) {
+            return false;
+        }
+        uint64_t d = (uint64_t)(digits.ptr[i] - '0');
+        if (v > (max - d) / 10u) {
+            return false;
+        }
+        v = v * 10u + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* `true` is what zmote does; `false` is a behaviour it does not offer; anything else is a typo. */
+static z_result_t only_true(zm_slice_t value)
+{
+    if (zm_slice_eq(value, zm_slice("true", 4))) {
+        return Z_OK;
+    }
+    return zm_slice_eq(value, zm_slice("false", 5)) ? ZM_E_UNSUPPORTED : ZM_E_LOCATOR;
+}
+
+z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
+{
+    cfg->baudrate = 9600;
+    cfg->reset_wait_us = 50000;
+    zm_slice_t rest = ep->config, key, value;
+    while (next_param(&rest, &key, &value)) {
+        uint64_t v = 0;
+        if (zm_slice_eq(key, zm_slice("baudrate", 8))) {
+            if (!parse_decimal(value, UINT32_MAX, &v) || v == 0) {
+                return ZM_E_LOCATOR;
+            }
+            cfg->baudrate = (uint32_t)v;
+        } else if (zm_slice_eq(key, zm_slice("tout", 4))) {
+            if (!parse_decimal(value, UINT64_MAX, &v)) {
+                return ZM_E_LOCATOR;
+            }
+            cfg->reset_wait_us = v;
+        } else if (zm_slice_eq(key, zm_slice("exclusive", 9)) ||
+                   zm_slice_eq(key, zm_slice("release_on_close", 16))) {
+            ZM_TRY(only_true(value));
+        } else {
+            return ZM_E_UNSUPPORTED;
+        }
     }
     return Z_OK;
 }
