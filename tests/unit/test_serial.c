@@ -425,6 +425,7 @@ static void test_listener(void)
     CHECK_EQ_MEM(raw, n, init_ack, sizeof(init_ack));
     CHECK(!zm_link_is_streamed(&link));
     CHECK_EQ_INT(zm_link_mtu(&link), ZM_SERIAL_MTU);
+    zm_link_set_deadline(&link, zm_port_clock_ms() + 4 * WAIT_MS); /* every receive below is bounded */
 
     /* one listener, one link: no second accept while this one is open, and nothing to poll */
     uint8_t ready[1];
@@ -481,10 +482,12 @@ static void test_listener(void)
 
     /* a batch longer than the receiver's buffer is an error, not a cut */
     put_frame(&t, 0, noise, 100);
+    zm_link_set_deadline(&link, zm_port_clock_ms() + WAIT_MS);
     CHECK_EQ_INT(zm_link_recv_batch(&link, rx, 50, &batch), ZM_E_FIELD);
 
     /* the peer starts over: its INIT ends the link with a RESET, as Rust's listener answers */
     put_raw(&t, init, sizeof(init));
+    zm_link_set_deadline(&link, zm_port_clock_ms() + WAIT_MS);
     CHECK_EQ_INT(zm_link_recv_batch(&link, rx, sizeof(rx), &batch), ZM_E_CLOSED);
     n = get_raw_frame(&t, raw, sizeof(raw), WAIT_MS);
     CHECK_EQ_MEM(raw, n, reset, sizeof(reset));
