@@ -86,19 +86,31 @@ static bool valid_ipv6(zm_slice_t h)
     return true;
 }
 
-static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
+/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
+static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
 {
-    if (digits.len == 0 || digits.len > 5) {
-        return ZM_E_LOCATOR;
+    if (digits.len == 0 || digits.len > 20) {
+        return false;
     }
-    uint32_t v = 0;
+    uint64_t v = 0;
     for (size_t i = 0; i < digits.len; i++) {
         if (!is_digit(digits.ptr[i])) {
-            return ZM_E_LOCATOR;
+            return false;
         }
-        v = v * 10u + (uint32_t)(digits.ptr[i] - '0');
+        uint64_t d = (uint64_t)(digits.ptr[i] - '0');
+        if (v > (max - d) / 10u) {
+            return false;
+        }
+        v = v * 10u + d;
     }
-    if (v > 65535u || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
+    *out = v;
+    return true;
+}
+
+static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
+{
+    uint64_t v = 0;
+    if (digits.len > 5 || !parse_decimal(digits, 65535u, &v) || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
         return ZM_E_LOCATOR;
     }
     *port = (uint16_t)v;
@@ -238,27 +250,6 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         return ZM_E_UNSUPPORTED;
     }
     return Z_OK;
-}
-
-/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
-static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
-{
-    if (digits.len == 0 || digits.len > 20) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (size_t i = 0; i < digits.len; i++) {
-        if (!is_digit(digits.ptr[i])) {
-            return false;
-        }
-        uint64_t d = (uint64_t)(digits.ptr[i] - '0');
-        if (v > (max - d) / 10u) {
-            return false;
-        }
-        v = v * 10u + d;
-    }
-    *out = v;
-    return true;
 }
 
 /* `true` is what zmote does; `false` is a behaviour it does not offer; anything else is a typo. */
