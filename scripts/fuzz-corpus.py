@@ -65,6 +65,21 @@ def keyexpr_inputs(vectors):
     return [a.encode() + b"\0" + b.encode() for a, b in pairs]
 
 
+def serial_inputs(vectors):
+    # the `frame` and handshake lines of rust-serial.txt: the last field is the bytes on the line
+    path = vectors / "rust-serial.txt"
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        f = line.split("\t")
+        if line.startswith("#") or len(f) < 2:
+            continue
+        wire = f[4] if f[0] == "frame" else f[1]
+        out.append(bytes.fromhex(wire))
+    return out
+
+
 def write(dirpath, inputs):
     dirpath.mkdir(parents=True, exist_ok=True)
     for data in inputs:
@@ -85,7 +100,8 @@ def main():
         sys.exit(f"no seeds found in {vectors}: wire {len(wire)}, keyexpr {len(keys)}")
     n_wire = write(out / "corpus-fuzz_batch", wire)
     n_keys = write(out / "corpus-fuzz_keyexpr", keys)
-    print(f"corpus: {n_wire} batch seeds, {n_keys} keyexpr seeds in {out}")
+    n_serial = write(out / "corpus-fuzz_serial", serial_inputs(vectors))
+    print(f"corpus: {n_wire} batch seeds, {n_keys} keyexpr seeds, {n_serial} serial seeds in {out}")
 
 
 if __name__ == "__main__":

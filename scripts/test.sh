@@ -102,6 +102,16 @@ interop_stage() {
     [ "$ifl" = 0 ] || bad "interop ($name): $ifl tests" "$ifl"
 }
 
+stage "serial router (Rust zenoh 1.10.2 with the serial link, for the serial interop tests)"
+t=$SECONDS
+if router=$(scripts/build-serial-router.sh | tail -n 1); then
+    export ZMOTE_SERIAL_ROUTER=$router
+    ok
+else
+    bad "serial router: cargo build (see above)"
+fi
+echo "serial router: $((SECONDS - t))s"
+
 stage "interop (pytest vs Rust zenoh 1.10.2), debug build"
 t=$SECONDS
 interop_stage debug

@@ -108,8 +108,14 @@
 #ifndef Z_FEATURE_UNICAST_TRANSPORT
 #define Z_FEATURE_UNICAST_TRANSPORT 1
 #endif
+/** TCP links (`tcp/host:port`); 0 removes every use of the port's socket functions. */
 #ifndef Z_FEATURE_LINK_TCP
 #define Z_FEATURE_LINK_TCP 1
+#endif
+
+/** Serial links (`serial/<device>#baudrate=N`), framed as Rust's serial link (docs/serial.md). */
+#ifndef Z_FEATURE_LINK_SERIAL
+#define Z_FEATURE_LINK_SERIAL 1
 #endif
 
 /**
@@ -208,6 +214,26 @@
 /** Sockets one wait can watch (zm_port_socket_wait_any): listener, pending handshakes, peers. */
 #ifndef ZM_SOCKET_WAIT_MAX
 #define ZM_SOCKET_WAIT_MAX 32
+#endif
+
+/** Largest batch on a serial link (Rust: 1500); a smaller one shrinks every serial buffer. */
+#ifndef ZM_SERIAL_MTU
+#define ZM_SERIAL_MTU 1500
+#endif
+
+/** Bytes a serial link takes from its line per read, before the framing looks for frames in them. */
+#ifndef ZM_SERIAL_RX_CHUNK
+#define ZM_SERIAL_RX_CHUNK 256
+#endif
+
+/** Longest serial device name (an endpoint's address), in bytes. */
+#ifndef ZM_SERIAL_DEV_MAX
+#define ZM_SERIAL_DEV_MAX 128
+#endif
+
+/** How long a serial opener waits for the listener's INIT|ACK before it sends its INIT again. */
+#ifndef ZM_SERIAL_INIT_RETRY_MS
+#define ZM_SERIAL_INIT_RETRY_MS 1000u
 #endif
 
 /** Lease announced in OPEN, in milliseconds (Rust default). */
@@ -309,6 +335,15 @@
 #endif
 #if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1
 #error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake and every peer"
+#endif
+#if ZM_SERIAL_MTU < 64 || ZM_SERIAL_MTU > 1500
+#error "ZM_SERIAL_MTU must be within 64..1500 (Rust refuses larger serial frames)"
+#endif
+#if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
+#error "ZM_SERIAL_RX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
+#endif
+#if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL
+#error "zmote needs at least one link: Z_FEATURE_LINK_TCP or Z_FEATURE_LINK_SERIAL"
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"

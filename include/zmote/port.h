@@ -14,7 +14,7 @@
 
 #include "zmote/opt.h"
 #include "zmote/result.h"
-#include "zmote_platform.h" /* zm_mutex_t, zm_condvar_t, zm_task_t, zm_socket_t */
+#include "zmote_platform.h" /* zm_mutex_t, zm_condvar_t, zm_task_t, zm_socket_t, zm_serial_t */
 
 /* ---- memory: the default heap behind zm_alloc/zm_free (a static arena may replace it) -------- */
 
@@ -78,6 +78,7 @@ z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg);
 void zm_port_task_join(zm_task_t *t);
 #endif
 
+#if Z_FEATURE_LINK_TCP
 /* ---- sockets (stream links) ------------------------------------------------------------------ */
 /*
  * A zm_socket_t belongs to whoever opened it and is a plain value: copying it moves it (a link
@@ -144,5 +145,57 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
 void zm_port_socket_shutdown(zm_socket_t *s);
 /** Releases the socket; s must not be used again until it is opened anew. */
 void zm_port_socket_close(zm_socket_t *s);
+#endif /* Z_FEATURE_LINK_TCP */
+
+#if Z_FEATURE_LINK_SERIAL
+/* ---- serial lines ------------------------------------------------------------------------------ */
+/*
+ * A zm_serial_t is a plain value like a zm_socket_t, with the same threading rules: one thread
+ * may read while another writes, shutdown may come from any thread at any time before close,
+ * close comes once after every user stopped. Bytes go through untouched (no echo, no line
+ * discipline, no translation); the framing above finds its frames in them. Errors: ZM_E_TIMEOUT
+ * when a wait ran out, ZM_E_CLOSED once shut down or when the device went away, ZM_E_UNSUPPORTED
+ * for a baud rate the line cannot do, ZM_E_BUSY for a line another program holds, Z_ENETWORK for
+ * a device that cannot be opened (missing, no permission), Z_EIO for the rest.
+ *
+ * zm_serial_t comes from the port's zmote_platform.h, like zm_socket_t. A port without sockets
+ * (Z_FEATURE_LINK_TCP 0) need not define zm_socket_t: it is then the incomplete `struct
+ * zm_socket` declared here (a port that does define it uses that tag), and zm_port_serial_socket
+ * returns NULL.
+ */
+#if !Z_FEATURE_LINK_TCP
+typedef struct zm_socket zm_socket_t;
+#endif
+
+/**
+ * Opens the serial line dev (NUL-terminated: a path such as /dev/ttyUSB0 on POSIX, a UART name the
+ * board defines on bare metal) at baudrate bit/s, 8N1, raw, no flow control. Bytes that were
+ * waiting in the line are discarded.
+ */
+z_result_t zm_port_serial_open(zm_serial_t *s, const char *dev, uint32_t baudrate);
+/** Waits up to timeout_ms until a read would not block; Z_OK then, ZM_E_TIMEOUT otherwise. */
+z_result_t zm_port_serial_wait_readable(zm_serial_t *s, uint32_t timeout_ms);
+/**
+ * Reads at most len (> 0) bytes, blocking until at least one arrives; *n never 0 on success;
+ * ZM_E_CLOSED once shut down or the line is gone.
+ */
+z_result_t zm_port_serial_read(zm_serial_t *s, uint8_t *buf, size_t len, size_t *n);
+/**
+ * Writes len bytes, waiting for room until the monotonic deadline deadline_ms; *written as in
+ * zm_port_socket_write (how many left, whatever the result); ZM_E_TIMEOUT past it.
+ */
+z_result_t zm_port_serial_write(zm_serial_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                                size_t *written);
+/** Makes blocked and later reads/writes return ZM_E_CLOSED; any thread. */
+void zm_port_serial_shutdown(zm_serial_t *s);
+/** Releases the line; s must not be used again until it is opened anew. */
+void zm_port_serial_close(zm_serial_t *s);
+/**
+ * The socket a wait over many links (zm_port_socket_wait_any) may poll for this line: it reports
+ * ready when a read would not block. NULL where a line cannot be polled with sockets; the
+ * caller then asks zm_port_serial_wait_readable instead. Valid until close.
+ */
+zm_socket_t *zm_port_serial_socket(zm_serial_t *s);
+#endif /* Z_FEATURE_LINK_SERIAL */
 
 #endif /* ZMOTE_PORT_H */

@@ -11,6 +11,8 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include "zmote/opt.h" /* which links to build, before the headers they need */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +28,10 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
+#if Z_FEATURE_LINK_SERIAL
+#include <sys/ioctl.h>
+#include <termios.h>
+#endif
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/random.h>
@@ -296,6 +302,7 @@ zm_thread_id_t zm_port_thread_self(void)
 }
 
 /* ---- sockets --------------------------------------------------------------------------------- */
+#if Z_FEATURE_LINK_TCP
 
 static z_result_t errno_result(int err)
 {
@@ -678,3 +685,262 @@ void zm_port_socket_close(zm_socket_t *s)
         s->fd = -1;
     }
 }
+#endif /* Z_FEATURE_LINK_TCP */
+
+/* ---- serial lines ---------------------------------------------------------------------------- */
+#if Z_FEATURE_LINK_SERIAL
+/*
+ * A tty in raw mode, non-blocking, so that every wait is a poll() with a deadline over the tty and
+ * the wake pipe: shutdown writes one byte to the pipe and never drains it, so every wait after it
+ * returns at once. A pseudo-terminal whose other side closed reports EIO (Linux) or end of file:
+ * both are ZM_E_CLOSED, as a USB adapter that was pulled out.
+ */
+
+static z_result_t serial_errno_result(int err)
+{
+    switch (err) {
+    case EIO:
+    case ENXIO:
+    case ENODEV:
+    case EBADF:
+        return ZM_E_CLOSED;
+    case EBUSY:
+        return ZM_E_BUSY;
+    case ENOMEM:
+    case EMFILE:
+    case ENFILE:
+        return ZM_E_NOMEM;
+    default:
+        return Z_EIO;
+    }
+}
+
+/* The termios constant of a baud rate; false for a rate the system has no constant for. */
+static bool baud_constant(uint32_t baud, speed_t *out)
+{
+    static const struct {
+        uint32_t rate;
+        speed_t constant;
+    } rates[] = {
+        {1200, B1200},     {2400, B2400},     {4800, B4800},     {9600, B9600},
+        {19200, B19200},   {38400, B38400},   {57600, B57600},   {115200, B115200},
+        {230400, B230400},
+#ifdef B460800
+        {460800, B460800},
+#endif
+#ifdef B500000
+        {500000, B500000},
+#endif
+#ifdef B576000
+        {576000, B576000},
+#endif
+#ifdef B921600
+        {921600, B921600},
+#endif
+#ifdef B1000000
+        {1000000, B1000000},
+#endif
+#ifdef B1500000
+        {1500000, B1500000},
+#endif
+#ifdef B2000000
+        {2000000, B2000000},
+#endif
+#ifdef B3000000
+        {3000000, B3000000},
+#endif
+#ifdef B4000000
+        {4000000, B4000000},
+#endif
+    };
+    for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+        if (rates[i].rate == baud) {
+            *out = rates[i].constant;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* 8N1, raw, no flow control, reads that return as soon as one byte is in. */
+static int make_raw(int fd, speed_t speed)
+{
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0) {
+        return -1;
+    }
+    t.c_iflag &= (tcflag_t) ~(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON | IXOFF | IXANY | INPCK);
+    t.c_oflag &= (tcflag_t)~OPOST;
+    t.c_lflag &= (tcflag_t) ~(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+    t.c_cflag &= (tcflag_t) ~(CSIZE | PARENB | CSTOPB);
+#ifdef CRTSCTS
+    t.c_cflag &= (tcflag_t)~CRTSCTS;
+#endif
+    t.c_cflag |= (tcflag_t)(CS8 | CREAD | CLOCAL);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    if (cfsetispeed(&t, speed) != 0 || cfsetospeed(&t, speed) != 0 || tcsetattr(fd, TCSANOW, &t) != 0) {
+        return -1;
+    }
+    return tcflush(fd, TCIOFLUSH); /* what waited in the line belongs to nobody */
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+static int set_flags(int fd)
+{
+    int fl = fcntl(fd, F_GETFL, 0);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+        return -1;
+    }
+    return fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+z_result_t zm_port_serial_open(zm_serial_t *s, const char *dev, uint32_t baudrate)
+{
+    s->tty.fd = -1;
+    s->wake_rd = -1;
+    s->wake_wr = -1;
+    speed_t speed;
+    if (!baud_constant(baudrate, &speed)) {
+        return ZM_E_UNSUPPORTED;
+    }
+    int fd = open(dev, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        return err == EBUSY ? ZM_E_BUSY : err == ENOMEM || err == EMFILE || err == ENFILE ? ZM_E_NOMEM : Z_ENETWORK;
+    }
+    s->tty.fd = fd;
+    /* Exclusive, as Rust opens its lines by default: a second program gets EBUSY instead of
+     * half of the bytes. */
+#ifdef TIOCEXCL
+    (void)ioctl(fd, TIOCEXCL);
+#endif
+    int pipefd[2];
+    z_result_t r = Z_OK;
+    if (make_raw(fd, speed) != 0) {
+        r = errno == ENOTTY ? ZM_E_UNSUPPORTED : serial_errno_result(errno);
+    } else if (pipe(pipefd) != 0) {
+        r = serial_errno_result(errno);
+    } else {
+        s->wake_rd = pipefd[0];
+        s->wake_wr = pipefd[1];
+        if (set_flags(s->wake_rd) != 0 || set_flags(s->wake_wr) != 0) {
+            r = serial_errno_result(errno);
+        }
+    }
+    if (r != Z_OK) {
+        zm_port_serial_close(s);
+    }
+    return r;
+}
+
+/* Polls the tty for events and the wake pipe until the deadline. 1: the tty is ready, 0: timed
+ * out, -1: shut down, -2: error in errno. */
+static int serial_poll(zm_serial_t *s, short events, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t now = zm_port_clock_ms();
+        uint64_t left = now < deadline ? deadline - now : 0;
+        struct pollfd p[2] = {{s->tty.fd, events, 0}, {s->wake_rd, POLLIN, 0}};
+        int n = poll(p, 2, left > (uint64_t)INT_MAX ? INT_MAX : (int)left);
+        if (n > 0) {
+            return p[1].revents != 0 ? -1 : 1;
+        }
+        if (n == 0) {
+            if (left <= (uint64_t)INT_MAX) {
+                return 0;
+            }
+            continue;
+        }
+        if (errno != EINTR) {
+            return -2;
+        }
+    }
+}
+
+z_result_t zm_port_serial_wait_readable(zm_serial_t *s, uint32_t timeout_ms)
+{
+    int ready = serial_poll(s, POLLIN, zm_port_clock_ms() + timeout_ms);
+    if (ready == -2) {
+        return serial_errno_result(errno);
+    }
+    return ready != 0 ? Z_OK : ZM_E_TIMEOUT; /* shut down: the read that follows says so */
+}
+
+z_result_t zm_port_serial_read(zm_serial_t *s, uint8_t *buf, size_t len, size_t *n)
+{
+    *n = 0;
+    for (;;) {
+        int ready = serial_poll(s, POLLIN, UINT64_MAX);
+        if (ready == -1) {
+            return ZM_E_CLOSED;
+        }
+        if (ready == -2) {
+            return serial_errno_result(errno);
+        }
+        ssize_t got = read(s->tty.fd, buf, len);
+        if (got > 0) {
+            *n = (size_t)got;
+            return Z_OK;
+        }
+        if (got == 0) {
+            return ZM_E_CLOSED; /* the other side of a pseudo-terminal closed */
+        }
+        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            return serial_errno_result(errno);
+        }
+    }
+}
+
+z_result_t zm_port_serial_write(zm_serial_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                                size_t *written)
+{
+    size_t done = 0;
+    z_result_t r = Z_OK;
+    while (done < len) {
+        int ready = serial_poll(s, POLLOUT, deadline_ms);
+        if (ready == 0) {
+            r = ZM_E_TIMEOUT;
+            break;
+        }
+        if (ready < 0) {
+            r = ready == -1 ? ZM_E_CLOSED : serial_errno_result(errno);
+            break;
+        }
+        ssize_t sent = write(s->tty.fd, buf + done, len - done);
+        if (sent >= 0) {
+            done += (size_t)sent;
+        } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            r = serial_errno_result(errno);
+            break;
+        }
+    }
+    *written = done;
+    return r;
+}
+
+void zm_port_serial_shutdown(zm_serial_t *s)
+{
+    if (s->wake_wr >= 0) {
+        const uint8_t one = 1;
+        ssize_t w = write(s->wake_wr, &one, 1); /* a full pipe is already a wake-up */
+        (void)w;
+    }
+}
+
+void zm_port_serial_close(zm_serial_t *s)
+{
+    close_fd(&s->tty.fd);
+    close_fd(&s->wake_rd);
+    close_fd(&s->wake_wr);
+}
+
+zm_socket_t *zm_port_serial_socket(zm_serial_t *s) { return &s->tty; }
+#endif /* Z_FEATURE_LINK_SERIAL */

@@ -20,9 +20,20 @@ typedef struct {
     pthread_t t;
 } zm_task_t;
 
-/** A TCP socket; fd is -1 once closed. */
-typedef struct {
+/** A TCP socket; fd is -1 once closed. Tagged: port.h names `struct zm_socket` in builds without TCP. */
+typedef struct zm_socket {
     int fd;
 } zm_socket_t;
+
+/**
+ * A serial line: the tty's descriptor (inside a zm_socket_t, which is what a wait over many
+ * links polls), and a pipe whose write end shutdown writes to, so that a reader or writer
+ * waiting in poll() wakes up. Every fd is -1 once closed.
+ */
+typedef struct {
+    zm_socket_t tty;
+    int wake_rd;
+    int wake_wr;
+} zm_serial_t;
 
 #endif /* ZMOTE_PLATFORM_H */

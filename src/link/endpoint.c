@@ -86,19 +86,31 @@ static bool valid_ipv6(zm_slice_t h)
     return true;
 }
 
-static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
+/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
+static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
 {
-    if (digits.len == 0 || digits.len > 5) {
-        return ZM_E_LOCATOR;
+    if (digits.len == 0 || digits.len > 20) {
+        return false;
     }
-    uint32_t v = 0;
+    uint64_t v = 0;
     for (size_t i = 0; i < digits.len; i++) {
         if (!is_digit(digits.ptr[i])) {
-            return ZM_E_LOCATOR;
+            return false;
         }
-        v = v * 10u + (uint32_t)(digits.ptr[i] - '0');
+        uint64_t d = (uint64_t)(digits.ptr[i] - '0');
+        if (v > (max - d) / 10u) {
+            return false;
+        }
+        v = v * 10u + d;
     }
-    if (v > 65535u || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
+    *out = v;
+    return true;
+}
+
+static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
+{
+    uint64_t v = 0;
+    if (digits.len > 5 || !parse_decimal(digits, 65535u, &v) || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
         return ZM_E_LOCATOR;
     }
     *port = (uint16_t)v;
@@ -228,10 +240,50 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     ZM_TRY(check_params(ep->metadata));
     ZM_TRY(check_params(ep->config));
 
-    /* No link option is implemented yet; accepting one and ignoring it would mislead. */
+    if (ep->proto == ZM_PROTO_SERIAL) {
+        zm_serial_config_t serial;
+        return zm_endpoint_serial_config(ep, &serial);
+    }
+    /* No other link option is implemented; accepting one and ignoring it would mislead. */
     zm_slice_t cfg = ep->config, key, value;
     if (next_param(&cfg, &key, &value)) {
         return ZM_E_UNSUPPORTED;
+    }
+    return Z_OK;
+}
+
+/* `true` is what zmote does; `false` is a behaviour it does not offer; anything else is a typo. */
+static z_result_t only_true(zm_slice_t value)
+{
+    if (zm_slice_eq(value, zm_slice("true", 4))) {
+        return Z_OK;
+    }
+    return zm_slice_eq(value, zm_slice("false", 5)) ? ZM_E_UNSUPPORTED : ZM_E_LOCATOR;
+}
+
+z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
+{
+    cfg->baudrate = 9600;
+    cfg->reset_wait_us = 50000;
+    zm_slice_t rest = ep->config, key, value;
+    while (next_param(&rest, &key, &value)) {
+        uint64_t v = 0;
+        if (zm_slice_eq(key, zm_slice("baudrate", 8))) {
+            if (!parse_decimal(value, UINT32_MAX, &v) || v == 0) {
+                return ZM_E_LOCATOR;
+            }
+            cfg->baudrate = (uint32_t)v;
+        } else if (zm_slice_eq(key, zm_slice("tout", 4))) {
+            if (!parse_decimal(value, UINT64_MAX, &v)) {
+                return ZM_E_LOCATOR;
+            }
+            cfg->reset_wait_us = v;
+        } else if (zm_slice_eq(key, zm_slice("exclusive", 9)) ||
+                   zm_slice_eq(key, zm_slice("release_on_close", 16))) {
+            ZM_TRY(only_true(value));
+        } else {
+            return ZM_E_UNSUPPORTED;
+        }
     }
     return Z_OK;
 }

@@ -53,12 +53,33 @@ typedef struct {
  * Parses s[0..len) into *ep (which then borrows from s). ZM_E_LOCATOR for a malformed endpoint
  * (bad address, missing or out-of-range port, malformed metadata or config, a character that
  * is not printable ASCII); ZM_E_UNSUPPORTED for an unknown protocol or a config key zmote does
- * not implement, which is any key today: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`,
- * `so_sndbuf`, `tcp_rx_buffer`...) are refused rather than silently ignored. *ep is unspecified
- * after an error.
+ * not implement: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`, `so_sndbuf`,
+ * `tcp_rx_buffer`...) are refused rather than silently ignored. Serial endpoints take the keys of
+ * zm_endpoint_serial_config, checked here already. *ep is unspecified after an error.
  */
 ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len,
                                           zm_endpoint_use_t use);
+
+/**
+ * A serial endpoint's #config: the keys of Rust's serial link, with Rust's defaults.
+ * - `baudrate=N`: bits per second, 1..2^32-1 (default 9600, as Rust; the port refuses rates its
+ *   line cannot do when it opens).
+ * - `tout=N`: microseconds an opener waits after the listener answered RESET before it sends
+ *   INIT again (default 50000, as Rust).
+ * - `exclusive=true` and `release_on_close=true`: Rust's defaults, which are what zmote does (the
+ *   line is opened exclusively; a listener's line is closed with its link and opened again for
+ *   the next). `false` for either is refused with ZM_E_UNSUPPORTED.
+ */
+typedef struct {
+    uint32_t baudrate;
+    uint64_t reset_wait_us;
+} zm_serial_config_t;
+
+/**
+ * Reads the #config of a parsed serial endpoint into *cfg. ZM_E_LOCATOR for a malformed value,
+ * ZM_E_UNSUPPORTED for another key or a setting zmote cannot honour.
+ */
+ZM_NODISCARD z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg);
 
 /**
  * Finds key in a checked `k=v;k2=v2` list (an endpoint's metadata or config). True and *value

@@ -9,8 +9,13 @@
 #include <string.h>
 
 static const zm_link_ops_t *const link_table[ZM_PROTO_COUNT] = {
+#if Z_FEATURE_LINK_TCP
     [ZM_PROTO_TCP] = &zm_link_tcp_ops,
-    /* udp, tls and serial are parsed but not implemented yet */
+#endif
+#if Z_FEATURE_LINK_SERIAL
+    [ZM_PROTO_SERIAL] = &zm_link_serial_ops,
+#endif
+    /* udp and tls are parsed but not implemented */
 };
 
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
@@ -28,7 +33,7 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
 
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
-    ZM_ASSERT(ops != NULL && ops->read != NULL && ops->write != NULL);
+    ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && ops->write != NULL);
     link_reset(l, ops, proto, ctx);
 }
 
@@ -102,7 +107,16 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
                               uint64_t end_deadline_ms)
 {
     if (!l->ops->streamed) {
-        return len <= l->ops->mtu ? write_frame(l, batch, len, start_deadline_ms, end_deadline_ms) : ZM_E_FIELD;
+        if (len > l->ops->mtu) {
+            return ZM_E_FIELD;
+        }
+        if (l->ops->encode != NULL) {
+            const uint8_t *frame = NULL;
+            size_t frame_len = 0;
+            ZM_TRY(l->ops->encode(l, batch, len, &frame, &frame_len));
+            return write_frame(l, frame, frame_len, start_deadline_ms, end_deadline_ms);
+        }
+        return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
     }
     if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
         return ZM_E_FIELD;
@@ -217,6 +231,12 @@ static z_result_t read_step(zm_link_t *l, bool wait, uint8_t *buf, size_t len, s
 static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     adopt_buffer(l, buf, cap);
+    if (l->ops->recv != NULL) {
+        size_t n = 0;
+        ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
+        *batch = zm_slice(buf, n);
+        return Z_OK;
+    }
     if (!l->ops->streamed) {
         size_t n = 0;
         ZM_TRY(read_step(l, wait, buf, cap, &n));
@@ -263,6 +283,13 @@ z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
     return Z_OK;
 }
 
+/* True if a receive on l (an accept on a listener) has work without waiting for its line. */
+static bool ready_now(zm_link_t *l)
+{
+    return (l->ops->streamed && batch_buffered(l)) || (l->ops->pending != NULL && l->ops->pending(l));
+}
+
+#if Z_FEATURE_LINK_TCP
 z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
 {
     if (n > ZM_SOCKET_WAIT_MAX) {
@@ -272,22 +299,23 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
     uint8_t polled[ZM_SOCKET_WAIT_MAX];
     bool any = false;
     for (size_t i = 0; i < n; i++) {
-        const zm_link_t *l = links[i];
+        zm_link_t *l = links[i];
         socks[i] = NULL;
         ready[i] = 0;
         if (l == NULL || l->ops == NULL) {
             continue;
         }
-        if (l->ops->streamed && batch_buffered(l)) {
+        if (ready_now(l)) {
             ready[i] = 1; /* the socket may be silent: the bytes are already here */
             any = true;
             continue;
         }
-        socks[i] = l->ops->socket != NULL ? l->ops->socket(links[i]) : NULL;
-        if (socks[i] == NULL) {
-            ready[i] = 1;
+        if (l->ops->socket == NULL) {
+            ready[i] = 1; /* cannot be watched: the caller finds out by reading */
             any = true;
+            continue;
         }
+        socks[i] = l->ops->socket(l); /* NULL: nothing to watch now, not ready */
     }
     /* With something ready already, the poll only collects what else is. */
     z_result_t r = zm_port_socket_wait_any(socks, n, any ? 0u : timeout_ms, polled);
@@ -300,10 +328,41 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
     }
     return Z_OK;
 }
+#else
+/* Without sockets nothing watches many lines at once: each link is asked in turn, without
+ * waiting, and the round repeats every ZM_LINK_POLL_SLICE_MS until one is ready. */
+z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
+{
+    if (n > ZM_SOCKET_WAIT_MAX) {
+        return ZM_E_LIMIT;
+    }
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    for (;;) {
+        bool any = false;
+        for (size_t i = 0; i < n; i++) {
+            zm_link_t *l = links[i];
+            ready[i] = 0;
+            if (l == NULL || l->ops == NULL) {
+                continue;
+            }
+            if (ready_now(l) || l->ops->wait_readable == NULL || l->ops->wait_readable(l, 0) != ZM_E_TIMEOUT) {
+                ready[i] = 1;
+                any = true;
+            }
+        }
+        uint64_t now = zm_port_clock_ms();
+        if (any || now >= deadline) {
+            return any ? Z_OK : ZM_E_TIMEOUT;
+        }
+        uint64_t left = deadline - now;
+        zm_port_sleep_ms(left < ZM_LINK_POLL_SLICE_MS ? (uint32_t)left : ZM_LINK_POLL_SLICE_MS);
+    }
+}
+#endif
 
 z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
-    if (l->ops->streamed && batch_buffered(l)) {
+    if (ready_now(l)) {
         return Z_OK;
     }
     if (l->ops->wait_readable == NULL) {

@@ -3,7 +3,8 @@
  * close} plus the streamed flag and MTU), and on top of it the batch framing the transport
  * uses. Stream links (TCP) carry each batch behind a 2-byte little-endian length; the reader
  * is buffered so that one recv() can deliver many small batches, and every batch it returns
- * points into the caller's receive buffer: nothing is copied on either side.
+ * points into the caller's receive buffer: nothing is copied on either side. Framed links
+ * (serial) bring their own framing through the encode and recv operations instead.
  *
  * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
  * one thread receives (recv_batch, try_recv_batch, rebuffer, wait_readable, wait_any) and at
@@ -31,6 +32,9 @@
 /* Largest batch a stream link can frame: the prefix is a u16. */
 #define ZM_LINK_STREAM_BATCH_MAX 65535u
 
+/* Builds without sockets wait over many links by asking each in turn, this often. */
+#define ZM_LINK_POLL_SLICE_MS 5u
+
 typedef struct zm_link zm_link_t;
 
 /**
@@ -38,7 +42,8 @@ typedef struct zm_link zm_link_t;
  * links, l->ctx for others) and follows the rules of the matching port.h socket call: reads
  * block until at least one byte came (ZM_E_CLOSED at the end); writes send everything or stop at
  * their monotonic deadline with ZM_E_TIMEOUT, *written telling how much went either way (a
- * datagram link writes all or nothing).
+ * datagram link writes all or nothing). A listen operation may switch l->ops to a table of its
+ * listener's own (accept and the waits), and accept sets out->ops and out->ctx as it needs.
  */
 typedef struct {
     bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
@@ -48,11 +53,31 @@ typedef struct {
     z_result_t (*accept)(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
     z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
     z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
-    /* The socket a wait over many links polls for this one; NULL (or no op): not a socket. */
+    /*
+     * The socket a wait over many links polls for this one. No op: the link cannot be watched
+     * and is always reported ready. An op that returns NULL: nothing to watch right now (a
+     * serial listener whose line is in use), the link is not ready unless pending says so.
+     */
     zm_socket_t *(*socket)(zm_link_t *l);
+    /* True when a receive (a listener: an accept) has work without waiting, e.g. bytes the link
+     * already took from its line; a wait over many links reports such a link ready at once. */
+    bool (*pending)(zm_link_t *l);
     z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
     z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                         size_t *written);
+    /*
+     * Framed links: turns a batch into the bytes that go on the line, written then with write
+     * (in a buffer of the link's that belongs to the sending thread; valid until the next call).
+     */
+    z_result_t (*encode)(zm_link_t *l, const uint8_t *batch, size_t len, const uint8_t **frame,
+                         size_t *frame_len);
+    /*
+     * Framed links: receives one whole batch into buf[0..cap) and its length into *n (never 0).
+     * With wait it blocks until one is in, bounded by l->rx_deadline_ms (ZM_E_TIMEOUT past it);
+     * without, it reads only what the line has now and returns ZM_E_AGAIN if no batch completed.
+     * ZM_E_FIELD for a batch longer than cap; ZM_E_CLOSED at the end.
+     */
+    z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
     void (*shutdown)(zm_link_t *l);
     void (*close)(zm_link_t *l);
 } zm_link_ops_t;
@@ -66,7 +91,9 @@ typedef struct {
 struct zm_link {
     const zm_link_ops_t *ops;
     zm_link_proto_t proto;
+#if Z_FEATURE_LINK_TCP
     zm_socket_t sock;
+#endif
     void *ctx;
     uint8_t *rx_buf;
     size_t rx_cap;
@@ -75,12 +102,19 @@ struct zm_link {
     uint64_t rx_deadline_ms; /* receives fail with ZM_E_TIMEOUT past it; 0: none */
 };
 
+#if Z_FEATURE_LINK_TCP
 /** The TCP entry of the table (tcp.c). */
 extern const zm_link_ops_t zm_link_tcp_ops;
+#endif
+
+#if Z_FEATURE_LINK_SERIAL
+/** The serial entry of the table (serial.c). */
+extern const zm_link_ops_t zm_link_serial_ops;
+#endif
 
 /**
  * The operations for proto, or NULL if zmote recognises the protocol but does not implement
- * it yet (udp, tls, serial).
+ * it (udp, tls; tcp and serial when their Z_FEATURE_LINK_* is 0).
  */
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
 
@@ -181,7 +215,9 @@ ZM_NODISCARD z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
  * batch already buffered (such a link is ready without any wait), or bytes, end of stream or an
  * error pending on its socket; for a listener, a connection to accept. Sets ready[i] to 1 for
  * each such link, 0 for the others. A link that is not a socket (its protocol has no socket op)
- * cannot be watched and is always reported ready; NULL entries and closed links never are.
+ * cannot be watched and is always reported ready; NULL entries and closed links never are. In
+ * builds without sockets (Z_FEATURE_LINK_TCP 0) the links are asked in turn with their
+ * wait_readable, in slices of ZM_LINK_POLL_SLICE_MS.
  * Z_OK if any is ready, ZM_E_TIMEOUT if none, ZM_E_LIMIT if n > ZM_SOCKET_WAIT_MAX. Called by
  * the thread that receives on all of them; the links are borrowed for the call only.
  */

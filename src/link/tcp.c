@@ -5,6 +5,8 @@
  */
 #include "link/link.h"
 
+#if Z_FEATURE_LINK_TCP
+
 static z_result_t tcp_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     char host[ZM_ENDPOINT_HOST_MAX + 1];
@@ -64,3 +66,4 @@ const zm_link_ops_t zm_link_tcp_ops = {
     .shutdown = tcp_shutdown,
     .close = tcp_close,
 };
+#endif /* Z_FEATURE_LINK_TCP */

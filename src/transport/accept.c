@@ -77,7 +77,7 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
         return ZM_E_FIELD;
     }
     h->resolution = zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT);
-    h->batch_size = zm_min_u16(batch, p->batch_size);
+    h->batch_size = zm_min_u16(batch, zm_transport_batch_cap(&h->link, p));
     h->remote_zid = syn->zid;
     h->remote_whatami = syn->whatami;
     h->qos = p->qos && (syn->exts & ZM_INIT_EXT_QOS);

@@ -50,6 +50,9 @@ ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *l
                                            const zm_transport_params_t *p);
 /* Allocates the tx buffer for the negotiated batch size. */
 ZM_NODISCARD z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size);
+
+/** The largest batch announced on link: ours (p->batch_size), no more than the link's MTU. */
+uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p);
 /* Starts every channel's SNs: ours at tx_initial, the first accepted from the peer rx_initial. */
 void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial);
 /* Last step of an established transport: its tx lock and clocks. Nothing to undo on error. */

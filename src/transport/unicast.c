@@ -28,7 +28,8 @@ z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm
     t->tx_frame = -1;
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
     t->sn_mask = ZM_SN_MASK_DEFAULT;
-    t->rx_cap = (size_t)ZM_BATCH_UNICAST_SIZE + ZM_LINK_HEADROOM;
+    /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
+    t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
     t->rx_buf = zm_alloc(t->rx_cap);
     return t->rx_buf != NULL ? Z_OK : ZM_E_NOMEM;
 }
@@ -163,13 +164,19 @@ z_result_t zm_transport_finish(zm_transport_t *t)
     return Z_OK;
 }
 
+uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p)
+{
+    return zm_min_u16(p->batch_size, zm_link_mtu(link));
+}
+
 /* Opener: InitSyn, InitAck, OpenSyn, OpenAck. */
 static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p, uint64_t deadline)
 {
     zm_transport_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_INIT;
-    zm_transport_init_fill(&m.body.init, p, ZM_RESOLUTION_DEFAULT, p->batch_size);
+    uint16_t cap = zm_transport_batch_cap(&t->link, p);
+    zm_transport_init_fill(&m.body.init, p, ZM_RESOLUTION_DEFAULT, cap);
     if (p->qos) {
         m.body.init.exts |= ZM_INIT_EXT_QOS;
     }
@@ -189,7 +196,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
-    batch = zm_min_u16(batch, p->batch_size);
+    batch = zm_min_u16(batch, cap);
     uint8_t cookie[256];
     size_t cookie_len = ack->cookie.len;
     if (cookie_len > sizeof(cookie)) {

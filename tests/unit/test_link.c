@@ -81,6 +81,11 @@ static const ep_case_t ep_cases[] = {
      "tls/example.com:443"},
     {"serial/ttyUSB0", ZM_ENDPOINT_CONNECT, Z_OK, ZM_PROTO_SERIAL, "", 0, 0, "",
      "serial/ttyUSB0"},
+    /* Rust's serial keys; the locator drops the #config */
+    {"serial//dev/ttyUSB0#baudrate=115200", ZM_ENDPOINT_CONNECT, Z_OK, ZM_PROTO_SERIAL, "", 0, 0,
+     "", "serial//dev/ttyUSB0"},
+    {"serial/COM3#baudrate=9600;exclusive=true;tout=0;release_on_close=true", ZM_ENDPOINT_LISTEN,
+     Z_OK, ZM_PROTO_SERIAL, "", 0, 0, "", "serial/COM3"},
 
     {"tcp/127.0.0.1", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0}, /* missing port */
     {"tcp/127.0.0.1:", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
@@ -104,6 +109,17 @@ static const ep_case_t ep_cases[] = {
     {"/h:1", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
     {"", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
     {"serial/", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/#baudrate=9600", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#baudrate=0", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#baudrate=4294967296", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#baudrate=fast", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#baudrate=", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#tout=-1", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#exclusive=yes", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#exclusive=false", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0},
+    {"serial/ttyS0#release_on_close=false", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0,
+     0},
+    {"serial/ttyS0#parity=even", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0},
     {"foo/x:1", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0},
     {"TCP/h:1", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0},
     {"tcp/h:1?=x", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
@@ -898,8 +914,10 @@ static void test_tcp_listener(void)
     CHECK_EQ_INT(parse(&ep, "udp/127.0.0.1:7447", ZM_ENDPOINT_CONNECT), Z_OK);
     CHECK_EQ_INT(zm_link_open(&link, &ep, WAIT_MS), ZM_E_UNSUPPORTED);
     CHECK_EQ_INT(zm_link_listen(&link, &ep), ZM_E_UNSUPPORTED);
-    CHECK_EQ_INT(parse(&ep, "serial/ttyUSB0", ZM_ENDPOINT_CONNECT), Z_OK);
-    CHECK_EQ_INT(zm_link_open(&link, &ep, WAIT_MS), ZM_E_UNSUPPORTED);
+    /* A serial device that does not exist is a clear error, not a wait. */
+    CHECK_EQ_INT(parse(&ep, "serial//dev/zmote-no-such-tty#baudrate=115200", ZM_ENDPOINT_CONNECT), Z_OK);
+    CHECK_EQ_INT(zm_link_open(&link, &ep, WAIT_MS), Z_ENETWORK);
+    CHECK_EQ_INT(zm_link_listen(&link, &ep), Z_ENETWORK);
 }
 
 static void test_tcp(const char *listen_text)

@@ -1,0 +1,711 @@
+/*
+ * The serial link: the framing of serial.h and the serial entry of the link table. A line is a
+ * datagram link to the transport (one batch per frame, MTU ZM_SERIAL_MTU) that brings its own
+ * framing through the encode and recv operations. Its state (the port's line, the decoder, a
+ * chunk of raw bytes and the transmit frame) lives in one block allocated when the line opens,
+ * so that the data path allocates nothing and a zm_link_t stays a small value that can be moved.
+ *
+ * Rust's serial link is point to point and has a handshake of its own below Zenoh's: the opener
+ * sends an empty INIT frame, the listener answers INIT|ACK, then batches flow. A listener here
+ * opens its device, waits for an INIT and hands out one link at a time, as Rust's does; the
+ * device is closed with that link and opened again for the next one.
+ */
+#include "link/serial.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "link/link.h"
+#include "util/alloc.h"
+#include "util/log.h"
+
+#if Z_FEATURE_LINK_SERIAL
+
+/* ---- the framing ------------------------------------------------------------------------------- */
+
+/*
+ * z-serial's CRC-32: the reflected (LSB-first) shift register, initial value and final XOR of all
+ * ones, but fed the polynomial 0x04C11DB7 as it is written, not bit-reversed (0xEDB88320) as the
+ * zlib CRC-32 is. "123456789" gives 0xFC4F2BE9, not 0xCBF43926. Bitwise: no 1 KiB table in flash
+ * for a line that moves a few hundred bytes a millisecond at most.
+ */
+uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
+{
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < len; i++) {
+        crc ^= p[i];
+        for (unsigned bit = 0; bit < 8; bit++) {
+            crc = (crc >> 1) ^ (0x04c11db7u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+/* A COBS encoder writing into a buffer known to be large enough. A block holds up to 254 data
+ * bytes behind its code byte; after a full block a new one always starts, even at the very end
+ * (its code is then 0x01), which is what Rust's cobs 0.2 does. */
+typedef struct {
+    uint8_t *out;
+    size_t pos;      /* next byte to write */
+    size_t code_pos; /* where the current block's code byte goes */
+    uint8_t code;    /* 1 + data bytes in the current block */
+} cobs_writer_t;
+
+static void cobs_start(cobs_writer_t *w, uint8_t *out)
+{
+    w->out = out;
+    w->code_pos = 0;
+    w->pos = 1;
+    w->code = 1;
+}
+
+static void cobs_block_end(cobs_writer_t *w)
+{
+    w->out[w->code_pos] = w->code;
+    w->code_pos = w->pos++;
+    w->code = 1;
+}
+
+static void cobs_put(cobs_writer_t *w, uint8_t b)
+{
+    if (b == 0) {
+        cobs_block_end(w);
+        return;
+    }
+    w->out[w->pos++] = b;
+    if (++w->code == 0xffu) {
+        cobs_block_end(w);
+    }
+}
+
+static void cobs_put_all(cobs_writer_t *w, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cobs_put(w, p[i]);
+    }
+}
+
+z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
+                            size_t *n)
+{
+    *n = 0;
+    if (len > ZM_SERIAL_MTU) {
+        return ZM_E_FIELD;
+    }
+    if (cap < ZM_SERIAL_WIRE_MAX(len)) {
+        return ZM_E_NO_SPACE;
+    }
+    uint32_t crc = zm_serial_crc32(payload, len);
+    const uint8_t head[3] = {flags, (uint8_t)(len & 0xffu), (uint8_t)(len >> 8)};
+    const uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
+    cobs_writer_t w;
+    cobs_start(&w, out);
+    cobs_put_all(&w, head, sizeof(head));
+    cobs_put_all(&w, payload, len);
+    cobs_put_all(&w, tail, sizeof(tail));
+    out[w.code_pos] = w.code; /* the last block, never followed by an implied zero */
+    out[w.pos++] = 0x00;      /* the delimiter */
+    *n = w.pos;
+    return Z_OK;
+}
+
+void zm_serial_decoder_init(zm_serial_decoder_t *d)
+{
+    d->len = 0;
+    d->block_left = 0;
+    d->zero_pending = false;
+    d->in_frame = false;
+    d->overflow = false;
+    d->dropped = 0;
+}
+
+/* Appends one decoded byte; false once the frame no longer fits. */
+static bool decoded_put(zm_serial_decoder_t *d, uint8_t b)
+{
+    if (d->len == sizeof(d->buf)) {
+        d->overflow = true;
+        return false;
+    }
+    d->buf[d->len++] = b;
+    return true;
+}
+
+/* The delimiter came: check what was decoded and start over for the next frame. */
+static z_result_t frame_end(zm_serial_decoder_t *d, zm_serial_frame_t *frame)
+{
+    z_result_t r = Z_OK;
+    size_t n = d->len;
+    if (d->overflow) {
+        r = ZM_E_NO_SPACE;
+    } else if (d->block_left != 0 || n < ZM_SERIAL_OVERHEAD) {
+        r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, or no room for the header */
+    } else {
+        size_t len = (size_t)d->buf[1] | ((size_t)d->buf[2] << 8);
+        if (n != len + ZM_SERIAL_OVERHEAD) {
+            r = ZM_E_TRUNCATED;
+        } else {
+            const uint8_t *c = d->buf + 3 + len;
+            uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
+            if (sent != zm_serial_crc32(d->buf + 3, len)) {
+                r = ZM_E_CHECKSUM;
+            } else {
+                frame->flags = d->buf[0];
+                frame->payload = zm_slice(d->buf + 3, len);
+            }
+        }
+    }
+    if (r != Z_OK) {
+        d->dropped++;
+    }
+    d->len = 0;
+    d->block_left = 0;
+    d->zero_pending = false;
+    d->in_frame = false;
+    d->overflow = false;
+    return r;
+}
+
+z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used,
+                            zm_serial_frame_t *frame)
+{
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = in[i];
+        if (b == 0x00) {
+            if (!d->in_frame) {
+                continue; /* an empty frame: a sender may flush the line with a lone delimiter */
+            }
+            *used = i + 1;
+            return frame_end(d, frame);
+        }
+        d->in_frame = true;
+        if (d->overflow) {
+            continue;
+        }
+        if (d->block_left > 0) {
+            d->block_left--;
+            (void)decoded_put(d, b);
+            continue;
+        }
+        /* A code byte: the block before it, if it stood for a zero, did not end the frame. */
+        if (d->zero_pending && !decoded_put(d, 0x00)) {
+            continue;
+        }
+        d->block_left = (uint8_t)(b - 1u);
+        d->zero_pending = b != 0xffu;
+    }
+    *used = len;
+    return ZM_E_AGAIN;
+}
+
+/* ---- lines ------------------------------------------------------------------------------------- */
+
+/* How long an answer of the handshake (INIT|ACK, RESET) may take to leave. */
+#define CONTROL_SEND_MS 1000u
+/* A listener whose device failed tries it again this much later. */
+#define REOPEN_MS 500u
+/* Waits of a listener are cut in slices this long, so that a shutdown is seen in time. */
+#define LISTEN_SLICE_MS 50u
+/* Reads a receive that must not wait makes at most, so a flooded line cannot hold its caller. */
+#define TRY_READS_MAX 8u
+
+/* What an accepted line shares with its listener: whether it is still open, and who is left. */
+typedef struct {
+    atomic_uint refs;
+    atomic_bool busy;
+} serial_claim_t;
+
+/* An open line. The reader owns rx, raw and the counters, the sender owns tx. */
+typedef struct {
+    zm_serial_t port;
+    zm_serial_decoder_t rx;
+    size_t raw_pos; /* raw[raw_pos..raw_len) came from the port and is not decoded yet */
+    size_t raw_len;
+    uint8_t raw[ZM_SERIAL_RX_CHUNK];
+    uint8_t tx[ZM_SERIAL_WIRE_MAX(ZM_SERIAL_MTU)];
+    serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
+    char dev[ZM_SERIAL_DEV_MAX + 1];
+} serial_line_t;
+
+/* A listener: the line waiting for an INIT (NULL while its link is out, or while the device
+ * cannot be opened). Only the accepting thread touches it; shutdown only raises shut. */
+typedef struct {
+    serial_line_t *line;
+    serial_claim_t *claim;
+    atomic_bool shut;
+    bool failing; /* the last open failed: said once, until it works again */
+    uint64_t retry_at;
+    uint32_t baudrate;
+    char dev[ZM_SERIAL_DEV_MAX + 1];
+} serial_listener_t;
+
+static const zm_link_ops_t serial_listener_ops;
+
+static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
+{
+    if (ep->address.len > ZM_SERIAL_DEV_MAX) {
+        return ZM_E_LOCATOR;
+    }
+    memcpy(dev, ep->address.ptr, ep->address.len);
+    dev[ep->address.len] = '\0';
+    return Z_OK;
+}
+
+static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudrate)
+{
+    serial_line_t *s = zm_alloc(sizeof(*s));
+    if (s == NULL) {
+        return ZM_E_NOMEM;
+    }
+    z_result_t r = zm_port_serial_open(&s->port, dev, baudrate);
+    if (r != Z_OK) {
+        zm_free(s);
+        return r;
+    }
+    zm_serial_decoder_init(&s->rx);
+    s->raw_pos = 0;
+    s->raw_len = 0;
+    s->claim = NULL;
+    strcpy(s->dev, dev);
+    *out = s;
+    return Z_OK;
+}
+
+static void claim_release(serial_claim_t *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1u) == 1u) {
+        zm_free(c);
+    }
+}
+
+static void line_free(serial_line_t *s)
+{
+    zm_port_serial_close(&s->port);
+    if (s->claim != NULL) {
+        atomic_store(&s->claim->busy, false); /* the device is closed: the listener may reopen it */
+        claim_release(s->claim);
+    }
+    zm_free(s);
+}
+
+/* Decodes the raw bytes already read, until a frame comes out (Z_OK) or they run out (ZM_E_AGAIN).
+ * A bad frame is dropped with a warning; the count doubles between two of them, so that a line
+ * full of noise does not fill the log. */
+static z_result_t take_frame(serial_line_t *s, zm_serial_frame_t *f)
+{
+    while (s->raw_pos < s->raw_len) {
+        size_t used = 0;
+        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, f);
+        s->raw_pos += used;
+        if (r == Z_OK) {
+            return Z_OK;
+        }
+        uint32_t n = s->rx.dropped;
+        if (r != ZM_E_AGAIN && (n & (n - 1u)) == 0) {
+            ZM_LOG_W("serial %s: frame dropped: %s (%u dropped so far)", s->dev, zm_strerror(r), (unsigned)n);
+        }
+    }
+    return ZM_E_AGAIN;
+}
+
+/* One read from the port into raw (which take_frame emptied). */
+static z_result_t read_chunk(serial_line_t *s)
+{
+    size_t got = 0;
+    ZM_TRY(zm_port_serial_read(&s->port, s->raw, sizeof(s->raw), &got));
+    s->raw_pos = 0;
+    s->raw_len = got;
+    return Z_OK;
+}
+
+/* The next frame, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT past it; a
+ * deadline already past still takes what the line has now, within TRY_READS_MAX reads). */
+static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_frame_t *f)
+{
+    for (unsigned reads = 0;; reads++) {
+        if (take_frame(s, f) == Z_OK) {
+            return Z_OK;
+        }
+        uint64_t now = zm_port_clock_ms();
+        uint64_t left = now < deadline ? deadline - now : 0;
+        if (left == 0 && reads >= TRY_READS_MAX) {
+            return ZM_E_TIMEOUT;
+        }
+        ZM_TRY(zm_port_serial_wait_readable(&s->port, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left));
+        ZM_TRY(read_chunk(s));
+    }
+}
+
+/* Sends an empty frame with flags, all of it by the deadline. */
+static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadline)
+{
+    uint8_t frame[ZM_SERIAL_WIRE_MAX(0)];
+    size_t n = 0;
+    ZM_TRY(zm_serial_encode(flags, NULL, 0, frame, sizeof(frame), &n));
+    size_t written = 0;
+    return zm_port_serial_write(&s->port, frame, n, deadline, &written);
+}
+
+static void sleep_until(uint64_t when, uint64_t deadline)
+{
+    uint64_t now = zm_port_clock_ms();
+    uint64_t until = when < deadline ? when : deadline;
+    if (until > now) {
+        zm_port_sleep_ms((uint32_t)(until - now));
+    }
+}
+
+/*
+ * The opener's side: INIT, then wait for INIT|ACK. RESET means the listener still held an older
+ * link of ours: wait reset_wait and start again, as Rust does. Unlike Rust, an INIT that got no
+ * answer is sent again every ZM_SERIAL_INIT_RETRY_MS: a Rust listener discards what came before
+ * it opened its device, so an opener that started first would otherwise wait for ever. Frames of
+ * any other kind are leftovers of an older link and are skipped.
+ */
+static z_result_t opener_handshake(serial_line_t *s, uint64_t reset_wait_ms, uint64_t deadline)
+{
+    for (;;) {
+        ZM_TRY(send_control(s, ZM_SERIAL_FLAG_INIT, deadline));
+        uint64_t resend_at = zm_port_clock_ms() + ZM_SERIAL_INIT_RETRY_MS;
+        for (;;) {
+            zm_serial_frame_t f;
+            z_result_t r = wait_frame(s, resend_at < deadline ? resend_at : deadline, &f);
+            if (r == ZM_E_TIMEOUT) {
+                if (zm_port_clock_ms() >= deadline) {
+                    return ZM_E_TIMEOUT;
+                }
+                break; /* no answer yet: INIT again */
+            }
+            ZM_TRY(r);
+            uint8_t both = ZM_SERIAL_FLAG_INIT | ZM_SERIAL_FLAG_ACK;
+            if ((f.flags & both) == both) {
+                return Z_OK;
+            }
+            if (f.flags & ZM_SERIAL_FLAG_RESET) {
+                sleep_until(zm_port_clock_ms() + reset_wait_ms, deadline);
+                break;
+            }
+        }
+    }
+}
+
+static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    zm_serial_config_t cfg;
+    char dev[ZM_SERIAL_DEV_MAX + 1];
+    ZM_TRY(zm_endpoint_serial_config(ep, &cfg));
+    ZM_TRY(device_name(ep, dev));
+    serial_line_t *s = NULL;
+    ZM_TRY(line_open(&s, dev, cfg.baudrate));
+    z_result_t r = opener_handshake(s, (cfg.reset_wait_us + 999u) / 1000u, deadline);
+    if (r != Z_OK) {
+        line_free(s);
+        return r;
+    }
+    l->ctx = s;
+    return Z_OK;
+}
+
+/* The batch as a data frame, in the sender's buffer. */
+static z_result_t serial_encode(zm_link_t *l, const uint8_t *batch, size_t len, const uint8_t **frame,
+                                size_t *frame_len)
+{
+    serial_line_t *s = l->ctx;
+    ZM_TRY(zm_serial_encode(0, batch, len, s->tx, sizeof(s->tx), frame_len));
+    *frame = s->tx;
+    return Z_OK;
+}
+
+static z_result_t serial_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                               size_t *written)
+{
+    serial_line_t *s = l->ctx;
+    return zm_port_serial_write(&s->port, buf, len, deadline_ms, written);
+}
+
+/*
+ * A frame on an established line. Data frames are batches; an empty one carries nothing. An INIT
+ * means the peer started over: it is answered with RESET, as Rust's listener does, and the link
+ * ends (the answer is written by the receiving thread, beside a sender: a tty takes a write of a
+ * few bytes whole, so at worst the peer sees one bad frame and tries again). A RESET means the
+ * peer dropped this link; an ACK alone means nothing.
+ */
+static z_result_t on_line_frame(serial_line_t *s, const zm_serial_frame_t *f, bool *batch)
+{
+    *batch = false;
+    if (f->flags & ZM_SERIAL_FLAG_INIT) {
+        ZM_LOG_I("serial %s: the peer started over, answering RESET", s->dev);
+        z_result_t r = send_control(s, ZM_SERIAL_FLAG_RESET, zm_port_clock_ms() + CONTROL_SEND_MS);
+        ZM_UNUSED(r); /* the link ends either way */
+        return ZM_E_CLOSED;
+    }
+    if (f->flags & ZM_SERIAL_FLAG_RESET) {
+        ZM_LOG_I("serial %s: the peer reset the line", s->dev);
+        return ZM_E_CLOSED;
+    }
+    *batch = f->payload.len > 0;
+    return Z_OK;
+}
+
+static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    serial_line_t *s = l->ctx;
+    *n = 0;
+    for (unsigned reads = 0;; reads++) {
+        zm_serial_frame_t f;
+        if (take_frame(s, &f) == Z_OK) {
+            bool batch = false;
+            ZM_TRY(on_line_frame(s, &f, &batch));
+            if (!batch) {
+                continue;
+            }
+            if (f.payload.len > cap) {
+                return ZM_E_FIELD;
+            }
+            memcpy(buf, f.payload.ptr, f.payload.len);
+            *n = f.payload.len;
+            return Z_OK;
+        }
+        if (!wait) {
+            if (reads >= TRY_READS_MAX || zm_port_serial_wait_readable(&s->port, 0) != Z_OK) {
+                return ZM_E_AGAIN;
+            }
+        } else if (l->rx_deadline_ms != 0) {
+            uint64_t now = zm_port_clock_ms();
+            if (now >= l->rx_deadline_ms) {
+                return ZM_E_TIMEOUT;
+            }
+            uint64_t left = l->rx_deadline_ms - now;
+            ZM_TRY(zm_port_serial_wait_readable(&s->port, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left));
+        }
+        ZM_TRY(read_chunk(s));
+    }
+}
+
+static bool serial_pending(zm_link_t *l)
+{
+    const serial_line_t *s = l->ctx;
+    return s->raw_pos < s->raw_len;
+}
+
+static z_result_t serial_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+{
+    serial_line_t *s = l->ctx;
+    return serial_pending(l) ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
+}
+
+#if Z_FEATURE_LINK_TCP
+static zm_socket_t *serial_socket(zm_link_t *l)
+{
+    serial_line_t *s = l->ctx;
+    return zm_port_serial_socket(&s->port);
+}
+#endif
+
+static void serial_shutdown(zm_link_t *l)
+{
+    serial_line_t *s = l->ctx;
+    zm_port_serial_shutdown(&s->port);
+}
+
+static void serial_close(zm_link_t *l)
+{
+    line_free(l->ctx);
+    l->ctx = NULL;
+}
+
+/* ---- listeners --------------------------------------------------------------------------------- */
+
+static z_result_t serial_listen(zm_link_t *l, const zm_endpoint_t *ep)
+{
+    zm_serial_config_t cfg;
+    char dev[ZM_SERIAL_DEV_MAX + 1];
+    ZM_TRY(zm_endpoint_serial_config(ep, &cfg));
+    ZM_TRY(device_name(ep, dev));
+    serial_listener_t *L = zm_alloc(sizeof(*L));
+    serial_claim_t *c = zm_alloc(sizeof(*c));
+    if (L == NULL || c == NULL) {
+        zm_free(L);
+        zm_free(c);
+        return ZM_E_NOMEM;
+    }
+    atomic_init(&c->refs, 1u);
+    atomic_init(&c->busy, false);
+    atomic_init(&L->shut, false);
+    L->claim = c;
+    L->failing = false;
+    L->retry_at = 0;
+    L->baudrate = cfg.baudrate;
+    strcpy(L->dev, dev);
+    /* Opened now, so that a wrong name or baud rate fails the listen rather than every accept. */
+    z_result_t r = line_open(&L->line, dev, cfg.baudrate);
+    if (r != Z_OK) {
+        zm_free(c);
+        zm_free(L);
+        return r;
+    }
+    l->ops = &serial_listener_ops;
+    l->ctx = L;
+    return Z_OK;
+}
+
+/* Makes sure the listener has its line: opened again once the last link closed it. Z_OK with
+ * L->line set, or ZM_E_AGAIN while a link holds the device or it cannot be opened yet. */
+static z_result_t listener_line(serial_listener_t *L)
+{
+    if (L->line != NULL) {
+        return Z_OK;
+    }
+    if (atomic_load(&L->claim->busy) || zm_port_clock_ms() < L->retry_at) {
+        return ZM_E_AGAIN;
+    }
+    z_result_t r = line_open(&L->line, L->dev, L->baudrate);
+    if (r != Z_OK) {
+        if (!L->failing) {
+            ZM_LOG_W("serial %s: cannot open the line: %s; trying again every %u ms", L->dev, zm_strerror(r),
+                     (unsigned)REOPEN_MS);
+        }
+        L->failing = true;
+        L->retry_at = zm_port_clock_ms() + REOPEN_MS;
+        return ZM_E_AGAIN;
+    }
+    L->failing = false;
+    return Z_OK;
+}
+
+/* The line took an INIT: answer, and hand the line over to out. */
+static z_result_t hand_out(serial_listener_t *L, zm_link_t *out)
+{
+    serial_line_t *s = L->line;
+    ZM_TRY(send_control(s, ZM_SERIAL_FLAG_INIT | ZM_SERIAL_FLAG_ACK, zm_port_clock_ms() + CONTROL_SEND_MS));
+    atomic_fetch_add(&L->claim->refs, 1u);
+    atomic_store(&L->claim->busy, true);
+    s->claim = L->claim;
+    L->line = NULL;
+    out->ops = &zm_link_serial_ops;
+    out->ctx = s;
+    return Z_OK;
+}
+
+/*
+ * Waits (in slices, checking for a shutdown) for an INIT on the device, then answers INIT|ACK and
+ * returns the line as a new link. Anything before the INIT is skipped, as Rust does. While the
+ * link handed out last is open, or the device cannot be opened, there is nothing to accept.
+ */
+static z_result_t listener_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms)
+{
+    serial_listener_t *L = listener->ctx;
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    for (;;) {
+        if (atomic_load(&L->shut)) {
+            return ZM_E_CLOSED;
+        }
+        uint64_t now = zm_port_clock_ms();
+        uint64_t slice = now + LISTEN_SLICE_MS < deadline ? now + LISTEN_SLICE_MS : deadline;
+        if (listener_line(L) == Z_OK) {
+            zm_serial_frame_t f;
+            z_result_t r = wait_frame(L->line, slice, &f);
+            if (r == Z_OK && (f.flags & ZM_SERIAL_FLAG_INIT)) {
+                r = hand_out(L, out);
+                if (r == Z_OK) {
+                    return Z_OK;
+                }
+            }
+            if (r != Z_OK && r != ZM_E_TIMEOUT) {
+                ZM_LOG_W("serial %s: the line failed: %s", L->dev, zm_strerror(r));
+                line_free(L->line);
+                L->line = NULL;
+                L->retry_at = zm_port_clock_ms() + REOPEN_MS;
+            }
+            if (r == Z_OK) {
+                continue; /* a frame other than INIT: skipped */
+            }
+        } else {
+            sleep_until(slice, deadline);
+        }
+        if (zm_port_clock_ms() >= deadline) {
+            return ZM_E_TIMEOUT;
+        }
+    }
+}
+
+/* Work without waiting: bytes already read, or a device to open again. */
+static bool listener_pending(zm_link_t *l)
+{
+    serial_listener_t *L = l->ctx;
+    if (L->line != NULL) {
+        return L->line->raw_pos < L->line->raw_len;
+    }
+    return !atomic_load(&L->claim->busy) && zm_port_clock_ms() >= L->retry_at;
+}
+
+static z_result_t listener_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+{
+    serial_listener_t *L = l->ctx;
+    if (listener_pending(l)) {
+        return Z_OK;
+    }
+    if (L->line != NULL) {
+        return zm_port_serial_wait_readable(&L->line->port, timeout_ms);
+    }
+    uint64_t now = zm_port_clock_ms();
+    sleep_until(now + (timeout_ms < LISTEN_SLICE_MS ? timeout_ms : LISTEN_SLICE_MS), UINT64_MAX);
+    return listener_pending(l) ? Z_OK : ZM_E_TIMEOUT;
+}
+
+#if Z_FEATURE_LINK_TCP
+static zm_socket_t *listener_socket(zm_link_t *l)
+{
+    serial_listener_t *L = l->ctx;
+    return L->line != NULL ? zm_port_serial_socket(&L->line->port) : NULL;
+}
+#endif
+
+static void listener_shutdown(zm_link_t *l)
+{
+    serial_listener_t *L = l->ctx;
+    atomic_store(&L->shut, true);
+}
+
+static void listener_close(zm_link_t *l)
+{
+    serial_listener_t *L = l->ctx;
+    if (L->line != NULL) {
+        line_free(L->line);
+    }
+    claim_release(L->claim);
+    zm_free(L);
+    l->ctx = NULL;
+}
+
+const zm_link_ops_t zm_link_serial_ops = {
+    .streamed = false,
+    .mtu = ZM_SERIAL_MTU,
+    .open = serial_open,
+    .listen = serial_listen,
+    .wait_readable = serial_wait_readable,
+#if Z_FEATURE_LINK_TCP
+    .socket = serial_socket,
+#endif
+    .pending = serial_pending,
+    .write = serial_write,
+    .encode = serial_encode,
+    .recv = serial_recv,
+    .shutdown = serial_shutdown,
+    .close = serial_close,
+};
+
+static const zm_link_ops_t serial_listener_ops = {
+    .streamed = false,
+    .mtu = ZM_SERIAL_MTU,
+    .accept = listener_accept,
+    .wait_readable = listener_wait_readable,
+#if Z_FEATURE_LINK_TCP
+    .socket = listener_socket,
+#endif
+    .pending = listener_pending,
+    .shutdown = listener_shutdown,
+    .close = listener_close,
+};
+
+#endif /* Z_FEATURE_LINK_SERIAL */

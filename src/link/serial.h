@@ -1,0 +1,87 @@
+/*
+ * The serial framing, wire-compatible with Rust's serial link (zenoh-link-serial 1.10.2 over the
+ * z-serial 0.3.1 crate; docs/serial.md has the layout byte by byte). Every batch travels as one
+ * frame, COBS-encoded so that 0x00 never occurs inside it, and a 0x00 ends it:
+ *
+ *    before COBS:  | flags | len (u16 LE) | payload (len bytes) | CRC32 of payload (u32 LE) |
+ *    on the line:  | COBS(the above) ... | 0x00 |
+ *
+ * The codec is pure and allocates nothing: an encoder into the caller's buffer, and a decoder
+ * that eats bytes as they come (a tty read of a few hundred, a UART interrupt's one) and yields
+ * whole verified frames, so the same code serves POSIX and bare metal.
+ */
+#ifndef ZM_LINK_SERIAL_H
+#define ZM_LINK_SERIAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/bytes.h"
+#include "zmote/opt.h"
+
+/* The flags byte. Data frames carry 0; the handshake frames carry no payload. */
+#define ZM_SERIAL_FLAG_INIT 0x01u  /* opener: "I start"; listener answers with INIT|ACK */
+#define ZM_SERIAL_FLAG_ACK 0x02u   /* with INIT: the listener took the opener's INIT */
+#define ZM_SERIAL_FLAG_RESET 0x04u /* the listener drops a line whose peer started over */
+
+/* Flags, length and CRC around the payload, before COBS. */
+#define ZM_SERIAL_OVERHEAD 7u
+
+/* Largest COBS encoding of n bytes: one code byte per 254 data bytes, plus the first one. */
+#define ZM_SERIAL_COBS_MAX(n) ((n) + (n) / 254u + 1u)
+
+/* Largest frame on the line for a payload of n bytes, the 0x00 delimiter included. */
+#define ZM_SERIAL_WIRE_MAX(n) (ZM_SERIAL_COBS_MAX((n) + ZM_SERIAL_OVERHEAD) + 1u)
+
+/* Largest payload Rust puts in a frame or takes from one (z-serial's MAX_MTU). */
+#define ZM_SERIAL_RUST_MTU 1500u
+
+/** The frame checksum: CRC-32 as z-serial computes it (see docs/serial.md: not the zlib one). */
+uint32_t zm_serial_crc32(const uint8_t *p, size_t len);
+
+/**
+ * Encodes one frame of flags and payload[0..len) into out[0..cap), delimiter included, and its
+ * length into *n. ZM_E_FIELD if len > ZM_SERIAL_MTU; ZM_E_NO_SPACE if cap is smaller than
+ * ZM_SERIAL_WIRE_MAX(len) (checked up front, so nothing is written then). payload is borrowed.
+ */
+ZM_NODISCARD z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, uint8_t *out,
+                                         size_t cap, size_t *n);
+
+/** A decoded frame; payload points into the decoder and lives until its next call. */
+typedef struct {
+    uint8_t flags;
+    zm_slice_t payload;
+} zm_serial_frame_t;
+
+/**
+ * The decoder's state: the frame decoded so far (COBS undone) and where the COBS block stands.
+ * Owned by the one thread that receives on the line.
+ */
+typedef struct {
+    uint8_t buf[ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD];
+    size_t len;          /* bytes of buf decoded so far */
+    uint8_t block_left;  /* data bytes left in the current COBS block; 0: a code byte is next */
+    bool zero_pending;   /* the block just ended stands for a 0x00, unless the frame ends here */
+    bool in_frame;       /* a byte other than the delimiter came since the last delimiter */
+    bool overflow;       /* the frame outgrew buf: its bytes are skipped up to the delimiter */
+    uint32_t dropped;    /* frames dropped so far: corrupt, or longer than ZM_SERIAL_MTU */
+} zm_serial_decoder_t;
+
+/** Readies d for the first frame; also after a line was reopened. */
+void zm_serial_decoder_init(zm_serial_decoder_t *d);
+
+/**
+ * Eats in[0..len) up to and including the delimiter that completes a frame, and sets *used to
+ * the bytes eaten. Returns Z_OK with *frame for a whole frame whose length and CRC check out;
+ * ZM_E_AGAIN when every byte was eaten and no frame ended; for a frame that ended but is bad,
+ * ZM_E_CHECKSUM (CRC mismatch), ZM_E_TRUNCATED (broken COBS, shorter than its own header, or a
+ * length field that disagrees with the frame) or ZM_E_NO_SPACE (longer than ZM_SERIAL_MTU), after
+ * which d->dropped went up and the next call starts on the following frame. Bytes between two
+ * delimiters are one frame, so garbage costs at most the frame it hides in; a lone delimiter
+ * (an empty frame) is skipped without a word.
+ */
+ZM_NODISCARD z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used,
+                                         zm_serial_frame_t *frame);
+
+#endif /* ZM_LINK_SERIAL_H */
