@@ -32,7 +32,7 @@
 #define Z_FEATURE_UNICAST_PEER 1
 #endif
 
-/** Reassembly of fragmented messages on receive (sending fragments is always possible). */
+/** Fragmentation: messages larger than a batch are cut on send and reassembled on receive (0: refused, dropped). */
 #ifndef Z_FEATURE_FRAGMENTATION
 #define Z_FEATURE_FRAGMENTATION 1
 #endif
@@ -128,9 +128,13 @@
 #define ZM_BATCH_UNICAST_SIZE 65535
 #endif
 
-/** Largest reassembled (fragmented) message accepted, in bytes. */
+/** Largest message sent in fragments or reassembled from them, in bytes (with Z_FEATURE_FRAGMENTATION). */
 #ifndef ZM_FRAG_MAX_SIZE
+#if defined(ZM_NO_HEAP) && ZM_NO_HEAP
+#define ZM_FRAG_MAX_SIZE ZM_BATCH_UNICAST_SIZE /* a no-heap build's largest default pool block */
+#else
 #define ZM_FRAG_MAX_SIZE (16u * 1024u * 1024u + 4096u)
+#endif
 #endif
 
 /** Unknown, non-mandatory extensions kept per decoded message (for faithful re-encoding). */
@@ -143,9 +147,13 @@
 #define ZM_ENDPOINTS_MAX 8
 #endif
 
-/** Transports a peer-mode session holds at once (accepted plus connected). */
+/** Transports a peer-mode session holds at once (accepted plus connected); a client needs one. */
 #ifndef ZM_PEERS_MAX
+#if Z_FEATURE_UNICAST_PEER
 #define ZM_PEERS_MAX 8
+#else
+#define ZM_PEERS_MAX 1
+#endif
 #endif
 
 /** Declarations (key expressions and subscribers) one peer may hold here; more closes its link. */
@@ -230,6 +238,35 @@
 /** Entries a z_owned_config_t holds (each a key and a copied string; CONNECT may repeat). */
 #ifndef ZM_CONFIG_ENTRIES_MAX
 #define ZM_CONFIG_ENTRIES_MAX 16
+#endif
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+/**
+ * No heap: every block comes from static pools (ZM_POOL_CLASSES) and sessions from a static
+ * table (ZM_SESSIONS_MAX); nothing calls zm_port_malloc, so the port's heap is never linked in.
+ */
+#ifndef ZM_NO_HEAP
+#define ZM_NO_HEAP 0
+#endif
+
+/** Sessions a no-heap build holds open at once, each a static record. */
+#ifndef ZM_SESSIONS_MAX
+#define ZM_SESSIONS_MAX 1
+#endif
+
+/**
+ * The pools of a no-heap build, smallest blocks first: X(block size, block count) per class. An
+ * allocation takes a block of the smallest class that fits and has one free. Every declaration,
+ * key expression copy, handler buffer and each transport's two batch buffers come from here.
+ */
+#ifndef ZM_POOL_CLASSES
+#define ZM_POOL_CLASSES(X)                                                                     \
+    X(32, 32)                                                                                  \
+    X(64, 32)                                                                                  \
+    X(160, 16)                                                                                 \
+    X(512, 8)                                                                                  \
+    X(ZM_BATCH_UNICAST_SIZE + 2, 2 * ZM_PEERS_MAX)
 #endif
 
 /* ---- logging ------------------------------------------------------------------------------ */

@@ -52,6 +52,7 @@ typedef int8_t z_result_t;
     X(ZM_E_BUSY, -39, "resource busy")                                                 \
     X(ZM_E_AGAIN, -40, "not ready yet, nothing was done")                              \
     X(ZM_E_LIMIT, -41, "a configured limit was reached")                               \
+    X(ZM_E_TOO_LARGE, -42, "message too large to send in this build")                 \
     /* zenoh-pico's public and internal codes, with its values */                      \
     X(Z_ERR_CANCELLED, -69, "operation cancelled")                                     \
     X(_Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION, -70,                                 \

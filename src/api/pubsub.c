@@ -9,12 +9,14 @@
 
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
+#if Z_FEATURE_PUBLICATION == 1
 static bool priority_valid(z_priority_t p) { return p >= Z_PRIORITY_REAL_TIME && p <= Z_PRIORITY_BACKGROUND; }
 
 static bool congestion_valid(z_congestion_control_t c)
 {
     return c == Z_CONGESTION_CONTROL_DROP || c == Z_CONGESTION_CONTROL_BLOCK;
 }
+#endif
 
 #if Z_FEATURE_LOCAL_SUBSCRIBER == 1
 static bool locality_valid(z_locality_t l)
@@ -25,6 +27,7 @@ static bool locality_valid(z_locality_t l)
 
 static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
 
+#if Z_FEATURE_PUBLICATION == 1
 /* The parts of a put that borrow API objects; they must live as long as the zm_put_args_t. */
 typedef struct {
     zm_encoding_t encoding;
@@ -404,7 +407,11 @@ const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publis
     return publisher != NULL ? &publisher->keyexpr : NULL;
 }
 
+#endif /* Z_FEATURE_PUBLICATION */
+
 /* ---- subscribers -------------------------------------------------------------------------------- */
+
+#if Z_FEATURE_SUBSCRIPTION == 1
 
 void z_subscriber_options_default(z_subscriber_options_t *options)
 {
@@ -541,3 +548,4 @@ const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subs
 {
     return subscriber != NULL ? &subscriber->keyexpr : NULL;
 }
+#endif /* Z_FEATURE_SUBSCRIPTION */

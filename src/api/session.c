@@ -42,17 +42,33 @@ z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
     if (b == NULL) {
         return Z_ENULL;
     }
+#if Z_FEATURE_SESSION_CHECK == 1
     atomic_fetch_add(&b->users, 1u);
     zm_session_t *s = atomic_load(&b->s);
     if (s == NULL) {
         atomic_fetch_sub(&b->users, 1u);
         return Z_ESESSION_CLOSED;
     }
+#else
+    /* Without the check the application keeps the session open while it uses it, as in
+     * zenoh-pico: nothing is counted, and a closed session is only seen as such, not waited for. */
+    zm_session_t *s = atomic_load_explicit(&b->s, memory_order_relaxed);
+    if (s == NULL) {
+        return Z_ESESSION_CLOSED;
+    }
+#endif
     *out = s;
     return Z_OK;
 }
 
-void zm_api_session_leave(zm_api_session_t *b) { atomic_fetch_sub(&b->users, 1u); }
+void zm_api_session_leave(zm_api_session_t *b)
+{
+#if Z_FEATURE_SESSION_CHECK == 1
+    atomic_fetch_sub(&b->users, 1u);
+#else
+    ZM_UNUSED(b);
+#endif
+}
 
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 

@@ -10,6 +10,7 @@
 #include "session/internal.h"
 #include "util/alloc.h"
 
+#if Z_FEATURE_PUBLICATION
 void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
 {
     memset(a, 0, sizeof(*a));
@@ -21,7 +22,7 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-#if ZM_PUT_CACHE_SLOTS > 0
+#if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
 /* s->lock held: the hits of a key put without a declared key expression, from the cache, or
  * counted afresh into the slot least recently used. NULL when the key is too long to cache. */
 static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t len)
@@ -63,6 +64,10 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
  */
 static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
+#if !ZM_WRITE_FILTER
+    ZM_UNUSED(a);
+    return zm_peers_pin(s, out, NULL, NULL);
+#else
     size_t n = 0;
     S_LOCK(s);
     const zm_hits_t *hits = NULL;
@@ -89,6 +94,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
     }
     S_UNLOCK(s);
     return n;
+#endif
 }
 
 static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
@@ -146,6 +152,7 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
     }
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
     memset(smp, 0, sizeof(*smp));
@@ -173,6 +180,7 @@ static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
     smp->express = a->express;
     smp->reliable = a->reliable;
 }
+#endif
 
 z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 {
@@ -202,13 +210,16 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
+#if Z_FEATURE_SUBSCRIPTION
     if (a->destination != ZM_LOCALITY_REMOTE) {
         zm_sample_t smp;
         sample_from_args(&smp, a);
         zm_dispatch(s, &smp, false);
     }
+#endif
     return rc;
 }
+#endif /* Z_FEATURE_PUBLICATION */
 
 static z_result_t batch_each(zm_session_t *s, bool on, bool flush)
 {
@@ -272,6 +283,7 @@ static void bad_key(zm_peer_t *p, z_result_t rc)
     zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
 {
     const zm_push_t *push = &m->body.push;
@@ -310,6 +322,7 @@ static void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
     }
     zm_dispatch(p->s, &smp, true);
 }
+#endif
 
 static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
@@ -348,12 +361,15 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)
 {
     ZM_UNUSED(t);
+    ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
     switch (m->id) {
+#if Z_FEATURE_SUBSCRIPTION
     case ZM_MID_N_PUSH:
         on_push(p, m, reliable);
         break;
+#endif
     case ZM_MID_N_DECLARE:
         on_declare(p, &m->body.declare);
         break;

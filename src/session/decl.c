@@ -55,6 +55,7 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
     zm_peers_unpin(s, pinned, n);
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
 {
     zm_sub_t **pp = &s->subs;
@@ -87,6 +88,7 @@ static zm_sub_t *sub_unpin(zm_session_t *s, zm_sub_t *sub)
     S_BROADCAST(s);
     return next;
 }
+#endif
 
 /*
  * Our key expressions to a new peer. Each is pinned (a use more) while it is sent without the
@@ -122,6 +124,7 @@ static z_result_t push_keys(zm_session_t *s, zm_peer_t *p)
     return rc;
 }
 
+#if Z_FEATURE_SUBSCRIPTION
 /* Our subscribers to a new peer, each pinned like a callback while it is sent without the lock. */
 static z_result_t push_subs(zm_session_t *s, zm_peer_t *p)
 {
@@ -144,6 +147,7 @@ static z_result_t push_subs(zm_session_t *s, zm_peer_t *p)
     S_UNLOCK(s);
     return rc;
 }
+#endif
 
 /*
  * Our declarations to a new peer, batched, then the D_FINAL of the implicit interest 0. Nothing
@@ -155,9 +159,11 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
     zm_transport_set_batching(&p->t, true);
     z_result_t rc = push_keys(s, p);
+#if Z_FEATURE_SUBSCRIPTION
     if (rc == Z_OK) {
         rc = push_subs(s, p);
     }
+#endif
     zm_declaration_t d;
     S_LOCK(s);
     bool admin = zm_admin_declaration(s, &d); /* names its key by id: nothing to pin */
@@ -180,12 +186,6 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     if ((it->mode & ZM_INTEREST_CURRENT) == 0) {
         return; /* future declarations reach every peer anyway */
     }
-    zm_session_t *s = p->s;
-    const char *rkey = NULL;
-    size_t rlen = 0;
-    if ((it->options & ZM_INTEREST_R) && zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
-        rkey = NULL;
-    }
     zm_network_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_N_DECLARE;
@@ -193,6 +193,13 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     m.ext.qos = ZM_QOS_DECLARE;
     m.body.declare.has_interest_id = true;
     m.body.declare.interest_id = it->id;
+#if Z_FEATURE_SUBSCRIPTION
+    zm_session_t *s = p->s;
+    const char *rkey = NULL;
+    size_t rlen = 0;
+    if ((it->options & ZM_INTEREST_R) && zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
+        rkey = NULL;
+    }
     if (it->options & ZM_INTEREST_S) {
         /* each subscriber is pinned like a callback while its declaration is sent unlocked */
         S_LOCK(s);
@@ -212,6 +219,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
         }
         S_UNLOCK(s);
     }
+#endif
     decl_fill(&m.body.declare.decl, ZM_DECL_FINAL, 0, NULL, 0);
     zm_peer_send(p, &m, ZM_PRIO_CONTROL, true);
 }
@@ -260,7 +268,9 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
     k->users = 1;
     k->key_len = len;
     memcpy(k->key, key, len);
+#if ZM_WRITE_FILTER
     zm_hits_count(s, key, len, &k->hits);
+#endif
     void *old = NULL;
     if (zm_idmap_put(&s->keys, s->next_key_id, k, &old) != Z_OK) {
         S_UNLOCK(s);
@@ -317,6 +327,8 @@ void zm_decl_free_all(zm_session_t *s)
 }
 
 /* ---- subscribers -------------------------------------------------------------------------------- */
+
+#if Z_FEATURE_SUBSCRIPTION
 
 z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len, uint8_t origin,
                                          zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
@@ -460,7 +472,11 @@ void zm_subs_free_all(zm_session_t *s)
     }
 }
 
+#endif /* Z_FEATURE_SUBSCRIPTION */
+
 /* ---- publishers --------------------------------------------------------------------------------- */
+
+#if Z_FEATURE_PUBLICATION
 
 z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
 {
@@ -502,3 +518,4 @@ z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
     zm_free(p);
     return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
+#endif /* Z_FEATURE_PUBLICATION */

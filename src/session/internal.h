@@ -55,20 +55,19 @@ typedef struct zm_sub {
 } zm_sub_t;
 
 /*
+ * Puts go only to the peers that subscribed to their key (a write filter) in peer mode with
+ * interests. A client sends everything to its router, which routes: it tracks no subscriber.
+ */
+#define ZM_WRITE_FILTER (Z_FEATURE_UNICAST_PEER && Z_FEATURE_INTEREST)
+
+#if ZM_WRITE_FILTER
+/*
  * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
  * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
  */
 typedef struct {
     uint32_t n[ZM_PEERS_MAX]; /* never above ZM_PEER_DECLS_MAX */
 } zm_hits_t;
-
-/* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
-typedef struct zm_lkey {
-    zm_hits_t hits;
-    uint32_t users; /* zm_session_declare_keyexpr calls not yet undeclared */
-    size_t key_len;
-    char key[];
-} zm_lkey_t;
 
 /* A key a z_put without a declared key expression went to lately, with its hits (data.c). */
 typedef struct {
@@ -77,6 +76,17 @@ typedef struct {
     uint16_t key_len;
     char key[ZM_PUT_CACHE_KEY_MAX];
 } zm_put_cache_t;
+#endif
+
+/* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
+typedef struct zm_lkey {
+#if ZM_WRITE_FILTER
+    zm_hits_t hits;
+#endif
+    uint32_t users; /* zm_session_declare_keyexpr calls not yet undeclared */
+    size_t key_len;
+    char key[];
+} zm_lkey_t;
 
 /* A key expression or subscriber declared by a peer; its id is its key in the peer's map. */
 typedef struct {
@@ -91,7 +101,9 @@ typedef struct {
  */
 typedef struct {
     zm_idmap_t keys;
+#if ZM_WRITE_FILTER
     zm_idmap_t subs;
+#endif
     uint32_t n;
     size_t bytes;
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
@@ -133,22 +145,26 @@ struct zm_session {
     zm_condvar_t cond;      /* busy subscribers and pinned peers released, with waiters > 0 */
     zm_condvar_t lease_cond; /* the lease task's sleep, cut short by stop and close */
     zm_task_t lease_task;
+#if Z_FEATURE_UNICAST_PEER
     zm_task_t accept_task;
+#endif
 #endif
     unsigned waiters; /* threads waiting on cond */
     bool lease_running;
-    bool accept_running;
     bool readers_on; /* new peers get a read task */
     atomic_bool closing;
+#if Z_FEATURE_UNICAST_PEER
+    bool accept_running;
     bool listening;
     zm_link_t listener;
     zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
+#endif
     zm_peer_t peers[ZM_PEERS_MAX];
     zm_sub_t *subs;
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
     zm_pub_t *pubs;
-#if ZM_PUT_CACHE_SLOTS > 0
+#if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
 #endif
@@ -162,12 +178,14 @@ struct zm_session {
 };
 
 /* peer.c */
+#if Z_FEATURE_UNICAST_PEER
 /**
  * Serves the listener for up to timeout_ms: newcomers' handshakes progress side by side, and
  * those that finish become peers. ZM_E_CLOSED once the listener is shut; another error when
  * accepting failed (out of descriptors, say): the caller may try again after a pause.
  */
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
+#endif
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently
@@ -179,7 +197,10 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
-/** Drops a peer a send to failed with rc: silently if its link was closed (it left), else logging why. */
+/**
+ * Drops a peer a send to failed with rc: silently if its link was closed (it left), else logging
+ * why; a message too large to send (ZM_E_TOO_LARGE) left nothing on the link, which stays.
+ */
 void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
@@ -211,10 +232,12 @@ ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
 /** Forgets everything p declared (its reader joined); s->lock not held. */
 void zm_remote_free(zm_session_t *s, zm_peer_t *p);
+#if ZM_WRITE_FILTER
 /** s->lock held: the hits of a key against every live peer's subscribers, counted afresh. */
 void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits);
 /** s->lock held: a new peer in slot index starts with no hits anywhere. */
 void zm_hits_reset_peer(zm_session_t *s, unsigned index);
+#endif
 
 /* admin.c */
 /** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */

@@ -12,8 +12,10 @@
 #include "util/alloc.h"
 
 #define CONNECT_TIMEOUT_MS 10000u
+#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
 /* How long an accept waits for an evicted peer's reader to finish its last callback. */
 #define EVICT_WAIT_MS 1000u
+#endif
 
 /* The zid as Rust prints it: hex of its little-endian value, without leading zeros. */
 static const char *zid_text(const zm_zid_t *zid, char out[33])
@@ -93,7 +95,7 @@ static zm_peer_t *free_slot(zm_session_t *s)
     return NULL;
 }
 
-#if ZM_PEER_EVICT
+#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
 /* s->lock held: the accepted live peer that was active least recently, or NULL. */
 static zm_peer_t *eviction_victim(zm_session_t *s)
 {
@@ -121,7 +123,7 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
     zm_peer_reap(s);
     S_LOCK(s);
     p = free_slot(s);
-#if ZM_PEER_EVICT
+#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
     zm_peer_t *victim = p == NULL && accepted ? eviction_victim(s) : NULL;
     S_UNLOCK(s);
     if (victim != NULL) {
@@ -176,11 +178,15 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     uint32_t seed[2];
     zm_port_random(seed, sizeof(seed));
     zm_idmap_init(&p->remote.keys, seed[0]);
+#if ZM_WRITE_FILTER
     zm_idmap_init(&p->remote.subs, seed[1]);
+#endif
     p->remote.n = 0;
     p->remote.bytes = 0;
     p->remote.last_key = NULL;
+#if ZM_WRITE_FILTER
     zm_hits_reset_peer(s, p->index);
+#endif
     p->reader_started = false;
     p->accepted = accepted;
     p->declared = false;
@@ -216,6 +222,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     return zm_peer_add(s, &t, false);
 }
 
+#if Z_FEATURE_UNICAST_PEER
 z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
 {
     zm_transport_params_t params = local_params(s);
@@ -230,6 +237,7 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
     }
     return rc == ZM_E_TIMEOUT || rc == ZM_E_AGAIN ? Z_OK : rc;
 }
+#endif
 
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
 {
@@ -254,6 +262,10 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
 
 void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why)
 {
+    if (rc == ZM_E_TOO_LARGE) {
+        ZM_LOG_W("a message too large for this build was not sent (ZM_FRAG_MAX_SIZE, Z_FEATURE_FRAGMENTATION)");
+        return; /* nothing went out: the link is intact */
+    }
     zm_peer_kill(p, ZM_CLOSE_GENERIC, rc == ZM_E_CLOSED ? NULL : why);
 }
 

@@ -14,6 +14,8 @@
 
 /* ---- hits ------------------------------------------------------------------------------------ */
 
+#if ZM_WRITE_FILTER
+
 typedef struct {
     const char *key;
     size_t len;
@@ -102,6 +104,7 @@ void zm_hits_reset_peer(zm_session_t *s, unsigned index)
     }
 #endif
 }
+#endif /* ZM_WRITE_FILTER */
 
 /* ---- resolving wire expressions -------------------------------------------------------------- */
 
@@ -214,7 +217,9 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
+#if ZM_WRITE_FILTER
     zm_session_t *s = p->s;
+#endif
     const char *key;
     size_t len;
     zm_rdecl_t *old = NULL;
@@ -236,6 +241,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
             rdecl_release(p, old);
         }
         return Z_OK;
+#if ZM_WRITE_FILTER
     case ZM_DECL_SUBSCRIBER: {
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
@@ -270,6 +276,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
             S_UNLOCK(s);
         }
         return Z_OK;
+#endif
     default:
         return Z_OK; /* queryables and tokens: not served yet */
     }
@@ -287,12 +294,16 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
+#if ZM_WRITE_FILTER
     S_LOCK(s);
     zm_idmap_t subs = p->remote.subs;
     zm_idmap_init(&p->remote.subs, subs.seed);
     S_UNLOCK(s);
     zm_idmap_foreach(&subs, rdecl_free_one, NULL);
     zm_idmap_free(&subs);
+#else
+    ZM_UNUSED(s);
+#endif
     p->remote.n = 0;
     p->remote.bytes = 0;
     p->remote.last_key = NULL;

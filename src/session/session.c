@@ -13,6 +13,30 @@
 #define ACCEPT_POLL_MS 200u
 #define RECONNECT_PERIOD_MS 1000u
 
+#if ZM_NO_HEAP
+/* A no-heap build keeps its sessions in a static table; in_use is only touched by open and close. */
+static zm_session_t session_table[ZM_SESSIONS_MAX];
+static atomic_bool session_in_use[ZM_SESSIONS_MAX];
+
+static zm_session_t *session_new(void)
+{
+    for (size_t i = 0; i < ZM_SESSIONS_MAX; i++) {
+        bool expected = false;
+        if (atomic_compare_exchange_strong(&session_in_use[i], &expected, true)) {
+            memset(&session_table[i], 0, sizeof(session_table[i]));
+            return &session_table[i];
+        }
+    }
+    return NULL;
+}
+
+static void session_release(zm_session_t *s) { atomic_store(&session_in_use[s - session_table], false); }
+#else
+static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t)); }
+
+static void session_release(zm_session_t *s) { zm_free(s); }
+#endif
+
 /* Copies the endpoint strings so the caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
@@ -47,6 +71,7 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     return Z_OK;
 }
 
+#if Z_FEATURE_AUTO_RECONNECT
 static bool any_live(zm_session_t *s)
 {
     bool live = false;
@@ -57,6 +82,7 @@ static bool any_live(zm_session_t *s)
     S_UNLOCK(s);
     return live;
 }
+#endif
 
 /* Client: the first endpoint that answers. Peer: every endpoint; those that fail are skipped. */
 static z_result_t connect_all(zm_session_t *s)
@@ -77,6 +103,7 @@ static z_result_t connect_all(zm_session_t *s)
     return any ? Z_OK : last;
 }
 
+#if Z_FEATURE_UNICAST_PEER
 static z_result_t listen_first(zm_session_t *s)
 {
     zm_endpoint_t ep;
@@ -87,6 +114,7 @@ static z_result_t listen_first(zm_session_t *s)
     s->listening = true;
     return Z_OK;
 }
+#endif
 
 static z_result_t lease_step(zm_session_t *s)
 {
@@ -106,12 +134,14 @@ static z_result_t lease_step(zm_session_t *s)
     zm_peers_unpin(s, pinned, n);
     zm_peers_note_activity(s, now);
     zm_peer_reap(s);
+#if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
     if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
         (void)connect_all(s);
     }
+#endif
     return Z_OK;
 }
 
@@ -132,6 +162,7 @@ static void *lease_main(void *arg)
     return NULL;
 }
 
+#if Z_FEATURE_UNICAST_PEER
 static void *accept_main(void *arg)
 {
     zm_session_t *s = arg;
@@ -146,6 +177,7 @@ static void *accept_main(void *arg)
     }
     return NULL;
 }
+#endif
 
 z_result_t zm_session_start_read_task(zm_session_t *s)
 {
@@ -171,12 +203,14 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
             zm_peers_unpin(s, pin, 1);
         }
     }
+#if Z_FEATURE_UNICAST_PEER
     if (s->listening && !s->accept_running) {
         s->accept_running = zm_port_task_start(&s->accept_task, accept_main, s) == Z_OK;
         if (!s->accept_running) {
             return ZM_E_UNSUPPORTED;
         }
     }
+#endif
     return Z_OK;
 }
 
@@ -227,6 +261,13 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 /* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
 #define READ_BURST_MAX 8u
 
+/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers. */
+#if Z_FEATURE_UNICAST_PEER
+#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX)
+#else
+#define READ_LINKS_MAX ZM_PEERS_MAX
+#endif
+
 /*
  * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
  * no read task serves, then whatever is ready is read without blocking, so that a peer sending
@@ -239,27 +280,31 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     }
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    zm_link_t *links[1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX];
-    uint8_t ready[1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX];
+    zm_link_t *links[READ_LINKS_MAX];
+    uint8_t ready[READ_LINKS_MAX];
     size_t nl = 0;
+#if Z_FEATURE_UNICAST_PEER
     uint64_t handshake_deadline = 0;
     if (s->listening) {
         links[nl++] = &s->listener;
         nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
-    size_t first_peer = nl;
-    for (size_t i = 0; i < n; i++) {
-        links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
-    }
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
         timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
     }
+#endif
+    size_t first_peer = nl;
+    for (size_t i = 0; i < n; i++) {
+        links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
+    }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
+#if Z_FEATURE_UNICAST_PEER
     if (s->listening && zm_peer_accept(s, 0) == ZM_E_CLOSED) {
         zm_peers_unpin(s, pinned, n);
         return ZM_E_CLOSED;
     }
+#endif
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
         z_result_t rc = ZM_E_AGAIN;
         for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
@@ -296,13 +341,18 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         (cfg->n_connect == 0 && cfg->n_listen == 0) || (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
         return Z_EINVAL;
     }
-    zm_session_t *s = zm_calloc(sizeof(*s));
+#if !Z_FEATURE_UNICAST_PEER
+    if (cfg->mode == ZM_MODE_PEER) {
+        return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
+    }
+#endif
+    zm_session_t *s = session_new();
     if (s == NULL) {
         return ZM_E_NOMEM;
     }
     z_result_t rc = config_copy(s, cfg);
     if (rc != Z_OK) {
-        zm_free(s);
+        session_release(s);
         return rc;
     }
     if (cfg->has_zid) {
@@ -324,31 +374,35 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #if Z_FEATURE_MULTI_THREAD
     if (zm_port_mutex_init(&s->lock) != Z_OK) {
         zm_free(s->strings);
-        zm_free(s);
+        session_release(s);
         return ZM_E_NOMEM;
     }
     if (zm_port_condvar_init(&s->cond) != Z_OK) {
         zm_port_mutex_destroy(&s->lock);
         zm_free(s->strings);
-        zm_free(s);
+        session_release(s);
         return ZM_E_NOMEM;
     }
     if (zm_port_condvar_init(&s->lease_cond) != Z_OK) {
         zm_port_condvar_destroy(&s->cond);
         zm_port_mutex_destroy(&s->lock);
         zm_free(s->strings);
-        zm_free(s);
+        session_release(s);
         return ZM_E_NOMEM;
     }
 #endif
+#if Z_FEATURE_UNICAST_PEER
     if (cfg->n_listen > 0) {
         rc = listen_first(s);
     }
+#endif
     if (rc == Z_OK && cfg->n_connect > 0) {
         rc = connect_all(s);
+#if Z_FEATURE_UNICAST_PEER
         if (rc != Z_OK && s->listening) {
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
         }
+#endif
     }
 #if Z_FEATURE_MULTI_THREAD
     if (rc == Z_OK && cfg->start_tasks) {
@@ -379,6 +433,7 @@ void zm_session_close(zm_session_t *s)
     S_UNLOCK(s);
 #if Z_FEATURE_MULTI_THREAD
     lease_task_stop(s);
+#if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
@@ -386,6 +441,7 @@ void zm_session_close(zm_session_t *s)
         zm_port_task_join(&s->accept_task);
         s->accept_running = false;
     }
+#endif
 #endif
     for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
         S_LOCK(s);
@@ -411,12 +467,16 @@ void zm_session_close(zm_session_t *s)
     }
     S_UNLOCK(s);
     zm_peer_reap(s);
+#if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
         zm_acceptor_close(&s->acceptor);
         zm_link_close(&s->listener);
         s->listening = false;
     }
+#endif
+#if Z_FEATURE_SUBSCRIPTION
     zm_subs_free_all(s);
+#endif
     zm_decl_free_all(s);
 #if Z_FEATURE_MULTI_THREAD
     zm_port_condvar_destroy(&s->lease_cond);
@@ -424,7 +484,7 @@ void zm_session_close(zm_session_t *s)
     zm_port_mutex_destroy(&s->lock);
 #endif
     zm_free(s->strings);
-    zm_free(s);
+    session_release(s);
 }
 
 bool zm_session_is_closed(const zm_session_t *s) { return s == NULL || s->closing; }

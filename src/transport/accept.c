@@ -12,6 +12,8 @@
 #include "transport/internal.h"
 #include "util/log.h"
 
+#if Z_FEATURE_UNICAST_PEER
+
 /* No CLOSE for the peer: it closed, or the link failed under us. */
 #define NO_CLOSE 0xffu
 
@@ -431,3 +433,5 @@ void zm_acceptor_close(zm_acceptor_t *a)
         a->ready[i] = 0;
     }
 }
+
+#endif /* Z_FEATURE_UNICAST_PEER */

@@ -20,6 +20,7 @@ static bool sn_accept(zm_transport_t *t, unsigned ch, uint32_t sn)
     return true;
 }
 
+#if Z_FEATURE_FRAGMENTATION
 static z_result_t defrag_append(zm_defrag_t *d, zm_slice_t part)
 {
     size_t need = d->len + part.len;
@@ -103,6 +104,7 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f)
     t->on_message(t->ctx, t, &m, f->reliable);
     return Z_OK;
 }
+#endif
 
 /* Dispatches one whole batch. */
 static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
@@ -138,8 +140,10 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
             break;
         }
         case ZM_MID_FRAGMENT:
+#if Z_FEATURE_FRAGMENTATION
             ZM_TRY(on_fragment(t, &m.body.fragment));
-            break;
+#endif
+            break; /* without reassembly, a fragmented message is dropped: its SNs are skipped */
         case ZM_MID_KEEP_ALIVE:
         case ZM_MID_T_OAM:
             break;

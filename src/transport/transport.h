@@ -83,15 +83,19 @@ typedef struct zm_transport {
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
     atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
     _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
+#if Z_FEATURE_FRAGMENTATION
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
+#endif
     uint64_t last_tx_ms;
 
     /* rx: owned by the receiving thread */
     uint8_t *rx_buf;
     size_t rx_cap;
     uint32_t rx_sn[ZM_TX_CHANNELS];
+#if Z_FEATURE_FRAGMENTATION
     zm_defrag_t defrag[2];
+#endif
     _Atomic uint32_t last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
 
     zm_transport_on_message on_message;

@@ -131,6 +131,7 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
+#if Z_FEATURE_FRAGMENTATION
 /* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
 static size_t size_bound(const zm_network_msg_t *m)
 {
@@ -190,7 +191,7 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
 {
     size_t need = size_bound(m);
     if (need > ZM_FRAG_MAX_SIZE) {
-        return Z_EINVAL;
+        return ZM_E_TOO_LARGE;
     }
     if (t->frag_cap < need) { /* grows to the largest message sent, then is reused */
         uint8_t *grown = zm_alloc(need);
@@ -245,6 +246,8 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
     }
     return rc;
 }
+
+#endif /* Z_FEATURE_FRAGMENTATION */
 
 z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
 {
@@ -303,7 +306,11 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             }
             continue;
         }
+#if Z_FEATURE_FRAGMENTATION
         rc = fragment_locked(t, m, reliable, prio);
+#else
+        rc = ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
+#endif
         break;
     }
     if (rc == Z_OK && (flush || !t->batching)) {

@@ -259,14 +259,16 @@ void zm_transport_free(zm_transport_t *t)
     zm_link_close(&t->link);
     zm_free(t->tx_buf);
     zm_free(t->rx_buf);
+    t->tx_buf = NULL;
+    t->rx_buf = NULL;
+#if Z_FEATURE_FRAGMENTATION
     zm_free(t->frag_buf);
     zm_free(t->defrag[0].buf);
     zm_free(t->defrag[1].buf);
-    t->tx_buf = NULL;
-    t->rx_buf = NULL;
     t->frag_buf = NULL;
     t->defrag[0].buf = NULL;
     t->defrag[1].buf = NULL;
+#endif
 #if Z_FEATURE_MULTI_THREAD
     zm_port_mutex_destroy(&t->tx_lock);
 #endif

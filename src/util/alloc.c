@@ -1,7 +1,143 @@
-/* The allocation hooks; the default is the port's heap (zm_port_malloc / zm_port_free). */
+/*
+ * The allocation hooks. The default is the port's heap (zm_port_malloc / zm_port_free), or, in
+ * a no-heap build (ZM_NO_HEAP), fixed pools of blocks in static memory: one pool per size class
+ * of ZM_POOL_CLASSES, each a free list, a block taken from the smallest class that fits and has
+ * one left. Nothing then refers to the port's heap, and the memory a build needs is known at
+ * link time.
+ */
 #include "util/alloc.h"
 
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "zmote/opt.h"
+
+#if ZM_NO_HEAP
+#if Z_FEATURE_MULTI_THREAD
+#include <stdatomic.h>
+#endif
+
+/* Blocks are rounded up to this, so each one is aligned for any object. */
+#define POOL_ALIGN alignof(max_align_t)
+#define POOL_ROUND(n) (((size_t)(n) + POOL_ALIGN - 1u) & ~(POOL_ALIGN - 1u))
+
+typedef struct pool_block {
+    struct pool_block *next;
+} pool_block_t;
+
+typedef struct {
+    size_t size; /* of each block */
+    size_t count;
+    uint8_t *base; /* count blocks of size bytes, one after the other */
+    pool_block_t *free_list;
+    size_t used;
+    size_t peak;
+} pool_t;
+
+#define POOL_BYTES(size, count) +(size_t)(count) * POOL_ROUND(size)
+#define POOL_ENTRY(size, count) {POOL_ROUND(size), (count), NULL, NULL, 0, 0},
+
+/* The blocks of every class, one class after the other. */
+alignas(max_align_t) static uint8_t pool_arena[0 ZM_POOL_CLASSES(POOL_BYTES)];
+
+static pool_t pools[] = {ZM_POOL_CLASSES(POOL_ENTRY)};
+
+#define POOL_COUNT (sizeof(pools) / sizeof(pools[0]))
+
+static bool pools_ready;
+
+#if Z_FEATURE_MULTI_THREAD
+/* Pools are shared by every thread of every session: a spin lock, as no allocation waits long. */
+static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
+
+static void pool_acquire(void)
+{
+    while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire)) {
+    }
+}
+
+static void pool_release(void) { atomic_flag_clear_explicit(&pool_lock, memory_order_release); }
+#else
+static void pool_acquire(void) {}
+static void pool_release(void) {}
+#endif
+
+/* Lock held: threads every block of every class onto its free list, once. */
+static void pools_init(void)
+{
+    uint8_t *at = pool_arena;
+    for (size_t i = 0; i < POOL_COUNT; i++) {
+        pool_t *p = &pools[i];
+        p->base = at;
+        at += p->count * p->size;
+        p->free_list = NULL;
+        for (size_t k = p->count; k-- > 0;) {
+            pool_block_t *b = (pool_block_t *)(void *)(p->base + k * p->size);
+            b->next = p->free_list;
+            p->free_list = b;
+        }
+    }
+    pools_ready = true;
+}
+
+static void *pool_alloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    void *out = NULL;
+    pool_acquire();
+    if (!pools_ready) {
+        pools_init();
+    }
+    for (size_t i = 0; i < POOL_COUNT && out == NULL; i++) {
+        pool_t *p = &pools[i];
+        if (p->size >= size && p->free_list != NULL) {
+            pool_block_t *b = p->free_list;
+            p->free_list = b->next;
+            p->used++;
+            p->peak = p->used > p->peak ? p->used : p->peak;
+            out = b;
+        }
+    }
+    pool_release();
+    return out;
+}
+
+static void pool_free(void *ctx, void *ptr)
+{
+    (void)ctx;
+    uint8_t *at = ptr;
+    pool_acquire();
+    for (size_t i = 0; i < POOL_COUNT; i++) {
+        pool_t *p = &pools[i];
+        if (at >= p->base && at < p->base + p->count * p->size) {
+            pool_block_t *b = ptr;
+            b->next = p->free_list;
+            p->free_list = b;
+            p->used--;
+            break;
+        }
+    }
+    pool_release();
+}
+
+size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
+{
+    pool_acquire();
+    for (size_t i = 0; i < POOL_COUNT && i < cap; i++) {
+        out[i].size = pools[i].size;
+        out[i].count = pools[i].count;
+        out[i].used = pools[i].used;
+        out[i].peak = pools[i].peak;
+    }
+    pool_release();
+    return POOL_COUNT;
+}
+
+#define HEAP {pool_alloc, pool_free, NULL}
+
+#else /* the port's heap */
 
 void *zm_port_malloc(size_t size);
 void zm_port_free(void *ptr);
@@ -18,7 +154,18 @@ static void port_free(void *ctx, void *ptr)
     zm_port_free(ptr);
 }
 
-static zm_allocator_t current = {port_alloc, port_free, NULL};
+size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
+{
+    (void)out;
+    (void)cap;
+    return 0;
+}
+
+#define HEAP {port_alloc, port_free, NULL}
+
+#endif
+
+static zm_allocator_t current = HEAP;
 
 void *zm_alloc(size_t size) { return size == 0 ? NULL : current.alloc(current.ctx, size); }
 
@@ -40,6 +187,6 @@ void zm_free(void *ptr)
 
 void zm_allocator_set(const zm_allocator_t *a)
 {
-    static const zm_allocator_t port = {port_alloc, port_free, NULL};
-    current = a != NULL ? *a : port;
+    static const zm_allocator_t heap = HEAP;
+    current = a != NULL ? *a : heap;
 }

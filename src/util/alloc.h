@@ -18,7 +18,18 @@ void *zm_alloc(size_t size);
 /** Returns size zeroed bytes, or NULL. */
 void *zm_calloc(size_t size);
 void zm_free(void *ptr);
-/** Installs a, or the port's heap when a is NULL. Not thread-safe: call before any session. */
+/** Installs a, or the default heap when a is NULL. Not thread-safe: call before any session. */
 void zm_allocator_set(const zm_allocator_t *a);
+
+/** One pool of a no-heap build: its block size and count, blocks in use now and at most. */
+typedef struct {
+    size_t size;
+    size_t count;
+    size_t used;
+    size_t peak;
+} zm_pool_stat_t;
+
+/** Fills up to cap entries, one per pool, and returns how many pools there are (0 with a heap). */
+size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap);
 
 #endif /* ZM_UTIL_ALLOC_H */

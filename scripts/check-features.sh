@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Compiles every library source under a set of option combinations, warnings as errors, so that
+# an option switched off leaves no dangling reference, unused helper or broken #if behind. The
+# combinations are those a firmware picks (client only, single thread, publisher or subscriber
+# only, no fragmentation, no heap...), plus each feature off alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cc=${CC:-gcc}
+flags=(-std=c11 -fsyntax-only -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes
+       -Wmissing-prototypes -Wundef -Werror -Iinclude -Iport/posix -Isrc)
+sources=(src/*/*.c port/posix/*.c)
+
+features=(MULTI_THREAD PUBLICATION SUBSCRIPTION UNICAST_PEER FRAGMENTATION BATCHING LOCAL_SUBSCRIBER
+          ENCODING_VALUES SESSION_CHECK AUTO_RECONNECT INTEREST)
+combos=()
+for f in "${features[@]}"; do
+    combos+=("-DZ_FEATURE_$f=0")
+done
+combos+=(
+    "-DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_FRAGMENTATION=0"
+    "-DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_PUBLICATION=0 -DZ_FEATURE_INTEREST=0"
+    "-DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_BATCHING=0 -DZ_FEATURE_AUTO_RECONNECT=0 -DZ_FEATURE_SESSION_CHECK=0 -DZM_LOG_LEVEL=0"
+    "-DZ_FEATURE_UNSTABLE_API -DZ_FEATURE_ADMIN_SPACE=1 -DZM_LOG_LEVEL=4"
+    "-DZM_NO_HEAP=1"
+    "-DZM_NO_HEAP=1 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_UNICAST_PEER=0 -DZM_BATCH_UNICAST_SIZE=2048"
+)
+
+failed=0
+for combo in "${combos[@]}"; do
+    # shellcheck disable=SC2206
+    defs=($combo)
+    printf '%s\n' "${sources[@]}" |
+        xargs -P "$(nproc)" -I{} "$cc" "${flags[@]}" "${defs[@]}" {} 2>"/tmp/zm-features.$$" ||
+        { echo "check-features: FAILED with $combo" >&2; head -n 20 "/tmp/zm-features.$$" >&2; failed=1; }
+done
+rm -f "/tmp/zm-features.$$"
+[ "$failed" = 0 ] || exit 1
+echo "check-features: ${#combos[@]} option combinations compile cleanly (${#sources[@]} files each)"

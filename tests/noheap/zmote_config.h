@@ -1,0 +1,23 @@
+/*
+ * Options of the no-heap build the tests run on POSIX (cmake -DZM_NO_HEAP=ON): the same library
+ * with every block from static pools, sized for the unit and interop tests, which open several
+ * sessions in one process and peers with the default 64 KiB batches.
+ */
+#ifndef ZMOTE_CONFIG_H
+#define ZMOTE_CONFIG_H
+
+#define ZM_NO_HEAP 1
+#define ZM_SESSIONS_MAX 8
+#define ZM_POOL_CLASSES(X)                                                                     \
+    X(32, 512)                                                                                 \
+    X(64, 512)                                                                                 \
+    X(160, 256)                                                                                \
+    X(512, 128)                                                                                \
+    X(4096, 64)                                                                                \
+    X(ZM_BATCH_UNICAST_SIZE + 2, 48)                                                            \
+    X(4u << 20, 8)
+
+/* the largest message the tests send in fragments (1 MiB) fits the largest class */
+#define ZM_FRAG_MAX_SIZE (4u << 20)
+
+#endif /* ZMOTE_CONFIG_H */
