@@ -183,7 +183,7 @@ class Pty:
             r, w, _ = select.select([self.fd], wr, [], min(left, 1.0))
             if r:
                 try:
-                    got += os.read(self.fd, 65536)
+                    got += os.read(self.fd, want - len(got))  # not a byte more: more may follow
                 except BlockingIOError:
                     pass
             if w:
