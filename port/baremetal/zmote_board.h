@@ -50,7 +50,7 @@ _Noreturn void zm_board_fatal(void);
 typedef struct zm_board_uart {
     const char *name;
     /** Sets the line to baudrate, 8N1, no flow control, empties the buffers, enables the interrupts.
-     *  Z_EINVAL for a rate the UART cannot make, ZM_E_BUSY if it is open already. */
+     *  ZM_E_UNSUPPORTED for a rate the UART cannot make, ZM_E_BUSY if it is open already. */
     z_result_t (*open)(void *hw, uint32_t baudrate);
     /** Moves up to len received bytes into buf and returns how many (0: none yet). */
     size_t (*read)(void *hw, uint8_t *buf, size_t len);

@@ -24,8 +24,9 @@
 
 struct zm_board_uart;
 
-/** No sockets on bare metal; a placeholder for the structs that name the type. */
-typedef struct {
+/** No sockets on bare metal; a placeholder for the structs that name the type. Tagged
+ *  zm_socket, as port.h's own incomplete zm_socket_t of builds without TCP is, so both agree. */
+typedef struct zm_socket {
     int none;
 } zm_socket_t;
 

@@ -98,12 +98,29 @@ class Qemu:
             self.p.wait(timeout=10)
 
     def resume(self):
-        """Starts a QEMU started paused (the monitor's `cont`)."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(self._monitor_path)
-            s.sendall(b"cont\n")
-            s.recv(4096)
+        """Starts a QEMU started paused (the monitor's `cont`), and checks that it runs: a
+        command sent while QEMU is still setting up can go unheard, so it is sent again."""
+        end = time.monotonic() + 10
+        status = ""
+        while time.monotonic() < end:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(2)
+                try:
+                    s.connect(self._monitor_path)
+                    s.sendall(b"cont\ninfo status\n")
+                    reply = b""
+                    while b"VM status:" not in reply or not reply.rstrip().endswith(b"(qemu)"):
+                        chunk = s.recv(4096)
+                        if not chunk:
+                            break
+                        reply += chunk
+                except OSError:
+                    reply = b""
+            status = reply.decode("utf-8", "replace")
+            if re.search(r"VM status: running", status):
+                return
+            time.sleep(0.1)  # the monitor has no event to wait on before it answers
+        raise AssertionError(f"QEMU did not resume: {status!r}\n{self.describe()}")
 
     def describe(self) -> str:
         console = "\n".join(f"  | {l}" for l in self.lines)

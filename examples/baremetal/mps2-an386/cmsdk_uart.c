@@ -41,7 +41,7 @@ z_result_t cmsdk_uart_open(void *hw, uint32_t baudrate)
     }
     UART_CTRL(u) = 0u;
     if (!set_baud(u, baudrate)) {
-        return Z_EINVAL;
+        return ZM_E_UNSUPPORTED;
     }
     zm_ring_init(&u->rx, u->rx_storage, CMSDK_UART_RX_RING);
     zm_ring_init(&u->tx, u->tx_storage, CMSDK_UART_TX_RING);
