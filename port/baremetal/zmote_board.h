@@ -58,7 +58,8 @@ typedef struct zm_board_uart {
     bool (*readable)(void *hw);
     /** Queues up to len bytes for sending and returns how many it took (0: no room yet). */
     size_t (*write)(void *hw, const uint8_t *buf, size_t len);
-    /** Disables the interrupts and the UART; bytes still queued may be lost. */
+    /** Lets the bytes still queued go out (waiting no longer than they take at the line's rate,
+     *  and a bounded time in all), then disables the interrupts and the UART. */
     void (*close)(void *hw);
     void *hw;
 } zm_board_uart_t;

@@ -22,9 +22,22 @@ static volatile uint32_t ticks;
 static cmsdk_uart_t uart0;
 static cmsdk_uart_t console;
 
+/* A full TX ring takes 22 ms at 115200 baud; a line slower than that, or stalled, gets no more. */
+#define UART_DRAIN_MS 100u
+
+/* Sends what is still queued (the session's last samples and its CLOSE), then closes. */
+static void uart_drain_close(void *hw)
+{
+    uint32_t start = ticks;
+    while (!cmsdk_uart_tx_idle(hw) && ticks - start < UART_DRAIN_MS) {
+        cpu_wfi();
+    }
+    cmsdk_uart_close(hw);
+}
+
 static const zm_board_uart_t uarts[] = {
     {.name = "uart0", .open = cmsdk_uart_open, .read = cmsdk_uart_read, .readable = cmsdk_uart_readable,
-     .write = cmsdk_uart_write, .close = cmsdk_uart_close, .hw = &uart0},
+     .write = cmsdk_uart_write, .close = uart_drain_close, .hw = &uart0},
 };
 
 void board_init(void)

@@ -81,6 +81,11 @@ size_t cmsdk_uart_write(void *hw, const uint8_t *buf, size_t len)
     return n;
 }
 
+bool cmsdk_uart_tx_idle(cmsdk_uart_t *u)
+{
+    return zm_ring_used(&u->tx) == 0u && (UART_STATE(u) & STATE_TXFULL) == 0u;
+}
+
 void cmsdk_uart_close(void *hw)
 {
     cmsdk_uart_t *u = hw;

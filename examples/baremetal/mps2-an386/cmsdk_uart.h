@@ -38,6 +38,9 @@ bool cmsdk_uart_readable(void *hw);
 size_t cmsdk_uart_write(void *hw, const uint8_t *buf, size_t len);
 void cmsdk_uart_close(void *hw);
 
+/** True once every queued byte has left the holding register. */
+bool cmsdk_uart_tx_idle(cmsdk_uart_t *u);
+
 /** Interrupt handlers' bodies, for the vector table's entries of this UART. */
 void cmsdk_uart_rx_isr(cmsdk_uart_t *u);
 void cmsdk_uart_tx_isr(cmsdk_uart_t *u);
