@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on Debian 12, and nothing when it is already there,
 # so a warm machine pays only a few dpkg queries. `build` is enough to build the library and
-# zmote-dump; `all` adds clang (fuzzing), the Cortex-M4 cross compiler, socat (the serial interop
-# tests join two pseudo-terminals with it) and the Python venv (.venv) that the interop tests use. Installing needs root; without it, a missing package is an error.
+# zmote-dump; `all` adds clang (fuzzing), the Cortex-M4 cross compiler, QEMU for the firmware
+# tests, socat (the serial interop tests join two pseudo-terminals with it) and the Python venv
+# (.venv) that the interop tests use. Installing needs root; without it, a missing package is an
+# error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
 all_pkgs=("${build_pkgs[@]}" clang llvm libclang-rt-14-dev gcc-arm-none-eabi
-          libnewlib-arm-none-eabi python3-venv socat)
+          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
     all) pkgs=("${all_pkgs[@]}") ;;
@@ -18,7 +20,8 @@ esac
 
 # The command each package provides, for machines where it came from elsewhere than dpkg.
 declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [clang]=clang [llvm]=llvm-size
-                   [gcc-arm-none-eabi]=arm-none-eabi-gcc [socat]=socat)
+                   [gcc-arm-none-eabi]=arm-none-eabi-gcc [qemu-system-arm]=qemu-system-arm
+                   [socat]=socat)
 
 have_pkg() {
     if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then

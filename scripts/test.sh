@@ -2,10 +2,10 @@
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
 # under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
 # TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
-# its tests, a short libFuzzer run per fuzz target, the freestanding Cortex-M4 build of the
-# portable core, and the worst-case stack of the publish and receive paths on Cortex-M4. Every
-# stage runs even after one fails, so one run shows everything; the last line counts ctest cases
-# plus the other stages: "N passed, N failed".
+# its tests, a short libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run
+# in QEMU, the freestanding Cortex-M4 build of the portable core, and the worst-case stack of the
+# publish and receive paths on Cortex-M4. Every stage runs even after one fails, so one run shows
+# everything; the last line counts ctest cases plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -219,6 +219,38 @@ else
     echo "skip: no fuzz targets written yet"
 fi
 echo "fuzz: $((SECONDS - t))s"
+
+stage "firmware: mps2-an386 with the bare-metal port, run in QEMU"
+t=$SECONDS
+# Skipped tests (a far end of the serial link this tree or machine lacks) count neither way.
+firmware_stage() {
+    local junit=build/firmware/pytest.xml fp ffl
+    .venv/bin/python -m pytest tests/firmware -q -rP --junitxml="$junit" </dev/null
+    read -r fp ffl < <(.venv/bin/python - "$junit" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(0, 1)
+    sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+total = sum(int(s.get("tests", 0)) for s in suites)
+bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skipped = sum(int(s.get("skipped", 0)) for s in suites)
+print(total - bad - skipped, bad)
+EOF
+)
+    ok "$fp"
+    [ "$ffl" = 0 ] || bad "firmware in QEMU: $ffl tests" "$ffl"
+}
+if scripts/firmware.sh build/firmware; then
+    ok
+    firmware_stage
+else
+    bad "firmware: build"
+fi
+echo "firmware: $((SECONDS - t))s"
 
 stage "Cortex-M4 freestanding build of the portable core"
 if scripts/check-m4.sh build/m4; then

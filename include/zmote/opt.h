@@ -302,6 +302,13 @@
 #define ZM_LOG_LEVEL 2
 #endif
 
+/* ---- port/baremetal ------------------------------------------------------------------------ */
+
+/** The bare-metal heap counts the bytes in use and their peak (zm_baremetal_heap_stats). */
+#ifndef ZM_BAREMETAL_HEAP_STATS
+#define ZM_BAREMETAL_HEAP_STATS 1
+#endif
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /** Internal invariant checks (ZM_ASSERT): on in debug, test and fuzz builds. */

@@ -4,7 +4,8 @@
  * subscriber per -k and prints one line per sample, every payload byte checked. Stdin takes
  * "go"/"stop" lines so tests wait on events, never on sleeps; everything ends at the -t deadline.
  * For floods, -q N prints one put or sample line in N, -w stamps sample lines with the wall
- * clock (to measure delivery delays against a sender's clock), -y reports the connected peers.
+ * clock (to measure delivery delays against a sender's clock), -y reports the connected peers,
+ * -g KEY makes a subscriber also put a greeting on KEY now and then (for nodes that wait for one).
  * Pattern of sample q: byte i = byte i%4 of the little-endian u32 ((q%256) << 24) + i/4.
  */
 #include <errno.h>
@@ -18,11 +19,12 @@
 
 #include "zenoh-pico.h"
 
-#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wy"
+#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:"
 #define SUBS_MAX 4
 #define CHECK_CHUNK 65536
 #define SYNC_PERIOD_MS 50
 #define POLL_MS 20
+#define GREET_EVERY 5 /* polls between two greetings of sub -g */
 
 typedef struct {
     bool publish;
@@ -47,6 +49,7 @@ typedef struct {
     long quiet;       /* print one put or sample line in this many */
     bool wall_clock;  /* sample lines end with rt=<microseconds since the UNIX epoch> */
     bool report_peers;
+    const char *greet_key; /* sub: puts "[n] Pub from zmote host!" on it every GREET_EVERY polls */
 } probe_args_t;
 
 typedef struct {
@@ -347,6 +350,18 @@ static void on_sync(z_loaned_sample_t *sample, void *ctx)
     }
 }
 
+/* A sample for a node that answers only once it hears from us (the firmware tests' MCU). */
+static void greet(const z_loaned_session_t *s, const char *key, long n)
+{
+    z_view_keyexpr_t ke;
+    char text[64];
+    snprintf(text, sizeof(text), "[%4ld] Pub from zmote host!", n);
+    z_owned_bytes_t payload;
+    if (z_view_keyexpr_from_str(&ke, key) == Z_OK && z_bytes_copy_from_str(&payload, text) == Z_OK) {
+        z_put(s, z_loan(ke), z_move(payload), NULL);
+    }
+}
+
 static int run_sub(const z_loaned_session_t *s, const probe_args_t *args)
 {
     z_owned_subscriber_t handles[SUBS_MAX];
@@ -383,8 +398,13 @@ static int run_sub(const z_loaned_session_t *s, const probe_args_t *args)
     printf("ready\n");
 
     int status = 0;
+    long polls = 0;
+    long greetings = 0;
     for (;;) {
         report_links(s, args);
+        if (args->greet_key != NULL && polls++ % GREET_EVERY == 0) {
+            greet(s, args->greet_key, greetings++);
+        }
         if (live[0] && args->undeclare_after > 0 && atomic_load(&subs[0].received) >= args->undeclare_after) {
             z_drop(z_move(handles[0]));
             live[0] = false;
@@ -634,7 +654,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: zm_probe pub|sub [-m MODE] [-e EP]... [-l EP] [-k KEY]... [-n N] [-s SIZE] [-P] [-d]\n"
             "                [-a ATTACHMENT] [-c ENCODING] [-T] [-p PRIORITY] [-x] [-b] [-i MS] [-S SYNC_KEY]\n"
-            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y]\n");
+            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y] [-g KEY]\n");
     return 2;
 }
 
@@ -722,6 +742,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
             break;
         case 'y':
             args->report_peers = true;
+            break;
+        case 'g':
+            args->greet_key = optarg;
             break;
         default:
             return usage();

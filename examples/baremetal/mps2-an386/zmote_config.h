@@ -1,0 +1,29 @@
+/*
+ * zmote's options for the mps2-an386 firmware (ZM_CONFIG_DIR points here, opt.h reads it): one
+ * thread driven by zp_read, a client over a serial link and no sockets, and sizes for a small
+ * MCU. Whatever is not set here keeps opt.h's default.
+ */
+#ifndef ZMOTE_CONFIG_H
+#define ZMOTE_CONFIG_H
+
+#define Z_FEATURE_MULTI_THREAD 0
+#define Z_FEATURE_LINK_TCP 0
+#define Z_FEATURE_LINK_SERIAL 1
+#define Z_FEATURE_UNICAST_PEER 0
+#define Z_FEATURE_ADMIN_SPACE 0
+
+/* A serial link carries small batches; the receive buffer and the transmit batch are this size. */
+#define ZM_BATCH_UNICAST_SIZE 2048
+#define ZM_FRAG_MAX_SIZE 4096u
+#define ZM_ENDPOINTS_MAX 1
+#define ZM_PEERS_MAX 1
+#define ZM_PEER_DECLS_MAX 32
+#define ZM_PEER_DECL_BYTES_MAX 1024u
+#define ZM_KEYEXPR_MAX 256
+#define ZM_PUT_CACHE_SLOTS 1
+#define ZM_PUT_CACHE_KEY_MAX 48
+#define ZM_ACCEPT_PENDING_MAX 1
+#define ZM_SOCKET_WAIT_MAX 4
+#define ZM_CONFIG_ENTRIES_MAX 8
+
+#endif /* ZMOTE_CONFIG_H */

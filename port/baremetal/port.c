@@ -1,0 +1,133 @@
+/*
+ * zmote/port.h on bare metal: one thread, no OS, no stdio. Time is the board's millisecond tick
+ * widened to 64 bits, every wait is a loop around zm_board_idle (WFI) bounded by that clock,
+ * randomness is the board's entropy stirred through splitmix64, and log lines and failed
+ * invariants go to the board's console. The heap is in heap.c, the UARTs in serial.c.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "zmote/port.h"
+#include "zmote_baremetal.h"
+#include "zmote_board.h"
+
+/* Declared by util/common.h only when asserts are on; defined here always, so that a program
+ * built with asserts links against a library built without them. */
+void zm_assert_fail(const char *expr, const char *file, int line);
+
+/* ---- console --------------------------------------------------------------------------------- */
+
+static void console_str(const char *s) { zm_board_console_write(s, strlen(s)); }
+
+static void console_uint(unsigned v)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[sizeof(digits) - 1u - n] = (char)('0' + v % 10u);
+        v /= 10u;
+        n++;
+    } while (v != 0u);
+    zm_board_console_write(digits + sizeof(digits) - n, n);
+}
+
+/* A strong definition: it replaces the trap-only weak one of the portable core. */
+void zm_assert_fail(const char *expr, const char *file, int line)
+{
+    console_str("zmote: assertion failed: ");
+    console_str(expr);
+    console_str(" (");
+    console_str(file);
+    console_str(":");
+    console_uint((unsigned)line);
+    console_str(")\n");
+    zm_board_fatal();
+}
+
+#if ZM_LOG_LEVEL > 0
+/* Declared by util/log.h. */
+void zm_port_log(uint8_t level, const char *line);
+
+void zm_port_log(uint8_t level, const char *line)
+{
+    static const char *const names[] = {"", "error", "warn", "info", "debug"};
+    console_str("zmote ");
+    console_str(level < 5 ? names[level] : "log");
+    console_str(": ");
+    console_str(line);
+    console_str("\n");
+}
+#endif
+
+/* ---- clocks ---------------------------------------------------------------------------------- */
+
+/* The tick's last value and the wraps seen so far; one thread reads the clock, so no lock. */
+static uint32_t tick_last;
+static uint64_t tick_high;
+/* What zm_port_time_ns adds to the monotonic clock; set by zm_baremetal_set_time_ns. */
+static uint64_t wall_offset_ns;
+
+uint64_t zm_port_clock_ms(void)
+{
+    uint32_t now = zm_board_millis();
+    if (now < tick_last) {
+        tick_high += (uint64_t)1 << 32;
+    }
+    tick_last = now;
+    return tick_high | now;
+}
+
+uint64_t zm_port_time_ns(void) { return zm_port_clock_ms() * 1000000u + wall_offset_ns; }
+
+void zm_baremetal_set_time_ns(uint64_t now_ns)
+{
+    uint64_t mono_ns = zm_port_clock_ms() * 1000000u;
+    wall_offset_ns = now_ns > mono_ns ? now_ns - mono_ns : 0u;
+}
+
+void zm_port_sleep_ms(uint32_t ms)
+{
+    uint64_t until = zm_port_clock_ms() + ms;
+    while (zm_port_clock_ms() < until) {
+        zm_board_idle();
+    }
+}
+
+/* ---- randomness ------------------------------------------------------------------------------ */
+
+/* splitmix64: every output word is a bijective mix of the state, so even a state fed with
+ * little entropy never repeats within 2^64 words. Fresh entropy and the clock are folded in
+ * at each call, so two boards seeded alike drift apart as soon as their timing differs. */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    rng_state += 0x9e3779b97f4a7c15ull;
+    uint64_t z = rng_state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void zm_port_random(void *buf, size_t len)
+{
+    uint8_t fresh[8];
+    zm_board_entropy(fresh, sizeof(fresh));
+    uint64_t mix = zm_port_clock_ms();
+    for (size_t i = 0; i < sizeof(fresh); i++) {
+        mix = (mix << 8) ^ (mix >> 56) ^ fresh[i];
+    }
+    rng_state ^= mix;
+    uint8_t *p = buf;
+    while (len > 0) {
+        uint64_t w = rng_next();
+        size_t n = len < sizeof(w) ? len : sizeof(w);
+        memcpy(p, &w, n);
+        p += n;
+        len -= n;
+    }
+}
+
+/* ---- threads --------------------------------------------------------------------------------- */
+
+zm_thread_id_t zm_port_thread_self(void) { return 1u; }
