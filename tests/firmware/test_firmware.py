@@ -8,11 +8,12 @@ Far ends of the Zenoh UART, each a test that skips while it is missing:
     as a peer listening on serial/<pty>, once this tree has the serial link (src/link/serial.c);
   - a Rust router with the serial link: $ZMOTE_SERIAL_ROUTER names its binary (the command
     `ROUTER serial/<pty>#baudrate=115200 tcp/127.0.0.1:PORT` prints a line starting "ready"),
-    and zm_probe joins it over TCP.
+    and a Python subscriber of the eclipse-zenoh binding (zenoh_far_end.py) joins it over TCP.
 """
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -210,6 +211,9 @@ def test_zmote_mcu_with_rust_router():
     def far_end(pty_path):
         router = Child("router", [os.environ["ZMOTE_SERIAL_ROUTER"], f"serial/{pty_path}#baudrate=115200", tcp])
         router.wait_line(r"^ready", 60)
-        return [Child("zm_probe client", probe_sub_cmd("client", "-e", tcp)), router]
+        here = os.path.dirname(os.path.abspath(__file__))
+        python = Child("python subscriber", [sys.executable, os.path.join(here, "zenoh_far_end.py"), tcp,
+                                             MCU_KEY, HOST_KEY])
+        return [python, router]
 
     run_with_far_end(far_end)
