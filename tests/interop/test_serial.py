@@ -113,7 +113,8 @@ def test_examples_take_turns_on_the_line(line, children, rust):
 
     sub = children.zm("z_sub", "-m", "client", "-e", line.serial, "-k", "demo/serial/**", "-n", "2")
     sub.wait_line(r"^Press CTRL-C to quit\.\.\.$", others=line.others())
-    p = s.declare_publisher("demo/serial/rust")
+    # BLOCK: Rust's default (DROP) may drop a sample while its pipeline is busy on a loaded machine
+    p = s.declare_publisher("demo/serial/rust", congestion_control=harness.zenoh.CongestionControl.BLOCK)
     harness.wait_matching(p, others=[sub, *line.others()])
     for i in range(2):
         p.put(f"rust {i}")
