@@ -168,32 +168,6 @@ static void queryable_decl(zm_declaration_t *d, uint32_t id, uint16_t key_id)
     d->wire_expr.suffix = zm_slice("/**", 3);
 }
 
-z_result_t zm_session_admin_start(zm_session_t *s)
-{
-    if (s->closing) {
-        return Z_ESESSION_CLOSED;
-    }
-    S_LOCK(s);
-    bool on = s->admin_qid != 0;
-    S_UNLOCK(s);
-    if (on) {
-        return Z_OK;
-    }
-    char prefix[48];
-    admin_prefix(s, prefix, sizeof(prefix));
-    uint16_t key_id;
-    ZM_TRY(zm_session_declare_keyexpr(s, prefix, strlen(prefix), &key_id));
-    S_LOCK(s);
-    s->admin_key_id = key_id;
-    s->admin_qid = s->next_id++;
-    uint32_t qid = s->admin_qid;
-    S_UNLOCK(s);
-    zm_declaration_t d;
-    queryable_decl(&d, qid, key_id);
-    zm_decl_broadcast(s, &d);
-    return Z_OK;
-}
-
 z_result_t zm_session_admin_stop(zm_session_t *s)
 {
     S_LOCK(s);
@@ -214,7 +188,7 @@ z_result_t zm_session_admin_stop(zm_session_t *s)
     return zm_session_undeclare_keyexpr(s, key_id);
 }
 
-bool zm_admin_declaration(zm_session_t *s, zm_declaration_t *d)
+static bool admin_declaration(zm_session_t *s, zm_declaration_t *d)
 {
     if (s->admin_qid == 0) {
         return false;
@@ -271,7 +245,7 @@ typedef struct {
     char json[ADMIN_JSON_MAX];
 } answer_t;
 
-void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey, size_t qlen)
+static void admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey, size_t qlen)
 {
     zm_session_t *s = p->s;
     if (s->admin_qid == 0) {
@@ -340,4 +314,32 @@ void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey
         }
     }
     zm_free(a);
+}
+
+z_result_t zm_session_admin_start(zm_session_t *s)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    S_LOCK(s);
+    bool on = s->admin_qid != 0;
+    S_UNLOCK(s);
+    if (on) {
+        return Z_OK;
+    }
+    char prefix[48];
+    admin_prefix(s, prefix, sizeof(prefix));
+    uint16_t key_id;
+    ZM_TRY(zm_session_declare_keyexpr(s, prefix, strlen(prefix), &key_id));
+    static const zm_admin_hooks_t hooks = {admin_declaration, admin_on_query};
+    S_LOCK(s);
+    atomic_store(&s->admin, &hooks);
+    s->admin_key_id = key_id;
+    s->admin_qid = s->next_id++;
+    uint32_t qid = s->admin_qid;
+    S_UNLOCK(s);
+    zm_declaration_t d;
+    queryable_decl(&d, qid, key_id);
+    zm_decl_broadcast(s, &d);
+    return Z_OK;
 }

@@ -369,19 +369,25 @@ static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
     zm_peer_send(p, &m, ZM_PRIO_DATA, true);
 }
 
-/* The admin space is the only queryable yet: it answers, then the final response closes the query. */
+/*
+ * The admin space, when started, is the only queryable yet: it answers, then the final response
+ * closes the query (the only answer there is otherwise).
+ */
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
     const zm_request_t *rq = &req->body.request;
-    const char *key;
-    size_t len;
-    uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
-    z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
-    if (rc != Z_OK) {
-        bad_key(p, rc);
-        return;
+    const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
+    if (admin != NULL) {
+        const char *key;
+        size_t len;
+        uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
+        z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
+        if (rc != Z_OK) {
+            bad_key(p, rc);
+            return;
+        }
+        admin->on_query(p, rq->rid, qos, key, len);
     }
-    zm_admin_on_query(p, rq->rid, qos, key, len);
     send_response_final(p, rq->rid);
 }
 

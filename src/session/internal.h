@@ -171,6 +171,7 @@ struct zm_session {
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
+    _Atomic(const struct zm_admin_hooks *) admin; /* set by the first zm_session_admin_start, else NULL */
     uint32_t admin_qid;    /* the admin space queryable's entity id, 0 when off */
     uint16_t admin_key_id; /* its declared prefix @/<zid>/pico */
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
@@ -239,11 +240,16 @@ void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits
 void zm_hits_reset_peer(zm_session_t *s, unsigned index);
 #endif
 
-/* admin.c */
-/** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */
-bool zm_admin_declaration(zm_session_t *s, zm_declaration_t *d);
-/** Answers a query on the admin space, if it intersects it (RESPONSE_FINAL is the caller's). */
-void zm_admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t len);
+/*
+ * admin.c, reached only through s->admin, which zm_session_admin_start sets: a program that
+ * never starts the admin space does not link its code.
+ */
+typedef struct zm_admin_hooks {
+    /** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */
+    bool (*declaration)(zm_session_t *s, zm_declaration_t *d);
+    /** Answers a query on the admin space, if it intersects it (RESPONSE_FINAL is the caller's). */
+    void (*on_query)(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t len);
+} zm_admin_hooks_t;
 
 /* data.c */
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable);

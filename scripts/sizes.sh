@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The size table: apps written against zenoh-pico's API (tools/sizes/app_*.c), each linked for
+# Cortex-M4 (-Os, function sections, --gc-sections, newlib-nano) with the library built in the
+# configuration that app needs (every other feature off), and the library's share of the image
+# by section kind, summed from the linker map over the objects of its archive. The
+# single-thread app links with port/baremetal over a stub board; the threaded one with the
+# stand-in RTOS port of tools/sizes/rtos (port/baremetal has no threads). Fails if a share of
+# flash (text + rodata + data) is over its target.
+#
+# usage: scripts/sizes.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-build/sizes}
+cc=arm-none-eabi-gcc
+for tool in $cc arm-none-eabi-ar python3; do
+    command -v "$tool" >/dev/null || { echo "error: $tool not found (run scripts/setup.sh)" >&2; exit 1; }
+done
+
+cflags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections -Iinclude -Isrc
+        -DZM_ASSERT_ENABLED=0 -DZM_LOG_LEVEL=0 -DZ_FEATURE_LINK_TCP=0 -DZ_FEATURE_LINK_SERIAL=1
+        -DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_FRAGMENTATION=0 -DZ_FEATURE_BATCHING=0
+        -DZ_FEATURE_INTEREST=0 -DZ_FEATURE_LOCAL_SUBSCRIBER=0 -DZ_FEATURE_ENCODING_VALUES=0
+        -DZ_FEATURE_SESSION_CHECK=0 -DZ_FEATURE_AUTO_RECONNECT=0 -DZM_BATCH_UNICAST_SIZE=2048)
+ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=nosys.specs)
+
+# name | app source | feature flags | port dir | extra port sources | flash target (bytes)
+apps=(
+    "pub|tools/sizes/app_pub.c|-DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=0|port/baremetal|tools/sizes/board_stub.c|10240"
+    "pubsub|tools/sizes/app_pubsub.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1|tools/sizes/rtos||20480"
+)
+
+rm -rf "$out"
+status=0
+report=()
+for spec in "${apps[@]}"; do
+    IFS='|' read -r name app features port extra target <<<"$spec"
+    # shellcheck disable=SC2206
+    feat=($features)
+    dir=$out/$name
+    mkdir -p "$dir/lib"
+    mapfile -t lib_sources < <(find src "$port" -name '*.c' | sort)
+    objs=()
+    for src in "${lib_sources[@]}"; do
+        obj=$dir/lib/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
+        "$cc" "${cflags[@]}" "${feat[@]}" "-I$port" -c "$src" -o "$obj" &
+        objs+=("$obj")
+    done
+    wait
+    arm-none-eabi-ar rcs "$dir/libzmote.a" "${objs[@]}"
+    app_objs=()
+    for src in $app $extra; do
+        obj=$dir/$(basename "$src" .c).o
+        "$cc" "${cflags[@]}" "${feat[@]}" "-I$port" -c "$src" -o "$obj"
+        app_objs+=("$obj")
+    done
+    "$cc" "${ldflags[@]}" -Wl,-Map="$dir/app.map" "${app_objs[@]}" "$dir/libzmote.a" -o "$dir/app.elf"
+    line=$(python3 - "$dir/app.map" "$name" "$target" <<'PY'
+import re
+import sys
+
+kinds = (("text", (".text",)), ("rodata", (".rodata",)), ("data", (".data",)), ("bss", (".bss", "COMMON")))
+share = dict.fromkeys([k for k, _ in kinds], 0)
+pending = None
+in_map = False
+for line in open(sys.argv[1]):
+    if line.startswith("Linker script and memory map"):
+        in_map = True
+        continue
+    if not in_map or line.startswith("/DISCARD/"):
+        continue
+    m = re.match(r"^ (\.\S+|COMMON)\s*$", line)
+    if m:
+        pending = m.group(1)
+        continue
+    m = re.match(r"^ (\.\S+|COMMON)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)", line)
+    if not m:
+        pending = None
+        continue
+    name = m.group(1) or pending
+    pending = None
+    addr, size, src = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
+    if name is None or addr == 0 or size == 0 or "libzmote.a(" not in src:
+        continue
+    kind = next((k for k, prefixes in kinds if any(name.startswith(p) for p in prefixes)), None)
+    if kind is not None:
+        share[kind] += size
+flash = share["text"] + share["rodata"] + share["data"]
+target = int(sys.argv[3])
+print("%-8s %7d %7d %7d %7d %8d %8d  %s" % (sys.argv[2], share["text"], share["rodata"], share["data"],
+                                        share["bss"], flash, target, "ok" if flash <= target else "OVER"))
+PY
+)
+    report+=("$line")
+    [[ $line == *OVER ]] && status=1
+done
+echo "sizes: the library's share of each app linked for Cortex-M4 -Os (bytes)"
+printf '%-8s %7s %7s %7s %7s %8s %8s\n' app text rodata data bss flash target
+printf '%s\n' "${report[@]}"
+exit $status
