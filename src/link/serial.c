@@ -238,8 +238,6 @@ typedef struct {
     char dev[ZM_SERIAL_DEV_MAX + 1];
 } serial_listener_t;
 
-static const zm_link_ops_t serial_listener_ops;
-
 static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 {
     if (ep->address.len > ZM_SERIAL_DEV_MAX) {
@@ -514,7 +512,10 @@ static void serial_close(zm_link_t *l)
     l->ctx = NULL;
 }
 
-/* ---- listeners --------------------------------------------------------------------------------- */
+/* ---- listeners (peers only: a client never listens) ------------------------------------------- */
+
+#if Z_FEATURE_UNICAST_PEER
+static const zm_link_ops_t serial_listener_ops;
 
 static z_result_t serial_listen(zm_link_t *l, const zm_endpoint_t *ep)
 {
@@ -677,12 +678,15 @@ static void listener_close(zm_link_t *l)
     zm_free(L);
     l->ctx = NULL;
 }
+#endif /* Z_FEATURE_UNICAST_PEER */
 
 const zm_link_ops_t zm_link_serial_ops = {
     .streamed = false,
     .mtu = ZM_SERIAL_MTU,
     .open = serial_open,
+#if Z_FEATURE_UNICAST_PEER
     .listen = serial_listen,
+#endif
     .wait_readable = serial_wait_readable,
 #if Z_FEATURE_LINK_TCP
     .socket = serial_socket,
@@ -695,6 +699,7 @@ const zm_link_ops_t zm_link_serial_ops = {
     .close = serial_close,
 };
 
+#if Z_FEATURE_UNICAST_PEER
 static const zm_link_ops_t serial_listener_ops = {
     .streamed = false,
     .mtu = ZM_SERIAL_MTU,
@@ -707,5 +712,6 @@ static const zm_link_ops_t serial_listener_ops = {
     .shutdown = listener_shutdown,
     .close = listener_close,
 };
+#endif
 
 #endif /* Z_FEATURE_LINK_SERIAL */

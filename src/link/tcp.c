@@ -14,6 +14,7 @@ static z_result_t tcp_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeo
     return zm_port_tcp_connect(&l->sock, host, ep->port, timeout_ms);
 }
 
+#if Z_FEATURE_UNICAST_PEER
 static z_result_t tcp_listen(zm_link_t *l, const zm_endpoint_t *ep)
 {
     char host[ZM_ENDPOINT_HOST_MAX + 1];
@@ -25,6 +26,7 @@ static z_result_t tcp_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeo
 {
     return zm_port_tcp_accept(&listener->sock, &out->sock, timeout_ms);
 }
+#endif
 
 static z_result_t tcp_local_port(const zm_link_t *l, uint16_t *port)
 {
@@ -56,8 +58,10 @@ const zm_link_ops_t zm_link_tcp_ops = {
     .streamed = true,
     .mtu = ZM_LINK_STREAM_BATCH_MAX,
     .open = tcp_open,
+#if Z_FEATURE_UNICAST_PEER
     .listen = tcp_listen,
     .accept = tcp_accept,
+#endif
     .local_port = tcp_local_port,
     .wait_readable = tcp_wait_readable,
     .socket = tcp_socket,
