@@ -259,6 +259,13 @@ else
     bad "m4: cross-compile or header check"
 fi
 
+stage "Cortex-M4 size table: the library's share of a publisher-only and a pub+sub client"
+if scripts/sizes.sh build/sizes; then
+    ok
+else
+    bad "sizes: an app's share of flash over its limit"
+fi
+
 stage "Cortex-M4 worst-case stack of the publish and receive paths"
 if scripts/check-stack.sh build/stack; then
     ok

@@ -266,6 +266,18 @@
 #define ZM_CONFIG_ENTRIES_MAX 16
 #endif
 
+/* ---- codec -------------------------------------------------------------------------------- */
+
+/**
+ * The codec encodes every message and extension of the protocol (1: tools, tests, a node that
+ * may send anything), or only what this build sends (0: no query, reply, interest, OAM or JOIN
+ * encoder unless a feature sends them, no handshake extension zmote never announces). Decoding
+ * is always complete: a node must read, or skip, whatever a peer sends.
+ */
+#ifndef ZM_CODEC_FULL
+#define ZM_CODEC_FULL 1
+#endif
+
 /* ---- memory ------------------------------------------------------------------------------- */
 
 /**

@@ -393,6 +393,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
             return Z_EINVAL;
         }
     }
+#if ZM_CODEC_FULL || Z_FEATURE_QUERY
     case ZM_MID_N_REQUEST: {
         const zm_request_t *q = &m->body.request;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_REQUEST | z | wire_expr_flags(&q->wire_expr))));
@@ -401,6 +402,8 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(net_exts_write(w, m->id, &m->ext));
         return zm_query_encode(w, &q->query);
     }
+#endif
+#if ZM_CODEC_FULL || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE
     case ZM_MID_N_RESPONSE: {
         const zm_response_t *p = &m->body.response;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE | z | wire_expr_flags(&p->wire_expr))));
@@ -416,10 +419,12 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
             return Z_EINVAL;
         }
     }
+#endif
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
         return net_exts_write(w, m->id, &m->ext);
+#if ZM_CODEC_FULL
     case ZM_MID_N_INTEREST: {
         const zm_interest_t *it = &m->body.interest;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_INTEREST | z | ((it->mode & 0x03u) << 5))));
@@ -438,6 +443,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         }
         return net_exts_write(w, m->id, &m->ext);
     }
+#endif
     case ZM_MID_N_DECLARE: {
         const zm_declare_t *d = &m->body.declare;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_DECLARE | z | (d->has_interest_id ? ZM_DECLARE_FLAG_I : 0u))));
@@ -447,6 +453,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(net_exts_write(w, m->id, &m->ext));
         return zm_declaration_encode(w, &d->decl);
     }
+#if ZM_CODEC_FULL
     case ZM_MID_N_OAM: {
         const zm_oam_t *o = &m->body.oam;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_OAM | z | ((o->enc & 0x03u) << 5))));
@@ -454,6 +461,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(net_exts_write(w, m->id, &m->ext));
         return oam_body_write(w, o);
     }
+#endif
     default:
         return Z_EINVAL;
     }

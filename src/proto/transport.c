@@ -172,8 +172,13 @@ static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 {
     size_t mark = w->len;
+#if ZM_CODEC_FULL
     uint16_t exts = (uint16_t)(m->exts & ZM_INIT_EXT_ALL);
     unsigned left = zm_popcount16(exts) + m->unknown.n;
+#else /* what zmote announces, and nothing else */
+    uint16_t exts = (uint16_t)(m->exts & (ZM_INIT_EXT_QOS | ZM_INIT_EXT_PATCH));
+    unsigned left = zm_popcount16(exts);
+#endif
     if (m->ack && m->cookie.len > UINT16_MAX) {
         return Z_EINVAL;
     }
@@ -191,6 +196,7 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
     if (exts & ZM_INIT_EXT_QOS) {
         ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
     }
+#if ZM_CODEC_FULL
     if (exts & ZM_INIT_EXT_QOS_LINK) {
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, m->qos_link, --left > 0));
     }
@@ -209,13 +215,16 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
     if (exts & ZM_INIT_EXT_COMPRESSION) {
         ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x06, --left > 0));
     }
+#endif
     if (exts & ZM_INIT_EXT_PATCH) {
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->patch, --left > 0));
     }
+#if ZM_CODEC_FULL
     if (exts & ZM_INIT_EXT_REGION) {
         ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x48, m->region, --left > 0));
     }
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+#endif
     return Z_OK;
 }
 
@@ -285,8 +294,13 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 {
     size_t mark = w->len;
+#if ZM_CODEC_FULL
     uint16_t exts = (uint16_t)(m->exts & ZM_OPEN_EXT_ALL);
     unsigned left = zm_popcount16(exts) + m->unknown.n;
+#else /* what zmote announces, and nothing else */
+    uint16_t exts = (uint16_t)(m->exts & ZM_OPEN_EXT_QOS);
+    unsigned left = zm_popcount16(exts);
+#endif
     uint8_t h = (uint8_t)(ZM_MID_OPEN | (m->ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -298,6 +312,7 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
     if (exts & ZM_OPEN_EXT_QOS) {
         ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
     }
+#if ZM_CODEC_FULL
     if (exts & ZM_OPEN_EXT_SHM) {
         ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, m->shm, --left > 0));
     }
@@ -321,6 +336,7 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->remote_bound, --left > 0));
     }
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
+#endif
     return Z_OK;
 }
 
@@ -636,8 +652,10 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
 z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
 {
     switch (m->id) {
+#if ZM_CODEC_FULL
     case ZM_MID_T_OAM:
         return oam_encode(w, &m->body.oam);
+#endif
     case ZM_MID_INIT:
         return init_encode(w, &m->body.init);
     case ZM_MID_OPEN:
@@ -648,10 +666,14 @@ z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
         return keep_alive_encode(w, &m->body.keep_alive);
     case ZM_MID_FRAME:
         return zm_frame_encode(w, &m->body.frame);
+#if ZM_CODEC_FULL || Z_FEATURE_FRAGMENTATION
     case ZM_MID_FRAGMENT:
         return zm_fragment_encode(w, &m->body.fragment);
+#endif
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
     case ZM_MID_JOIN:
         return join_encode(w, &m->body.join);
+#endif
     default:
         return ZM_E_MSG_UNKNOWN;
     }

@@ -345,6 +345,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
 }
 #endif
 
+#if ZM_REMOTE_DECLS
 static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     z_result_t rc = zm_remote_on_declare(p, dm);
@@ -356,6 +357,7 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
         bad_key(p, rc);
     }
 }
+#endif
 
 /* Not inlined: its message stays off the stack while the admin space answers. */
 static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
@@ -403,9 +405,11 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         on_push(p, m, reliable);
         break;
 #endif
+#if ZM_REMOTE_DECLS
     case ZM_MID_N_DECLARE:
         on_declare(p, &m->body.declare);
         break;
+#endif
     case ZM_MID_N_INTEREST:
         zm_decl_on_interest(p, &m->body.interest);
         break;

@@ -60,6 +60,13 @@ typedef struct zm_sub {
  */
 #define ZM_WRITE_FILTER (Z_FEATURE_UNICAST_PEER && Z_FEATURE_INTEREST)
 
+/*
+ * Peers' declarations are kept where something reads them: to resolve the keys of samples
+ * (subscription), of queries (the admin space) and of subscribers (the write filter). A build
+ * with none of these, a publisher-only client, ignores them.
+ */
+#define ZM_REMOTE_DECLS (Z_FEATURE_SUBSCRIPTION || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE)
+
 #if ZM_WRITE_FILTER
 /*
  * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
