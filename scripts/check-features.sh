@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cc=${CC:-gcc}
-flags=(-std=c11 -fsyntax-only -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes
+flags=(-std=c11 -c -o /dev/null -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes
        -Wmissing-prototypes -Wundef -Werror -Iinclude -Iport/posix -Isrc)
 sources=(src/*/*.c port/posix/*.c)
 
@@ -24,6 +24,8 @@ combos+=(
     "-DZ_FEATURE_UNSTABLE_API -DZ_FEATURE_ADMIN_SPACE=1 -DZM_LOG_LEVEL=4"
     "-DZM_NO_HEAP=1"
     "-DZM_NO_HEAP=1 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_UNICAST_PEER=0 -DZM_BATCH_UNICAST_SIZE=2048"
+    "-DZM_CODEC_FULL=0"
+    "-DZM_CODEC_FULL=0 -DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_FRAGMENTATION=0 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_LINK_TCP=0"
 )
 
 failed=0

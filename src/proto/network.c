@@ -189,6 +189,7 @@ static z_result_t oam_body_read(zm_reader_t *r, zm_oam_t *o)
     }
 }
 
+#if ZM_CODEC_FULL
 static z_result_t oam_body_write(zm_writer_t *w, const zm_oam_t *o)
 {
     switch (o->enc) {
@@ -202,6 +203,7 @@ static z_result_t oam_body_write(zm_writer_t *w, const zm_oam_t *o)
         return Z_EINVAL;
     }
 }
+#endif
 
 /* ---- decode ----------------------------------------------------------------------------------- */
 

@@ -536,6 +536,7 @@ static z_result_t join_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_jo
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, join_ext, &c, &m->unknown);
 }
 
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
 static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 {
     size_t mark = w->len;
@@ -564,6 +565,7 @@ static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
     return Z_OK;
 }
+#endif
 
 /* ---- OAM  |Z|ENC(2)| 0x00 | %id:z16% | [0x31 QoS] | body per ENC: - / %z64% / <bytes;z32> - */
 
@@ -598,6 +600,7 @@ static z_result_t oam_decode(zm_reader_t *r, uint8_t h, zm_oam_t *m)
     return Z_OK;
 }
 
+#if ZM_CODEC_FULL
 static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
 {
     size_t mark = w->len;
@@ -618,6 +621,7 @@ static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
     }
     return Z_OK;
 }
+#endif
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 

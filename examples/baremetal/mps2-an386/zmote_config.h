@@ -11,6 +11,7 @@
 #define Z_FEATURE_LINK_SERIAL 1
 #define Z_FEATURE_UNICAST_PEER 0
 #define Z_FEATURE_ADMIN_SPACE 0
+#define ZM_CODEC_FULL 0 /* encode only what a client sends */
 
 /* A serial link carries small batches; the receive buffer and the transmit batch are this size. */
 #define ZM_BATCH_UNICAST_SIZE 2048
