@@ -13,8 +13,8 @@
 #define Z_FEATURE_ADMIN_SPACE 0
 #define ZM_CODEC_FULL 0 /* encode only what a client sends */
 
-/* A serial link carries small batches; the receive buffer and the transmit batch are this size. */
-#define ZM_BATCH_UNICAST_SIZE 2048
+/* A serial link carries batches up to its MTU; the receive buffer and the transmit batch are this size. */
+#define ZM_BATCH_UNICAST_SIZE 1500
 #define ZM_FRAG_MAX_SIZE 4096u
 #define ZM_ENDPOINTS_MAX 1
 #define ZM_PEERS_MAX 1
@@ -26,5 +26,19 @@
 #define ZM_ACCEPT_PENDING_MAX 1
 #define ZM_SOCKET_WAIT_MAX 4
 #define ZM_CONFIG_ENTRIES_MAX 8
+#define ZM_SERIAL_DEV_MAX 15
+#define ZM_SERIAL_RX_CHUNK 64
+
+/*
+ * No heap: every block from these pools (block size, count), the session from a static record.
+ * A run against a Rust router and a zmote peer peaks at the counts the firmware reports.
+ */
+#define ZM_NO_HEAP 1
+#define ZM_POOL_CLASSES(X)                                                                     \
+    X(32, 16)                                                                                  \
+    X(64, 8)                                                                                   \
+    X(192, 4)                                                                                  \
+    X(ZM_BATCH_UNICAST_SIZE + 2, 2) /* the transport's receive buffer and batch */       \
+    X(3136, 1)                      /* the serial line: its decoder, receive chunk, frame */
 
 #endif /* ZMOTE_CONFIG_H */
