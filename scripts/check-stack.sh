@@ -15,13 +15,16 @@ for tool in $cc python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool not found (run scripts/setup.sh)" >&2; exit 1; }
 done
 
+# The bare-metal port has serial links only: its builds have no TCP.
 port=scripts/stack-port
+port_flags=()
 if [ -f port/baremetal/zmote_platform.h ]; then
     port=port/baremetal
+    port_flags=(-DZ_FEATURE_LINK_TCP=0)
 fi
 flags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections
        -fstack-usage -fcallgraph-info=su -Iinclude -Isrc "-I$port"
-       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0)
+       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0 "${port_flags[@]}")
 
 mapfile -t sources < <(find src "$port" -name '*.c' | sort)
 if [ "${#sources[@]}" -eq 0 ]; then
