@@ -5,7 +5,7 @@
 # Before that, a probe file proves the check fails when it must: a frame over its bound, one
 # reached through a table of function pointers, a recursion and a variable-length array; and that
 # it ends on a recursion that also calls an application function.
-# The port is port/baremetal when there is one, else the stand-in of scripts/stack-port.
+# The port is port/baremetal.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,15 +16,10 @@ for tool in $cc python3; do
 done
 
 # The bare-metal port has serial links only: its builds have no TCP.
-port=scripts/stack-port
-port_flags=()
-if [ -f port/baremetal/zmote_platform.h ]; then
-    port=port/baremetal
-    port_flags=(-DZ_FEATURE_LINK_TCP=0)
-fi
+port=port/baremetal
 flags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections
        -fstack-usage -fcallgraph-info=su -Iinclude -Isrc "-I$port"
-       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0 "${port_flags[@]}")
+       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_LINK_TCP=0)
 
 mapfile -t sources < <(find src "$port" -name '*.c' | sort)
 if [ "${#sources[@]}" -eq 0 ]; then
