@@ -71,4 +71,11 @@ flash = sum(rows["zmote"][k] for k in ("text", "rodata", "data"))
 total = sum(rows["total"][k] for k in ("text", "rodata", "data"))
 print("  zmote's share of flash: %d of %d bytes (%d%%)" % (flash, total, 100 * flash // max(total, 1)))
 PY
+# zmote-mcu is built without a heap (ZM_NO_HEAP in its zmote_config.h): the C library's
+# allocator must not be in its image at all.
+if arm-none-eabi-nm "$fw/zmote-mcu.elf" | grep -qwE 'malloc|free|_malloc_r|_free_r|calloc|realloc'; then
+    echo "error: zmote-mcu links the C library's malloc/free although it is built without a heap" >&2
+    exit 1
+fi
+echo "zmote-mcu links no malloc or free: every block comes from the library's static pools"
 echo "firmware: $fw/zmote-mcu.elf $fw/board-check.elf"
