@@ -27,50 +27,16 @@ ninja -C "$out" >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
 
 fw=$out/examples/baremetal/$board
 arm-none-eabi-size "$fw/zmote-mcu.elf" "$fw/board-check.elf"
-python3 - "$fw/zmote-mcu.map" <<'PY'
-import re
-import sys
-
-# Input sections of the map: " .text.name  0xADDR  0xSIZE  path/lib.a(obj.o)", the name alone
-# on its line when it is long. Kinds by name; only what landed in memory (address non-zero).
-kinds = (("text", (".text",)), ("rodata", (".rodata",)), ("data", (".data",)), ("bss", (".bss", "COMMON")))
-rows = {"zmote": dict.fromkeys([k for k, _ in kinds], 0), "total": dict.fromkeys([k for k, _ in kinds], 0)}
-pending = None
-in_map = False
-for line in open(sys.argv[1]):
-    if line.startswith("Linker script and memory map"):
-        in_map = True
-        continue
-    if not in_map or line.startswith("/DISCARD/"):
-        continue
-    m = re.match(r"^ (\.\S+|COMMON)\s*$", line)
-    if m:
-        pending = m.group(1)
-        continue
-    m = re.match(r"^ (\.\S+|COMMON)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)", line)
-    if not m:
-        pending = None
-        continue
-    name = m.group(1) or pending
-    pending = None
-    addr, size, src = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
-    if name is None or addr == 0 or size == 0:
-        continue
-    kind = next((k for k, prefixes in kinds if any(name.startswith(p) for p in prefixes)), None)
-    if kind is None:
-        continue
-    rows["total"][kind] += size
-    if "libzmote.a(" in src:
-        rows["zmote"][kind] += size
-print("zmote-mcu by section kind (bytes):")
-print("  %-8s %8s %8s %8s %8s" % ("", "text", "rodata", "data", "bss"))
-for who in ("zmote", "total"):
-    r = rows[who]
-    print("  %-8s %8d %8d %8d %8d" % (who, r["text"], r["rodata"], r["data"], r["bss"]))
-flash = sum(rows["zmote"][k] for k in ("text", "rodata", "data"))
-total = sum(rows["total"][k] for k in ("text", "rodata", "data"))
-print("  zmote's share of flash: %d of %d bytes (%d%%)" % (flash, total, 100 * flash // max(total, 1)))
-PY
+scripts/map-share.py "$fw/zmote-mcu.map" | awk '
+    { t[NR] = $2; r[NR] = $3; d[NR] = $4; b[NR] = $5 }
+    END {
+        print "zmote-mcu by section kind (bytes):"
+        printf "  %-8s %8s %8s %8s %8s\n", "", "text", "rodata", "data", "bss"
+        printf "  %-8s %8d %8d %8d %8d\n", "zmote", t[1], r[1], d[1], b[1]
+        printf "  %-8s %8d %8d %8d %8d\n", "total", t[2], r[2], d[2], b[2]
+        f = t[1] + r[1] + d[1]; all = t[2] + r[2] + d[2]
+        printf "  zmote'"'"'s share of flash: %d of %d bytes (%d%%)\n", f, all, int(100 * f / (all ? all : 1))
+    }'
 # zmote-mcu is built without a heap (ZM_NO_HEAP in its zmote_config.h): the C library's
 # allocator must not be in its image at all.
 if arm-none-eabi-nm "$fw/zmote-mcu.elf" | grep -qwE 'malloc|free|_malloc_r|_free_r|calloc|realloc'; then

@@ -58,45 +58,15 @@ for spec in "${apps[@]}"; do
         app_objs+=("$obj")
     done
     "$cc" "${ldflags[@]}" -Wl,-Map="$dir/app.map" "${app_objs[@]}" "$dir/libzmote.a" -o "$dir/app.elf"
-    line=$(python3 - "$dir/app.map" "$name" "$limit" "$goal" <<'PY'
-import re
-import sys
-
-kinds = (("text", (".text",)), ("rodata", (".rodata",)), ("data", (".data",)), ("bss", (".bss", "COMMON")))
-share = dict.fromkeys([k for k, _ in kinds], 0)
-pending = None
-in_map = False
-for line in open(sys.argv[1]):
-    if line.startswith("Linker script and memory map"):
-        in_map = True
-        continue
-    if not in_map or line.startswith("/DISCARD/"):
-        continue
-    m = re.match(r"^ (\.\S+|COMMON)\s*$", line)
-    if m:
-        pending = m.group(1)
-        continue
-    m = re.match(r"^ (\.\S+|COMMON)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)", line)
-    if not m:
-        pending = None
-        continue
-    name = m.group(1) or pending
-    pending = None
-    addr, size, src = int(m.group(2), 16), int(m.group(3), 16), m.group(4)
-    if name is None or addr == 0 or size == 0 or "libzmote.a(" not in src:
-        continue
-    kind = next((k for k, prefixes in kinds if any(name.startswith(p) for p in prefixes)), None)
-    if kind is not None:
-        share[kind] += size
-flash = share["text"] + share["rodata"] + share["data"]
-limit, goal = int(sys.argv[3]), int(sys.argv[4])
-print("%-8s %7d %7d %7d %7d %8d %8d %8d  %s" % (sys.argv[2], share["text"], share["rodata"], share["data"],
-                                             share["bss"], flash, limit, goal,
-                                             "OVER THE LIMIT" if flash > limit else "ok"))
-PY
-)
-    report+=("$line")
-    [[ $line == *"OVER THE LIMIT" ]] && status=1
+    read -r _ text rodata data bss < <(scripts/map-share.py "$dir/app.map" | sed -n 1p)
+    flash=$((text + rodata + data))
+    verdict=ok
+    if [ "$flash" -gt "$limit" ]; then
+        verdict="OVER THE LIMIT"
+        status=1
+    fi
+    report+=("$(printf '%-8s %7d %7d %7d %7d %8d %8d %8d  %s' "$name" "$text" "$rodata" "$data" "$bss" "$flash" \
+        "$limit" "$goal" "$verdict")")
 done
 echo "sizes: the library's share of each app linked for Cortex-M4 -Os (bytes)"
 printf '%-8s %7s %7s %7s %7s %8s %8s %8s\n' app text rodata data bss flash limit goal
