@@ -73,19 +73,5 @@ trap 'rm -f "$junit"' EXIT
 .venv/bin/python -m pytest tests/interop -q --junitxml="$junit" "$@"
 
 # Counts from the JUnit report: the summary line's wording changes with the outcome mix.
-read -r passed failed < <(.venv/bin/python - "$junit" <<'EOF'
-import sys
-import xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except Exception:
-    print(0, 1)
-    sys.exit()
-suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
-total = sum(int(s.get("tests", 0)) for s in suites)
-bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
-skipped = sum(int(s.get("skipped", 0)) for s in suites)
-print(total - bad - skipped, bad + skipped)
-EOF
-)
+read -r passed failed < <(.venv/bin/python scripts/junit-counts.py "$junit")
 report "${passed:-0}" "${failed:-1}"
