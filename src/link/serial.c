@@ -1,9 +1,10 @@
 /*
  * The serial link: the framing of serial.h and the serial entry of the link table. A line is a
  * datagram link to the transport (one batch per frame, MTU ZM_SERIAL_MTU) that brings its own
- * framing through the encode and recv operations. Its state (the port's line, the decoder, a
- * chunk of raw bytes and the transmit frame) lives in one block allocated when the line opens,
- * so that the data path allocates nothing and a zm_link_t stays a small value that can be moved.
+ * framing through the send and recv operations. Its state (the port's line, the decoder and a
+ * chunk of raw bytes) lives in one block allocated when the line opens, so that the data path
+ * allocates nothing and a zm_link_t stays a small value that can be moved. A frame is encoded
+ * to the port a small chunk at a time: the line holds no transmit frame.
  *
  * Rust's serial link is point to point and has a handshake of its own below Zenoh's: the opener
  * sends an empty INIT frame, the listener answers INIT|ACK, then batches flow. A listener here
@@ -41,48 +42,87 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
     return ~crc;
 }
 
-/* A COBS encoder writing into a buffer known to be large enough. A block holds up to 254 data
- * bytes behind its code byte; after a full block a new one always starts, even at the very end
- * (its code is then 0x01), which is what Rust's cobs 0.2 does. */
-typedef struct {
-    uint8_t *out;
-    size_t pos;      /* next byte to write */
-    size_t code_pos; /* where the current block's code byte goes */
-    uint8_t code;    /* 1 + data bytes in the current block */
-} cobs_writer_t;
+/* What the encoder writes next. */
+enum { ENC_CODE, ENC_BLOCK, ENC_BLOCK_THEN_ZERO, ENC_LAST_BLOCK, ENC_DELIMITER, ENC_DONE };
 
-static void cobs_start(cobs_writer_t *w, uint8_t *out)
+z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
 {
-    w->out = out;
-    w->code_pos = 0;
-    w->pos = 1;
-    w->code = 1;
+    if (len > ZM_SERIAL_MTU) {
+        return ZM_E_FIELD;
+    }
+    uint32_t crc = zm_serial_crc32(payload, len);
+    e->payload = payload;
+    e->len = len;
+    e->pos = 0;
+    e->head[0] = flags;
+    e->head[1] = (uint8_t)(len & 0xffu);
+    e->head[2] = (uint8_t)(len >> 8);
+    for (unsigned i = 0; i < sizeof(e->tail); i++) {
+        e->tail[i] = (uint8_t)(crc >> (8u * i));
+    }
+    e->block_left = 0;
+    e->state = ENC_CODE;
+    return Z_OK;
 }
 
-static void cobs_block_end(cobs_writer_t *w)
+/* Byte i of the frame before COBS: flags and length, the payload, its CRC. */
+static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
 {
-    w->out[w->code_pos] = w->code;
-    w->code_pos = w->pos++;
-    w->code = 1;
+    if (i < sizeof(e->head)) {
+        return e->head[i];
+    }
+    i -= sizeof(e->head);
+    return i < e->len ? e->payload[i] : e->tail[i - e->len];
 }
 
-static void cobs_put(cobs_writer_t *w, uint8_t b)
+/*
+ * COBS as Rust's cobs 0.2 does it: a block is the bytes up to the next zero, at most 254, behind
+ * a code byte of 1 + its length. A block cut by a zero implies it (the zero is skipped); a full
+ * block (code 0xFF) does not, and a new block always starts after it, even at the very end (the
+ * lone code 0x01). The last block never implies a zero.
+ */
+size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
 {
-    if (b == 0) {
-        cobs_block_end(w);
-        return;
+    size_t total = e->len + ZM_SERIAL_OVERHEAD;
+    size_t n = 0;
+    while (n < cap) {
+        switch (e->state) {
+        case ENC_CODE: {
+            size_t run = 0;
+            while (run < 254u && e->pos + run < total && plain_at(e, e->pos + run) != 0) {
+                run++;
+            }
+            out[n++] = (uint8_t)(run + 1u);
+            e->block_left = (uint8_t)run;
+            if (run == 254u) {
+                e->state = ENC_BLOCK;
+            } else {
+                e->state = e->pos + run < total ? ENC_BLOCK_THEN_ZERO : ENC_LAST_BLOCK;
+            }
+            break;
+        }
+        case ENC_BLOCK:
+        case ENC_BLOCK_THEN_ZERO:
+        case ENC_LAST_BLOCK:
+            if (e->block_left > 0) {
+                out[n++] = plain_at(e, e->pos++);
+                e->block_left--;
+                break;
+            }
+            if (e->state == ENC_BLOCK_THEN_ZERO) {
+                e->pos++;
+            }
+            e->state = e->state == ENC_LAST_BLOCK ? ENC_DELIMITER : ENC_CODE;
+            break;
+        case ENC_DELIMITER:
+            out[n++] = 0x00;
+            e->state = ENC_DONE;
+            break;
+        default:
+            return n;
+        }
     }
-    w->out[w->pos++] = b;
-    if (++w->code == 0xffu) {
-        cobs_block_end(w);
-    }
-}
-
-static void cobs_put_all(cobs_writer_t *w, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        cobs_put(w, p[i]);
-    }
+    return n;
 }
 
 z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
@@ -95,17 +135,9 @@ z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, u
     if (cap < ZM_SERIAL_WIRE_MAX(len)) {
         return ZM_E_NO_SPACE;
     }
-    uint32_t crc = zm_serial_crc32(payload, len);
-    const uint8_t head[3] = {flags, (uint8_t)(len & 0xffu), (uint8_t)(len >> 8)};
-    const uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
-    cobs_writer_t w;
-    cobs_start(&w, out);
-    cobs_put_all(&w, head, sizeof(head));
-    cobs_put_all(&w, payload, len);
-    cobs_put_all(&w, tail, sizeof(tail));
-    out[w.code_pos] = w.code; /* the last block, never followed by an implied zero */
-    out[w.pos++] = 0x00;      /* the delimiter */
-    *n = w.pos;
+    zm_serial_encoder_t e;
+    ZM_TRY(zm_serial_encoder_start(&e, flags, payload, len));
+    *n = zm_serial_encoder_fill(&e, out, cap);
     return Z_OK;
 }
 
@@ -214,14 +246,26 @@ typedef struct {
     atomic_bool busy;
 } serial_claim_t;
 
-/* An open line. The reader owns rx, raw and the counters, the sender owns tx. */
+/* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
+typedef struct {
+    zm_serial_encoder_t enc;
+    uint64_t start;
+    uint64_t end;
+    uint8_t *chunk;
+    size_t cap;
+} line_tx_t;
+
+/* An open line. The reader owns rx, raw and the counters, the sender owns tx and tx_chunk: a
+ * frame goes to the port a chunk at a time as it is encoded, kept here rather than on the stack,
+ * which the publish path has little of. */
 typedef struct {
     zm_serial_t port;
     zm_serial_decoder_t rx;
     size_t raw_pos; /* raw[raw_pos..raw_len) came from the port and is not decoded yet */
     size_t raw_len;
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
-    uint8_t tx[ZM_SERIAL_WIRE_MAX(ZM_SERIAL_MTU)];
+    line_tx_t tx;          /* tx.chunk points to tx_chunk */
+    uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
     char dev[ZM_SERIAL_DEV_MAX + 1];
 } serial_line_t;
@@ -262,6 +306,8 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
     zm_serial_decoder_init(&s->rx);
     s->raw_pos = 0;
     s->raw_len = 0;
+    s->tx.chunk = s->tx_chunk;
+    s->tx.cap = sizeof(s->tx_chunk);
     s->claim = NULL;
     strcpy(s->dev, dev);
     *out = s;
@@ -333,14 +379,40 @@ static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_fram
     }
 }
 
-/* Sends an empty frame with flags, all of it by the deadline. */
+/*
+ * Writes what tx->enc encodes, a chunk at a time, under zm_link_send_batch's deadlines: the first
+ * byte must leave by start, or nothing was sent (ZM_E_AGAIN); once one left, the rest must follow
+ * by end. Everything it needs is in *tx, so that its own frame stays small: it is at the bottom of
+ * the publish path.
+ */
+static z_result_t write_encoded(zm_serial_t *port, line_tx_t *tx)
+{
+    bool started = false;
+    size_t n;
+    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, tx->cap)) > 0) {
+        size_t done = 0;
+        z_result_t r = zm_port_serial_write(port, tx->chunk, n, started ? tx->end : tx->start, &done);
+        if (r == ZM_E_TIMEOUT && !started) {
+            if (done == 0) {
+                return ZM_E_AGAIN;
+            }
+            r = zm_port_serial_write(port, tx->chunk + done, n - done, tx->end, &done);
+        }
+        ZM_TRY(r);
+        started = true;
+    }
+    return Z_OK;
+}
+
+/* Sends an empty frame with flags, all of it by the deadline. It has a chunk of its own on the
+ * stack, for the receiving thread answers with it while a sender may be using the line's. */
 static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadline)
 {
     uint8_t frame[ZM_SERIAL_WIRE_MAX(0)];
-    size_t n = 0;
-    ZM_TRY(zm_serial_encode(flags, NULL, 0, frame, sizeof(frame), &n));
-    size_t written = 0;
-    return zm_port_serial_write(&s->port, frame, n, deadline, &written);
+    line_tx_t tx = {.start = deadline, .end = deadline, .chunk = frame, .cap = sizeof(frame)};
+    ZM_TRY(zm_serial_encoder_start(&tx.enc, flags, NULL, 0));
+    z_result_t r = write_encoded(&s->port, &tx);
+    return r == ZM_E_AGAIN ? ZM_E_TIMEOUT : r;
 }
 
 static void sleep_until(uint64_t when, uint64_t deadline)
@@ -404,21 +476,15 @@ static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t ti
     return Z_OK;
 }
 
-/* The batch as a data frame, in the sender's buffer. */
-static z_result_t serial_encode(zm_link_t *l, const uint8_t *batch, size_t len, const uint8_t **frame,
-                                size_t *frame_len)
+/* The batch as a data frame, encoded straight to the line. */
+static z_result_t serial_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                              uint64_t end_deadline_ms)
 {
     serial_line_t *s = l->ctx;
-    ZM_TRY(zm_serial_encode(0, batch, len, s->tx, sizeof(s->tx), frame_len));
-    *frame = s->tx;
-    return Z_OK;
-}
-
-static z_result_t serial_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
-                               size_t *written)
-{
-    serial_line_t *s = l->ctx;
-    return zm_port_serial_write(&s->port, buf, len, deadline_ms, written);
+    ZM_TRY(zm_serial_encoder_start(&s->tx.enc, 0, batch, len));
+    s->tx.start = start_deadline_ms;
+    s->tx.end = end_deadline_ms;
+    return write_encoded(&s->port, &s->tx);
 }
 
 /*
@@ -692,8 +758,7 @@ const zm_link_ops_t zm_link_serial_ops = {
     .socket = serial_socket,
 #endif
     .pending = serial_pending,
-    .write = serial_write,
-    .encode = serial_encode,
+    .send = serial_send,
     .recv = serial_recv,
     .shutdown = serial_shutdown,
     .close = serial_close,

@@ -6,9 +6,10 @@
  *    before COBS:  | flags | len (u16 LE) | payload (len bytes) | CRC32 of payload (u32 LE) |
  *    on the line:  | COBS(the above) ... | 0x00 |
  *
- * The codec is pure and allocates nothing: an encoder into the caller's buffer, and a decoder
- * that eats bytes as they come (a tty read of a few hundred, a UART interrupt's one) and yields
- * whole verified frames, so the same code serves POSIX and bare metal.
+ * The codec is pure and allocates nothing: an encoder that makes the frame in small pieces, so
+ * that a line sends through a chunk of ZM_SERIAL_TX_CHUNK bytes and needs no frame-sized buffer,
+ * and a decoder that eats bytes as they come (a tty read of a few hundred, a UART interrupt's
+ * one) and yields whole verified frames. The same code serves POSIX and bare metal.
  */
 #ifndef ZM_LINK_SERIAL_H
 #define ZM_LINK_SERIAL_H
@@ -39,6 +40,33 @@
 
 /** The frame checksum: CRC-32 as z-serial computes it (see docs/serial.md: not the zlib one). */
 uint32_t zm_serial_crc32(const uint8_t *p, size_t len);
+
+/**
+ * A frame being encoded, a piece at a time, so that it needs no buffer of its size: the CRC is
+ * computed over the payload when it starts, then each COBS block is made by looking ahead (at
+ * most 254 bytes) for its length, whose code byte goes out before the block. The payload is
+ * borrowed until the last piece is out. Owned by the one thread that sends the frame.
+ */
+typedef struct {
+    const uint8_t *payload;
+    size_t len;         /* of the payload */
+    size_t pos;         /* next byte of the frame before COBS (header, payload, CRC) */
+    uint8_t head[3];    /* flags and length */
+    uint8_t tail[4];    /* the CRC */
+    uint8_t block_left; /* bytes of the current block still to write */
+    uint8_t state;      /* what comes next: a code byte, block bytes, the delimiter, nothing */
+} zm_serial_encoder_t;
+
+/** Starts e on a frame of flags and payload[0..len). ZM_E_FIELD if len > ZM_SERIAL_MTU. */
+ZM_NODISCARD z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload,
+                                                size_t len);
+
+/**
+ * The next bytes of the frame on the line, into out[0..cap) (cap >= 1), and how many: cap until
+ * the frame runs out, then its rest (delimiter included), then 0. The pieces together are what
+ * zm_serial_encode writes in one go.
+ */
+size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap);
 
 /**
  * Encodes one frame of flags and payload[0..len) into out[0..cap), delimiter included, and its
