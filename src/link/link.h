@@ -77,7 +77,9 @@ typedef struct {
      * Framed links: receives one whole batch into buf[0..cap) and its length into *n (never 0).
      * With wait it blocks until one is in, bounded by l->rx_deadline_ms (ZM_E_TIMEOUT past it);
      * without, it reads only what the line has now and returns ZM_E_AGAIN if no batch completed.
-     * ZM_E_FIELD for a batch longer than cap; ZM_E_CLOSED at the end.
+     * ZM_E_FIELD for a batch longer than cap; ZM_E_CLOSED at the end. A batch may be received
+     * into buf as it comes: the part of one not yet whole stays there between calls, and the op
+     * keeps l->rx_len at its size (rx_pos 0), so that zm_link_rebuffer carries it along.
      */
     z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
     void (*shutdown)(zm_link_t *l);

@@ -1,10 +1,11 @@
 /*
  * The serial link: the framing of serial.h and the serial entry of the link table. A line is a
  * datagram link to the transport (one batch per frame, MTU ZM_SERIAL_MTU) that brings its own
- * framing through the send and recv operations. Its state (the port's line, the decoder and a
- * chunk of raw bytes) lives in one block allocated when the line opens, so that the data path
- * allocates nothing and a zm_link_t stays a small value that can be moved. A frame is encoded
- * to the port a small chunk at a time: the line holds no transmit frame.
+ * framing through the send and recv operations. Its state (the port's line, the decoder's and
+ * encoder's state, a chunk of raw bytes and one of encoded bytes) lives in one block allocated
+ * when the line opens, so that the data path allocates nothing and a zm_link_t stays a small
+ * value that can be moved. It holds no frame-sized buffer: a frame is encoded to the port a small
+ * chunk at a time, and decoded straight into the buffer of the receiving transport.
  *
  * Rust's serial link is point to point and has a handshake of its own below Zenoh's: the opener
  * sends an empty INIT frame, the listener answers INIT|ACK, then batches flow. A listener here
@@ -30,14 +31,20 @@
  * zlib CRC-32 is. "123456789" gives 0xFC4F2BE9, not 0xCBF43926. Bitwise: no 1 KiB table in flash
  * for a line that moves a few hundred bytes a millisecond at most.
  */
+static uint32_t crc_step(uint32_t crc, uint8_t b)
+{
+    crc ^= b;
+    for (unsigned bit = 0; bit < 8; bit++) {
+        crc = (crc >> 1) ^ (0x04c11db7u & (0u - (crc & 1u)));
+    }
+    return crc;
+}
+
 uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
 {
     uint32_t crc = 0xffffffffu;
     for (size_t i = 0; i < len; i++) {
-        crc ^= p[i];
-        for (unsigned bit = 0; bit < 8; bit++) {
-            crc = (crc >> 1) ^ (0x04c11db7u & (0u - (crc & 1u)));
-        }
+        crc = crc_step(crc, p[i]);
     }
     return ~crc;
 }
@@ -141,29 +148,67 @@ z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, u
     return Z_OK;
 }
 
-void zm_serial_decoder_init(zm_serial_decoder_t *d)
+/* Readies d for the next frame; the count of drops stays. */
+static void frame_reset(zm_serial_decoder_t *d)
 {
     d->len = 0;
+    d->stored = 0;
+    d->crc = 0xffffffffu;
     d->block_left = 0;
     d->zero_pending = false;
     d->in_frame = false;
     d->overflow = false;
+}
+
+void zm_serial_decoder_init(zm_serial_decoder_t *d)
+{
+    frame_reset(d);
     d->dropped = 0;
 }
 
-/* Appends one decoded byte; false once the frame no longer fits. */
-static bool decoded_put(zm_serial_decoder_t *d, uint8_t b)
+void zm_serial_decoder_lose(zm_serial_decoder_t *d)
 {
-    if (d->len == sizeof(d->buf)) {
+    if (d->in_frame) {
+        d->overflow = true;
+        d->stored = 0;
+    }
+}
+
+/* The length field; valid once the header is in. */
+static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1] | ((size_t)d->head[2] << 8); }
+
+/*
+ * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
+ * far as it fits and in order, with the CRC register following it. False once the frame is
+ * longer than any this side takes.
+ */
+static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
+{
+    size_t k = d->len;
+    if (k == ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD) {
         d->overflow = true;
         return false;
     }
-    d->buf[d->len++] = b;
-    return true;
+    d->len = k + 1;
+    if (k < sizeof(d->head)) {
+        d->head[k] = b;
+        return true;
+    }
+    size_t i = k - sizeof(d->head);
+    size_t len = head_len(d);
+    if (i < len) {
+        d->crc = crc_step(d->crc, b);
+        if (i == d->stored && i < cap) {
+            buf[d->stored++] = b;
+        }
+    } else if (i - len < sizeof(d->sent_crc)) {
+        d->sent_crc[i - len] = b;
+    }
+    return true; /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
 /* The delimiter came: check what was decoded and start over for the next frame. */
-static z_result_t frame_end(zm_serial_decoder_t *d, zm_serial_frame_t *frame)
+static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
     z_result_t r = Z_OK;
     size_t n = d->len;
@@ -172,33 +217,31 @@ static z_result_t frame_end(zm_serial_decoder_t *d, zm_serial_frame_t *frame)
     } else if (d->block_left != 0 || n < ZM_SERIAL_OVERHEAD) {
         r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, or no room for the header */
     } else {
-        size_t len = (size_t)d->buf[1] | ((size_t)d->buf[2] << 8);
+        size_t len = head_len(d);
+        const uint8_t *c = d->sent_crc;
+        uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
         if (n != len + ZM_SERIAL_OVERHEAD) {
             r = ZM_E_TRUNCATED;
+        } else if (sent != ~d->crc) {
+            r = ZM_E_CHECKSUM;
         } else {
-            const uint8_t *c = d->buf + 3 + len;
-            uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
-            if (sent != zm_serial_crc32(d->buf + 3, len)) {
-                r = ZM_E_CHECKSUM;
-            } else {
-                frame->flags = d->buf[0];
-                frame->payload = zm_slice(d->buf + 3, len);
+            frame->flags = d->head[0];
+            frame->payload = zm_slice(buf, d->stored == len ? len : 0);
+            if (d->stored != len) {
+                frame_reset(d);
+                return ZM_E_FIELD; /* whole and intact, but the caller has no room for it */
             }
         }
     }
     if (r != Z_OK) {
         d->dropped++;
     }
-    d->len = 0;
-    d->block_left = 0;
-    d->zero_pending = false;
-    d->in_frame = false;
-    d->overflow = false;
+    frame_reset(d);
     return r;
 }
 
-z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used,
-                            zm_serial_frame_t *frame)
+z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used, uint8_t *buf,
+                            size_t cap, zm_serial_frame_t *frame)
 {
     for (size_t i = 0; i < len; i++) {
         uint8_t b = in[i];
@@ -207,7 +250,7 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
                 continue; /* an empty frame: a sender may flush the line with a lone delimiter */
             }
             *used = i + 1;
-            return frame_end(d, frame);
+            return frame_end(d, buf, frame);
         }
         d->in_frame = true;
         if (d->overflow) {
@@ -215,11 +258,11 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
         }
         if (d->block_left > 0) {
             d->block_left--;
-            (void)decoded_put(d, b);
+            (void)decoded_put(d, b, buf, cap);
             continue;
         }
         /* A code byte: the block before it, if it stood for a zero, did not end the frame. */
-        if (d->zero_pending && !decoded_put(d, 0x00)) {
+        if (d->zero_pending && !decoded_put(d, 0x00, buf, cap)) {
             continue;
         }
         d->block_left = (uint8_t)(b - 1u);
@@ -331,17 +374,18 @@ static void line_free(serial_line_t *s)
     zm_free(s);
 }
 
-/* Decodes the raw bytes already read, until a frame comes out (Z_OK) or they run out (ZM_E_AGAIN).
- * A bad frame is dropped with a warning; the count doubles between two of them, so that a line
- * full of noise does not fill the log. */
-static z_result_t take_frame(serial_line_t *s, zm_serial_frame_t *f)
+/* Decodes the raw bytes already read into buf[0..cap), until a frame comes out (Z_OK, or
+ * ZM_E_FIELD for one that does not fit: see zm_serial_decode) or they run out (ZM_E_AGAIN). A bad
+ * frame is dropped with a warning; the count doubles between two of them, so that a line full of
+ * noise does not fill the log. */
+static z_result_t take_frame(serial_line_t *s, uint8_t *buf, size_t cap, zm_serial_frame_t *f)
 {
     while (s->raw_pos < s->raw_len) {
         size_t used = 0;
-        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, f);
+        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, buf, cap, f);
         s->raw_pos += used;
-        if (r == Z_OK) {
-            return Z_OK;
+        if (r == Z_OK || r == ZM_E_FIELD) {
+            return r;
         }
         uint32_t n = s->rx.dropped;
         if (r != ZM_E_AGAIN && (n & (n - 1u)) == 0) {
@@ -361,12 +405,14 @@ static z_result_t read_chunk(serial_line_t *s)
     return Z_OK;
 }
 
-/* The next frame, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT past it; a
- * deadline already past still takes what the line has now, within TRY_READS_MAX reads). */
+/* The next frame of the handshake, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT
+ * past it; a deadline already past still takes what the line has now, within TRY_READS_MAX reads).
+ * Only its flags count: its payload, if any, is skipped, so it needs no buffer. */
 static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_frame_t *f)
 {
     for (unsigned reads = 0;; reads++) {
-        if (take_frame(s, f) == Z_OK) {
+        z_result_t r = take_frame(s, NULL, 0, f);
+        if (r == Z_OK || r == ZM_E_FIELD) {
             return Z_OK;
         }
         uint64_t now = zm_port_clock_ms();
@@ -511,22 +557,19 @@ static z_result_t on_line_frame(serial_line_t *s, const zm_serial_frame_t *f, bo
     return Z_OK;
 }
 
-static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+/* serial_recv without the bookkeeping of the frame in progress. */
+static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
-    serial_line_t *s = l->ctx;
-    *n = 0;
     for (unsigned reads = 0;; reads++) {
         zm_serial_frame_t f;
-        if (take_frame(s, &f) == Z_OK) {
+        z_result_t r = take_frame(s, buf, cap, &f);
+        if (r != ZM_E_AGAIN) {
             bool batch = false;
             ZM_TRY(on_line_frame(s, &f, &batch));
+            ZM_TRY(r); /* ZM_E_FIELD: a batch longer than buf */
             if (!batch) {
                 continue;
             }
-            if (f.payload.len > cap) {
-                return ZM_E_FIELD;
-            }
-            memcpy(buf, f.payload.ptr, f.payload.len);
             *n = f.payload.len;
             return Z_OK;
         }
@@ -544,6 +587,25 @@ static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait,
         }
         ZM_TRY(read_chunk(s));
     }
+}
+
+/*
+ * Frames are decoded straight into the caller's buffer, so a frame that arrives in parts keeps
+ * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0), so that
+ * zm_link_rebuffer carries it into a new buffer; a buffer that changed without it (rx_len no
+ * longer matches) lost those bytes, and the frame is dropped.
+ */
+static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    serial_line_t *s = l->ctx;
+    *n = 0;
+    if (l->rx_pos != 0 || l->rx_len != s->rx.stored) {
+        zm_serial_decoder_lose(&s->rx);
+    }
+    z_result_t r = line_recv(l, s, buf, cap, wait, n);
+    l->rx_pos = 0;
+    l->rx_len = s->rx.stored;
+    return r;
 }
 
 static bool serial_pending(zm_link_t *l)
