@@ -226,6 +226,11 @@
 #define ZM_SERIAL_RX_CHUNK 256
 #endif
 
+/** Bytes a serial link encodes before it writes them to the line: its frames need no buffer of their size. */
+#ifndef ZM_SERIAL_TX_CHUNK
+#define ZM_SERIAL_TX_CHUNK 64
+#endif
+
 /** Longest serial device name (an endpoint's address), in bytes. */
 #ifndef ZM_SERIAL_DEV_MAX
 #define ZM_SERIAL_DEV_MAX 128
@@ -358,8 +363,8 @@
 #if ZM_SERIAL_MTU < 64 || ZM_SERIAL_MTU > 1500
 #error "ZM_SERIAL_MTU must be within 64..1500 (Rust refuses larger serial frames)"
 #endif
-#if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
-#error "ZM_SERIAL_RX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
+#if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_TX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
+#error "ZM_SERIAL_RX_CHUNK, ZM_SERIAL_TX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
 #endif
 #if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL
 #error "zmote needs at least one link: Z_FEATURE_LINK_TCP or Z_FEATURE_LINK_SERIAL"

@@ -33,7 +33,7 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
 
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
-    ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && ops->write != NULL);
+    ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && (ops->write != NULL || ops->send != NULL));
     link_reset(l, ops, proto, ctx);
 }
 
@@ -110,11 +110,8 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
         if (len > l->ops->mtu) {
             return ZM_E_FIELD;
         }
-        if (l->ops->encode != NULL) {
-            const uint8_t *frame = NULL;
-            size_t frame_len = 0;
-            ZM_TRY(l->ops->encode(l, batch, len, &frame, &frame_len));
-            return write_frame(l, frame, frame_len, start_deadline_ms, end_deadline_ms);
+        if (l->ops->send != NULL) {
+            return l->ops->send(l, batch, len, start_deadline_ms, end_deadline_ms);
         }
         return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
     }

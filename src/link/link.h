@@ -4,7 +4,7 @@
  * uses. Stream links (TCP) carry each batch behind a 2-byte little-endian length; the reader
  * is buffered so that one recv() can deliver many small batches, and every batch it returns
  * points into the caller's receive buffer: nothing is copied on either side. Framed links
- * (serial) bring their own framing through the encode and recv operations instead.
+ * (serial) bring their own framing through the send and recv operations instead.
  *
  * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
  * one thread receives (recv_batch, try_recv_batch, rebuffer, wait_readable, wait_any) and at
@@ -66,16 +66,20 @@ typedef struct {
     z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                         size_t *written);
     /*
-     * Framed links: turns a batch into the bytes that go on the line, written then with write
-     * (in a buffer of the link's that belongs to the sending thread; valid until the next call).
+     * Framed links: sends one batch with the link's own framing, under the rules and deadlines of
+     * zm_link_send_batch (ZM_E_AGAIN if not a byte left by start_deadline_ms: nothing was sent;
+     * once one did, the rest by end_deadline_ms or ZM_E_TIMEOUT). Called by the sending thread;
+     * the batch is borrowed for the call. A link with send needs no write.
      */
-    z_result_t (*encode)(zm_link_t *l, const uint8_t *batch, size_t len, const uint8_t **frame,
-                         size_t *frame_len);
+    z_result_t (*send)(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                       uint64_t end_deadline_ms);
     /*
      * Framed links: receives one whole batch into buf[0..cap) and its length into *n (never 0).
      * With wait it blocks until one is in, bounded by l->rx_deadline_ms (ZM_E_TIMEOUT past it);
      * without, it reads only what the line has now and returns ZM_E_AGAIN if no batch completed.
-     * ZM_E_FIELD for a batch longer than cap; ZM_E_CLOSED at the end.
+     * ZM_E_FIELD for a batch longer than cap; ZM_E_CLOSED at the end. A batch may be received
+     * into buf as it comes: the part of one not yet whole stays there between calls, and the op
+     * keeps l->rx_len at its size (rx_pos 0), so that zm_link_rebuffer carries it along.
      */
     z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
     void (*shutdown)(zm_link_t *l);

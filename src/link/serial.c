@@ -1,9 +1,11 @@
 /*
  * The serial link: the framing of serial.h and the serial entry of the link table. A line is a
  * datagram link to the transport (one batch per frame, MTU ZM_SERIAL_MTU) that brings its own
- * framing through the encode and recv operations. Its state (the port's line, the decoder, a
- * chunk of raw bytes and the transmit frame) lives in one block allocated when the line opens,
- * so that the data path allocates nothing and a zm_link_t stays a small value that can be moved.
+ * framing through the send and recv operations. Its state (the port's line, the decoder's and
+ * encoder's state, a chunk of raw bytes and one of encoded bytes) lives in one block allocated
+ * when the line opens, so that the data path allocates nothing and a zm_link_t stays a small
+ * value that can be moved. It holds no frame-sized buffer: a frame is encoded to the port a small
+ * chunk at a time, and decoded straight into the buffer of the receiving transport.
  *
  * Rust's serial link is point to point and has a handshake of its own below Zenoh's: the opener
  * sends an empty INIT frame, the listener answers INIT|ACK, then batches flow. A listener here
@@ -29,60 +31,105 @@
  * zlib CRC-32 is. "123456789" gives 0xFC4F2BE9, not 0xCBF43926. Bitwise: no 1 KiB table in flash
  * for a line that moves a few hundred bytes a millisecond at most.
  */
+static uint32_t crc_step(uint32_t crc, uint8_t b)
+{
+    crc ^= b;
+    for (unsigned bit = 0; bit < 8; bit++) {
+        crc = (crc >> 1) ^ (0x04c11db7u & (0u - (crc & 1u)));
+    }
+    return crc;
+}
+
 uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
 {
     uint32_t crc = 0xffffffffu;
     for (size_t i = 0; i < len; i++) {
-        crc ^= p[i];
-        for (unsigned bit = 0; bit < 8; bit++) {
-            crc = (crc >> 1) ^ (0x04c11db7u & (0u - (crc & 1u)));
-        }
+        crc = crc_step(crc, p[i]);
     }
     return ~crc;
 }
 
-/* A COBS encoder writing into a buffer known to be large enough. A block holds up to 254 data
- * bytes behind its code byte; after a full block a new one always starts, even at the very end
- * (its code is then 0x01), which is what Rust's cobs 0.2 does. */
-typedef struct {
-    uint8_t *out;
-    size_t pos;      /* next byte to write */
-    size_t code_pos; /* where the current block's code byte goes */
-    uint8_t code;    /* 1 + data bytes in the current block */
-} cobs_writer_t;
+/* What the encoder writes next. */
+enum { ENC_CODE, ENC_BLOCK, ENC_BLOCK_THEN_ZERO, ENC_LAST_BLOCK, ENC_DELIMITER, ENC_DONE };
 
-static void cobs_start(cobs_writer_t *w, uint8_t *out)
+z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
 {
-    w->out = out;
-    w->code_pos = 0;
-    w->pos = 1;
-    w->code = 1;
+    if (len > ZM_SERIAL_MTU) {
+        return ZM_E_FIELD;
+    }
+    uint32_t crc = zm_serial_crc32(payload, len);
+    e->payload = payload;
+    e->len = len;
+    e->pos = 0;
+    e->head[0] = flags;
+    e->head[1] = (uint8_t)(len & 0xffu);
+    e->head[2] = (uint8_t)(len >> 8);
+    for (unsigned i = 0; i < sizeof(e->tail); i++) {
+        e->tail[i] = (uint8_t)(crc >> (8u * i));
+    }
+    e->block_left = 0;
+    e->state = ENC_CODE;
+    return Z_OK;
 }
 
-static void cobs_block_end(cobs_writer_t *w)
+/* Byte i of the frame before COBS: flags and length, the payload, its CRC. */
+static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
 {
-    w->out[w->code_pos] = w->code;
-    w->code_pos = w->pos++;
-    w->code = 1;
+    if (i < sizeof(e->head)) {
+        return e->head[i];
+    }
+    i -= sizeof(e->head);
+    return i < e->len ? e->payload[i] : e->tail[i - e->len];
 }
 
-static void cobs_put(cobs_writer_t *w, uint8_t b)
+/*
+ * COBS as Rust's cobs 0.2 does it: a block is the bytes up to the next zero, at most 254, behind
+ * a code byte of 1 + its length. A block cut by a zero implies it (the zero is skipped); a full
+ * block (code 0xFF) does not, and a new block always starts after it, even at the very end (the
+ * lone code 0x01). The last block never implies a zero.
+ */
+size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
 {
-    if (b == 0) {
-        cobs_block_end(w);
-        return;
+    size_t total = e->len + ZM_SERIAL_OVERHEAD;
+    size_t n = 0;
+    while (n < cap) {
+        switch (e->state) {
+        case ENC_CODE: {
+            size_t run = 0;
+            while (run < 254u && e->pos + run < total && plain_at(e, e->pos + run) != 0) {
+                run++;
+            }
+            out[n++] = (uint8_t)(run + 1u);
+            e->block_left = (uint8_t)run;
+            if (run == 254u) {
+                e->state = ENC_BLOCK;
+            } else {
+                e->state = e->pos + run < total ? ENC_BLOCK_THEN_ZERO : ENC_LAST_BLOCK;
+            }
+            break;
+        }
+        case ENC_BLOCK:
+        case ENC_BLOCK_THEN_ZERO:
+        case ENC_LAST_BLOCK:
+            if (e->block_left > 0) {
+                out[n++] = plain_at(e, e->pos++);
+                e->block_left--;
+                break;
+            }
+            if (e->state == ENC_BLOCK_THEN_ZERO) {
+                e->pos++;
+            }
+            e->state = e->state == ENC_LAST_BLOCK ? ENC_DELIMITER : ENC_CODE;
+            break;
+        case ENC_DELIMITER:
+            out[n++] = 0x00;
+            e->state = ENC_DONE;
+            break;
+        default:
+            return n;
+        }
     }
-    w->out[w->pos++] = b;
-    if (++w->code == 0xffu) {
-        cobs_block_end(w);
-    }
-}
-
-static void cobs_put_all(cobs_writer_t *w, const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        cobs_put(w, p[i]);
-    }
+    return n;
 }
 
 z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, uint8_t *out, size_t cap,
@@ -95,43 +142,73 @@ z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, u
     if (cap < ZM_SERIAL_WIRE_MAX(len)) {
         return ZM_E_NO_SPACE;
     }
-    uint32_t crc = zm_serial_crc32(payload, len);
-    const uint8_t head[3] = {flags, (uint8_t)(len & 0xffu), (uint8_t)(len >> 8)};
-    const uint8_t tail[4] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24)};
-    cobs_writer_t w;
-    cobs_start(&w, out);
-    cobs_put_all(&w, head, sizeof(head));
-    cobs_put_all(&w, payload, len);
-    cobs_put_all(&w, tail, sizeof(tail));
-    out[w.code_pos] = w.code; /* the last block, never followed by an implied zero */
-    out[w.pos++] = 0x00;      /* the delimiter */
-    *n = w.pos;
+    zm_serial_encoder_t e;
+    ZM_TRY(zm_serial_encoder_start(&e, flags, payload, len));
+    *n = zm_serial_encoder_fill(&e, out, cap);
     return Z_OK;
 }
 
-void zm_serial_decoder_init(zm_serial_decoder_t *d)
+/* Readies d for the next frame; the count of drops stays. */
+static void frame_reset(zm_serial_decoder_t *d)
 {
     d->len = 0;
+    d->stored = 0;
+    d->crc = 0xffffffffu;
     d->block_left = 0;
     d->zero_pending = false;
     d->in_frame = false;
     d->overflow = false;
+}
+
+void zm_serial_decoder_init(zm_serial_decoder_t *d)
+{
+    frame_reset(d);
     d->dropped = 0;
 }
 
-/* Appends one decoded byte; false once the frame no longer fits. */
-static bool decoded_put(zm_serial_decoder_t *d, uint8_t b)
+void zm_serial_decoder_lose(zm_serial_decoder_t *d)
 {
-    if (d->len == sizeof(d->buf)) {
+    if (d->in_frame) {
+        d->overflow = true;
+        d->stored = 0;
+    }
+}
+
+/* The length field; valid once the header is in. */
+static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1] | ((size_t)d->head[2] << 8); }
+
+/*
+ * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
+ * far as it fits and in order, with the CRC register following it. False once the frame is
+ * longer than any this side takes.
+ */
+static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
+{
+    size_t k = d->len;
+    if (k == ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD) {
         d->overflow = true;
         return false;
     }
-    d->buf[d->len++] = b;
-    return true;
+    d->len = k + 1;
+    if (k < sizeof(d->head)) {
+        d->head[k] = b;
+        return true;
+    }
+    size_t i = k - sizeof(d->head);
+    size_t len = head_len(d);
+    if (i < len) {
+        d->crc = crc_step(d->crc, b);
+        if (i == d->stored && i < cap) {
+            buf[d->stored++] = b;
+        }
+    } else if (i - len < sizeof(d->sent_crc)) {
+        d->sent_crc[i - len] = b;
+    }
+    return true; /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
 /* The delimiter came: check what was decoded and start over for the next frame. */
-static z_result_t frame_end(zm_serial_decoder_t *d, zm_serial_frame_t *frame)
+static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
     z_result_t r = Z_OK;
     size_t n = d->len;
@@ -140,33 +217,31 @@ static z_result_t frame_end(zm_serial_decoder_t *d, zm_serial_frame_t *frame)
     } else if (d->block_left != 0 || n < ZM_SERIAL_OVERHEAD) {
         r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, or no room for the header */
     } else {
-        size_t len = (size_t)d->buf[1] | ((size_t)d->buf[2] << 8);
+        size_t len = head_len(d);
+        const uint8_t *c = d->sent_crc;
+        uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
         if (n != len + ZM_SERIAL_OVERHEAD) {
             r = ZM_E_TRUNCATED;
+        } else if (sent != ~d->crc) {
+            r = ZM_E_CHECKSUM;
         } else {
-            const uint8_t *c = d->buf + 3 + len;
-            uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
-            if (sent != zm_serial_crc32(d->buf + 3, len)) {
-                r = ZM_E_CHECKSUM;
-            } else {
-                frame->flags = d->buf[0];
-                frame->payload = zm_slice(d->buf + 3, len);
+            frame->flags = d->head[0];
+            frame->payload = zm_slice(buf, d->stored == len ? len : 0);
+            if (d->stored != len) {
+                frame_reset(d);
+                return ZM_E_FIELD; /* whole and intact, but the caller has no room for it */
             }
         }
     }
     if (r != Z_OK) {
         d->dropped++;
     }
-    d->len = 0;
-    d->block_left = 0;
-    d->zero_pending = false;
-    d->in_frame = false;
-    d->overflow = false;
+    frame_reset(d);
     return r;
 }
 
-z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used,
-                            zm_serial_frame_t *frame)
+z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used, uint8_t *buf,
+                            size_t cap, zm_serial_frame_t *frame)
 {
     for (size_t i = 0; i < len; i++) {
         uint8_t b = in[i];
@@ -175,7 +250,7 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
                 continue; /* an empty frame: a sender may flush the line with a lone delimiter */
             }
             *used = i + 1;
-            return frame_end(d, frame);
+            return frame_end(d, buf, frame);
         }
         d->in_frame = true;
         if (d->overflow) {
@@ -183,11 +258,11 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
         }
         if (d->block_left > 0) {
             d->block_left--;
-            (void)decoded_put(d, b);
+            (void)decoded_put(d, b, buf, cap);
             continue;
         }
         /* A code byte: the block before it, if it stood for a zero, did not end the frame. */
-        if (d->zero_pending && !decoded_put(d, 0x00)) {
+        if (d->zero_pending && !decoded_put(d, 0x00, buf, cap)) {
             continue;
         }
         d->block_left = (uint8_t)(b - 1u);
@@ -214,14 +289,26 @@ typedef struct {
     atomic_bool busy;
 } serial_claim_t;
 
-/* An open line. The reader owns rx, raw and the counters, the sender owns tx. */
+/* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
+typedef struct {
+    zm_serial_encoder_t enc;
+    uint64_t start;
+    uint64_t end;
+    uint8_t *chunk;
+    size_t cap;
+} line_tx_t;
+
+/* An open line. The reader owns rx, raw and the counters, the sender owns tx and tx_chunk: a
+ * frame goes to the port a chunk at a time as it is encoded, kept here rather than on the stack,
+ * which the publish path has little of. */
 typedef struct {
     zm_serial_t port;
     zm_serial_decoder_t rx;
     size_t raw_pos; /* raw[raw_pos..raw_len) came from the port and is not decoded yet */
     size_t raw_len;
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
-    uint8_t tx[ZM_SERIAL_WIRE_MAX(ZM_SERIAL_MTU)];
+    line_tx_t tx;          /* tx.chunk points to tx_chunk */
+    uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
     char dev[ZM_SERIAL_DEV_MAX + 1];
 } serial_line_t;
@@ -262,6 +349,8 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
     zm_serial_decoder_init(&s->rx);
     s->raw_pos = 0;
     s->raw_len = 0;
+    s->tx.chunk = s->tx_chunk;
+    s->tx.cap = sizeof(s->tx_chunk);
     s->claim = NULL;
     strcpy(s->dev, dev);
     *out = s;
@@ -285,17 +374,18 @@ static void line_free(serial_line_t *s)
     zm_free(s);
 }
 
-/* Decodes the raw bytes already read, until a frame comes out (Z_OK) or they run out (ZM_E_AGAIN).
- * A bad frame is dropped with a warning; the count doubles between two of them, so that a line
- * full of noise does not fill the log. */
-static z_result_t take_frame(serial_line_t *s, zm_serial_frame_t *f)
+/* Decodes the raw bytes already read into buf[0..cap), until a frame comes out (Z_OK, or
+ * ZM_E_FIELD for one that does not fit: see zm_serial_decode) or they run out (ZM_E_AGAIN). A bad
+ * frame is dropped with a warning; the count doubles between two of them, so that a line full of
+ * noise does not fill the log. */
+static z_result_t take_frame(serial_line_t *s, uint8_t *buf, size_t cap, zm_serial_frame_t *f)
 {
     while (s->raw_pos < s->raw_len) {
         size_t used = 0;
-        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, f);
+        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, buf, cap, f);
         s->raw_pos += used;
-        if (r == Z_OK) {
-            return Z_OK;
+        if (r == Z_OK || r == ZM_E_FIELD) {
+            return r;
         }
         uint32_t n = s->rx.dropped;
         if (r != ZM_E_AGAIN && (n & (n - 1u)) == 0) {
@@ -315,12 +405,14 @@ static z_result_t read_chunk(serial_line_t *s)
     return Z_OK;
 }
 
-/* The next frame, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT past it; a
- * deadline already past still takes what the line has now, within TRY_READS_MAX reads). */
+/* The next frame of the handshake, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT
+ * past it; a deadline already past still takes what the line has now, within TRY_READS_MAX reads).
+ * Only its flags count: its payload, if any, is skipped, so it needs no buffer. */
 static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_frame_t *f)
 {
     for (unsigned reads = 0;; reads++) {
-        if (take_frame(s, f) == Z_OK) {
+        z_result_t r = take_frame(s, NULL, 0, f);
+        if (r == Z_OK || r == ZM_E_FIELD) {
             return Z_OK;
         }
         uint64_t now = zm_port_clock_ms();
@@ -333,14 +425,40 @@ static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_fram
     }
 }
 
-/* Sends an empty frame with flags, all of it by the deadline. */
+/*
+ * Writes what tx->enc encodes, a chunk at a time, under zm_link_send_batch's deadlines: the first
+ * byte must leave by start, or nothing was sent (ZM_E_AGAIN); once one left, the rest must follow
+ * by end. Everything it needs is in *tx, so that its own frame stays small: it is at the bottom of
+ * the publish path.
+ */
+static z_result_t write_encoded(zm_serial_t *port, line_tx_t *tx)
+{
+    bool started = false;
+    size_t n;
+    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, tx->cap)) > 0) {
+        size_t done = 0;
+        z_result_t r = zm_port_serial_write(port, tx->chunk, n, started ? tx->end : tx->start, &done);
+        if (r == ZM_E_TIMEOUT && !started) {
+            if (done == 0) {
+                return ZM_E_AGAIN;
+            }
+            r = zm_port_serial_write(port, tx->chunk + done, n - done, tx->end, &done);
+        }
+        ZM_TRY(r);
+        started = true;
+    }
+    return Z_OK;
+}
+
+/* Sends an empty frame with flags, all of it by the deadline. It has a chunk of its own on the
+ * stack, for the receiving thread answers with it while a sender may be using the line's. */
 static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadline)
 {
     uint8_t frame[ZM_SERIAL_WIRE_MAX(0)];
-    size_t n = 0;
-    ZM_TRY(zm_serial_encode(flags, NULL, 0, frame, sizeof(frame), &n));
-    size_t written = 0;
-    return zm_port_serial_write(&s->port, frame, n, deadline, &written);
+    line_tx_t tx = {.start = deadline, .end = deadline, .chunk = frame, .cap = sizeof(frame)};
+    ZM_TRY(zm_serial_encoder_start(&tx.enc, flags, NULL, 0));
+    z_result_t r = write_encoded(&s->port, &tx);
+    return r == ZM_E_AGAIN ? ZM_E_TIMEOUT : r;
 }
 
 static void sleep_until(uint64_t when, uint64_t deadline)
@@ -404,21 +522,15 @@ static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t ti
     return Z_OK;
 }
 
-/* The batch as a data frame, in the sender's buffer. */
-static z_result_t serial_encode(zm_link_t *l, const uint8_t *batch, size_t len, const uint8_t **frame,
-                                size_t *frame_len)
+/* The batch as a data frame, encoded straight to the line. */
+static z_result_t serial_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                              uint64_t end_deadline_ms)
 {
     serial_line_t *s = l->ctx;
-    ZM_TRY(zm_serial_encode(0, batch, len, s->tx, sizeof(s->tx), frame_len));
-    *frame = s->tx;
-    return Z_OK;
-}
-
-static z_result_t serial_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
-                               size_t *written)
-{
-    serial_line_t *s = l->ctx;
-    return zm_port_serial_write(&s->port, buf, len, deadline_ms, written);
+    ZM_TRY(zm_serial_encoder_start(&s->tx.enc, 0, batch, len));
+    s->tx.start = start_deadline_ms;
+    s->tx.end = end_deadline_ms;
+    return write_encoded(&s->port, &s->tx);
 }
 
 /*
@@ -445,22 +557,19 @@ static z_result_t on_line_frame(serial_line_t *s, const zm_serial_frame_t *f, bo
     return Z_OK;
 }
 
-static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+/* serial_recv without the bookkeeping of the frame in progress. */
+static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
-    serial_line_t *s = l->ctx;
-    *n = 0;
     for (unsigned reads = 0;; reads++) {
         zm_serial_frame_t f;
-        if (take_frame(s, &f) == Z_OK) {
+        z_result_t r = take_frame(s, buf, cap, &f);
+        if (r != ZM_E_AGAIN) {
             bool batch = false;
             ZM_TRY(on_line_frame(s, &f, &batch));
+            ZM_TRY(r); /* ZM_E_FIELD: a batch longer than buf */
             if (!batch) {
                 continue;
             }
-            if (f.payload.len > cap) {
-                return ZM_E_FIELD;
-            }
-            memcpy(buf, f.payload.ptr, f.payload.len);
             *n = f.payload.len;
             return Z_OK;
         }
@@ -478,6 +587,25 @@ static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait,
         }
         ZM_TRY(read_chunk(s));
     }
+}
+
+/*
+ * Frames are decoded straight into the caller's buffer, so a frame that arrives in parts keeps
+ * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0), so that
+ * zm_link_rebuffer carries it into a new buffer; a buffer that changed without it (rx_len no
+ * longer matches) lost those bytes, and the frame is dropped.
+ */
+static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    serial_line_t *s = l->ctx;
+    *n = 0;
+    if (l->rx_pos != 0 || l->rx_len != s->rx.stored) {
+        zm_serial_decoder_lose(&s->rx);
+    }
+    z_result_t r = line_recv(l, s, buf, cap, wait, n);
+    l->rx_pos = 0;
+    l->rx_len = s->rx.stored;
+    return r;
 }
 
 static bool serial_pending(zm_link_t *l)
@@ -692,8 +820,7 @@ const zm_link_ops_t zm_link_serial_ops = {
     .socket = serial_socket,
 #endif
     .pending = serial_pending,
-    .write = serial_write,
-    .encode = serial_encode,
+    .send = serial_send,
     .recv = serial_recv,
     .shutdown = serial_shutdown,
     .close = serial_close,

@@ -36,11 +36,14 @@ static void test_crc(void)
     CHECK_EQ_INT(zm_serial_crc32(crate, sizeof(crate)), 0xf975ec73u);
 }
 
+/* Where the tests below decode payloads to. */
+static uint8_t dec_buf[ZM_SERIAL_MTU];
+
 /* Decodes wire in one go; the frame must come out exactly at its delimiter. */
 static z_result_t decode_all(zm_serial_decoder_t *d, const uint8_t *wire, size_t n, zm_serial_frame_t *f)
 {
     size_t used = 0;
-    z_result_t r = zm_serial_decode(d, wire, n, &used, f);
+    z_result_t r = zm_serial_decode(d, wire, n, &used, dec_buf, sizeof(dec_buf), f);
     CHECK_EQ_INT(used, n);
     return r;
 }
@@ -139,7 +142,7 @@ static void test_round_trip(void)
             while (pos < n && r == ZM_E_AGAIN) {
                 size_t take = n - pos < chunks[c] ? n - pos : chunks[c];
                 size_t used = 0;
-                r = zm_serial_decode(&d, wire + pos, take, &used, &f);
+                r = zm_serial_decode(&d, wire + pos, take, &used, dec_buf, sizeof(dec_buf), &f);
                 pos += used;
             }
             if (r != Z_OK || pos != n || f.flags != 0 || f.payload.len != len ||
@@ -157,6 +160,46 @@ static void test_round_trip(void)
     CHECK_EQ_INT(n, 0);
 }
 
+/* The encoder in pieces of 1, 7, ZM_SERIAL_TX_CHUNK and 300 bytes: each piece full but the last,
+ * together the bytes of a whole-frame encoding, then nothing. */
+static void test_encode_pieces(void)
+{
+    static uint8_t payload[ZM_SERIAL_MTU];
+    static uint8_t wire[ZM_SERIAL_WIRE_MAX(ZM_SERIAL_MTU)];
+    static uint8_t got[ZM_SERIAL_WIRE_MAX(ZM_SERIAL_MTU) + 300];
+    static const size_t sizes[] = {0, 1, 57, 247, 248, 253, 254, 500, ZM_SERIAL_MTU};
+    static const size_t pieces[] = {1, 7, ZM_SERIAL_TX_CHUNK, 300};
+    unsigned bad = 0;
+    for (size_t i = 0; i < ZM_ARRAY_LEN(sizes); i++) {
+        size_t len = sizes[i];
+        for (size_t j = 0; j < len; j++) {
+            payload[j] = (uint8_t)(j % 97 == 3 ? 0 : j * 11 + 1);
+        }
+        size_t n = 0;
+        CHECK_EQ_INT(zm_serial_encode(ZM_SERIAL_FLAG_ACK, payload, len, wire, sizeof(wire), &n), Z_OK);
+        for (size_t p = 0; p < ZM_ARRAY_LEN(pieces); p++) {
+            zm_serial_encoder_t e;
+            CHECK_EQ_INT(zm_serial_encoder_start(&e, ZM_SERIAL_FLAG_ACK, payload, len), Z_OK);
+            size_t have = 0, k;
+            bool short_piece = false;
+            while ((k = zm_serial_encoder_fill(&e, got + have, pieces[p])) > 0) {
+                short_piece = short_piece || (have > 0 && have % pieces[p] != 0);
+                have += k;
+                if (have > sizeof(got) - pieces[p]) {
+                    break;
+                }
+            }
+            if (short_piece || have != n || memcmp(got, wire, n) != 0 || zm_serial_encoder_fill(&e, got, 1) != 0) {
+                bad++;
+                fprintf(stderr, "encoding %zu bytes in pieces of %zu differs\n", len, pieces[p]);
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    zm_serial_encoder_t e;
+    CHECK_EQ_INT(zm_serial_encoder_start(&e, 0, payload, ZM_SERIAL_MTU + 1), ZM_E_FIELD);
+}
+
 /* The frame of "123456789" as Rust writes it. */
 static const uint8_t ascii_frame[] = {0x01, 0x02, 0x09, 0x0e, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36,
                                       0x37, 0x38, 0x39, 0xe9, 0x2b, 0x4f, 0xfc, 0x00};
@@ -166,7 +209,7 @@ static z_result_t feed(zm_serial_decoder_t *d, const uint8_t **p, const uint8_t 
 {
     while (*p < end) {
         size_t used = 0;
-        z_result_t r = zm_serial_decode(d, *p, (size_t)(end - *p), &used, f);
+        z_result_t r = zm_serial_decode(d, *p, (size_t)(end - *p), &used, dec_buf, sizeof(dec_buf), f);
         *p += used;
         if (r != ZM_E_AGAIN) {
             return r;
@@ -266,6 +309,41 @@ static void test_bad_frames(void)
     end = buf + n;
     CHECK_EQ_INT(feed(&d, &p, end, &f), Z_OK);
     CHECK_EQ_INT(f.payload.len, ZM_SERIAL_MTU);
+
+    /* an intact frame longer than the caller's buffer: ZM_E_FIELD with its flags, not a drop;
+     * without a buffer, an empty frame still comes out whole */
+    uint8_t small[8];
+    size_t used = 0;
+    CHECK_EQ_INT(zm_serial_decode(&d, ascii_frame, sizeof(ascii_frame), &used, small, sizeof(small), &f), ZM_E_FIELD);
+    CHECK_EQ_INT(used, sizeof(ascii_frame));
+    CHECK_EQ_INT(f.payload.len, 0);
+    CHECK_EQ_INT(d.dropped, 7);
+    CHECK_EQ_INT(zm_serial_encode(ZM_SERIAL_FLAG_RESET, NULL, 0, buf, sizeof(buf), &n), Z_OK);
+    CHECK_EQ_INT(zm_serial_decode(&d, buf, n, &used, NULL, 0, &f), Z_OK);
+    CHECK_EQ_INT(f.flags, ZM_SERIAL_FLAG_RESET);
+    CHECK_EQ_INT(f.payload.len, 0);
+    /* a corrupt frame too long for the buffer is a drop as any other */
+    memcpy(buf, ascii_frame, sizeof(ascii_frame));
+    buf[8] ^= 0x04;
+    CHECK_EQ_INT(zm_serial_decode(&d, buf, sizeof(ascii_frame), &used, small, sizeof(small), &f), ZM_E_CHECKSUM);
+    CHECK_EQ_INT(d.dropped, 8);
+
+    /* a frame in progress moves with its buffer; one whose bytes were lost is dropped */
+    static uint8_t one[ZM_SERIAL_MTU], two[ZM_SERIAL_MTU];
+    CHECK_EQ_INT(zm_serial_decode(&d, ascii_frame, 8, &used, one, sizeof(one), &f), ZM_E_AGAIN);
+    CHECK_EQ_INT(d.stored, 4);
+    memcpy(two, one, d.stored);
+    CHECK_EQ_INT(zm_serial_decode(&d, ascii_frame + 8, sizeof(ascii_frame) - 8, &used, two, sizeof(two), &f), Z_OK);
+    CHECK(f.payload.ptr == two);
+    CHECK_EQ_MEM(f.payload.ptr, f.payload.len, "123456789", 9);
+    CHECK_EQ_INT(zm_serial_decode(&d, ascii_frame, 8, &used, one, sizeof(one), &f), ZM_E_AGAIN);
+    zm_serial_decoder_lose(&d);
+    CHECK_EQ_INT(zm_serial_decode(&d, ascii_frame + 8, sizeof(ascii_frame) - 8, &used, two, sizeof(two), &f),
+                 ZM_E_NO_SPACE);
+    CHECK_EQ_INT(d.dropped, 9);
+    zm_serial_decoder_lose(&d); /* between frames: nothing to lose */
+    CHECK_EQ_INT(decode_all(&d, ascii_frame, sizeof(ascii_frame), &f), Z_OK);
+    CHECK_EQ_INT(d.dropped, 9);
 }
 
 static void test_endpoint_config(void)
@@ -392,10 +470,35 @@ static int get_frame(pty_t *t, uint8_t *payload, size_t *len, unsigned ms)
     return f.flags;
 }
 
+/* Every byte the master has, until it stays silent for 200 ms; how many. */
+static size_t drain(pty_t *t, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    struct pollfd pf = {t->master, POLLIN, 0};
+    while (n < cap && poll(&pf, 1, 200) > 0) {
+        ssize_t r = read(t->master, out + n, cap - n);
+        if (r <= 0) {
+            break;
+        }
+        n += (size_t)r;
+    }
+    return n;
+}
+
 static void parse_ep(zm_endpoint_t *ep, char *text, size_t cap, const char *path, const char *cfg, zm_endpoint_use_t use)
 {
     snprintf(text, cap, "serial/%s#%s", path, cfg);
     CHECK_EQ_INT(zm_endpoint_parse(ep, text, strlen(text), use), Z_OK);
+}
+
+/* A payload of 300 bytes with zeros in it, for a frame sent in parts. */
+static const uint8_t *noise_for_parts(void)
+{
+    static uint8_t p[300];
+    for (size_t i = 0; i < sizeof(p); i++) {
+        p[i] = (uint8_t)(i * 7);
+    }
+    return p;
 }
 
 /* The listener's side against bytes from Rust's opener. */
@@ -448,6 +551,26 @@ static void test_listener(void)
     CHECK_EQ_INT(zm_link_try_recv_batch(&link, rx, sizeof(rx), &batch), Z_OK);
     CHECK_EQ_MEM(batch.ptr, batch.len, "second", 6);
     CHECK_EQ_INT(zm_link_try_recv_batch(&link, rx, sizeof(rx), &batch), ZM_E_AGAIN);
+
+    /* a frame that arrives in parts is decoded into the caller's buffer as it comes; rebuffering
+     * carries its first part along, as it does a handshake's early bytes */
+    static uint8_t part[sizeof(ascii_frame) + 300];
+    size_t plen = 0;
+    CHECK_EQ_INT(zm_serial_encode(0, noise_for_parts(), 300, part, sizeof(part), &plen), Z_OK);
+    put_raw(&t, part, 100);
+    static uint8_t hs[512];
+    z_result_t pr = ZM_E_AGAIN;
+    for (unsigned i = 0; i < 50 && link.rx_len == 0; i++) {
+        pr = zm_link_try_recv_batch(&link, hs, sizeof(hs), &batch);
+        zm_port_sleep_ms(10);
+    }
+    CHECK_EQ_INT(pr, ZM_E_AGAIN);
+    CHECK(link.rx_len > 0);
+    CHECK_EQ_INT(zm_link_rebuffer(&link, rx, sizeof(rx)), Z_OK);
+    put_raw(&t, part + 100, plen - 100);
+    CHECK_EQ_INT(zm_link_recv_batch(&link, rx, sizeof(rx), &batch), Z_OK);
+    CHECK_EQ_MEM(batch.ptr, batch.len, noise_for_parts(), 300);
+    CHECK(batch.ptr == rx);
 
     static uint8_t tx[ZM_LINK_HEADROOM + ZM_SERIAL_MTU + 1];
     static uint8_t got[ZM_SERIAL_MTU];
@@ -507,6 +630,40 @@ static void test_listener(void)
     CHECK_EQ_INT(r, Z_OK);
     n = get_raw_frame(&t, raw, sizeof(raw), WAIT_MS);
     CHECK_EQ_MEM(raw, n, init_ack, sizeof(init_ack));
+
+    /* a peer that does not read, and deadlines already past: each send leaves whole, or not a
+     * byte of it (ZM_E_AGAIN), or breaks off inside its frame (ZM_E_TIMEOUT); the line then holds
+     * exactly the whole frames, and a cut one only after a timeout */
+    unsigned sent = 0;
+    z_result_t s = Z_OK;
+    for (unsigned i = 0; i < 4000 && s == Z_OK; i++) {
+        uint64_t t0 = zm_port_clock_ms();
+        s = zm_link_send_batch(&link, tx + ZM_LINK_HEADROOM, 200, t0, t0);
+        sent += s == Z_OK;
+    }
+    CHECK(s == ZM_E_AGAIN || s == ZM_E_TIMEOUT);
+    static uint8_t line[1u << 20];
+    size_t have = drain(&t, line, sizeof(line));
+    zm_serial_decoder_t d;
+    zm_serial_decoder_init(&d);
+    unsigned whole = 0;
+    size_t pos = 0;
+    for (;;) {
+        const uint8_t *end0 = memchr(line + pos, 0, have - pos);
+        if (end0 == NULL) {
+            break;
+        }
+        zm_serial_frame_t f;
+        size_t flen = (size_t)(end0 - (line + pos)) + 1;
+        if (decode_all(&d, line + pos, flen, &f) == Z_OK && f.payload.len == 200 &&
+            memcmp(f.payload.ptr, tx + ZM_LINK_HEADROOM, 200) == 0) {
+            whole++;
+        }
+        pos += flen;
+    }
+    CHECK_EQ_INT(whole, sent);
+    CHECK_EQ_INT(d.dropped, 0);
+    CHECK_EQ_INT(have - pos > 0, s == ZM_E_TIMEOUT);
 
     /* a RESET from the peer ends the link too */
     put_frame(&t, ZM_SERIAL_FLAG_RESET, NULL, 0);
@@ -751,6 +908,7 @@ int main(void)
     test_crc();
     test_golden();
     test_round_trip();
+    test_encode_pieces();
     test_bad_frames();
     test_endpoint_config();
     test_listener();

@@ -38,7 +38,7 @@
     X(32, 16)                                                                                  \
     X(64, 8)                                                                                   \
     X(192, 4)                                                                                  \
-    X(ZM_BATCH_UNICAST_SIZE + 2, 2) /* the transport's receive buffer and batch */       \
-    X(3136, 1)                      /* the serial line: its decoder, receive chunk, frame */
+    X(248, 1)                       /* the serial line: its port, codec state and two chunks */   \
+    X(ZM_BATCH_UNICAST_SIZE + 2, 2) /* the transport's receive buffer and batch */
 
 #endif /* ZMOTE_CONFIG_H */
