@@ -41,6 +41,7 @@ extern "C" {
 #include "zmote/api/primitives.h"
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
+#include "zmote/pool.h" /* zmote's own: the no-heap pools' figures */
 #include "zmote/api/platform.h"
 #include "zmote/api/macros.h"
 

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "zmote/pool.h"
+
 typedef struct {
     void *(*alloc)(void *ctx, size_t size);
     void (*free)(void *ctx, void *ptr);
@@ -21,15 +23,6 @@ void zm_free(void *ptr);
 /** Installs a, or the default heap when a is NULL. Not thread-safe: call before any session. */
 void zm_allocator_set(const zm_allocator_t *a);
 
-/** One pool of a no-heap build: its block size and count, blocks in use now and at most. */
-typedef struct {
-    size_t size;
-    size_t count;
-    size_t used;
-    size_t peak;
-} zm_pool_stat_t;
-
-/** Fills up to cap entries, one per pool, and returns how many pools there are (0 with a heap). */
-size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap);
+/* zm_pool_stats, the figures of a no-heap build's pools, is public: zmote/pool.h. */
 
 #endif /* ZM_UTIL_ALLOC_H */

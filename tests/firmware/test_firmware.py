@@ -38,12 +38,15 @@ def fnv1a(data: bytes) -> int:
 
 def memory_report(lines):
     """The firmware's "mem:" lines as {name: value}, after checking they are all there."""
-    mem = {}
+    mem = {"pools": []}
     for line in lines:
         if line.startswith("mem: "):
             section, _, rest = line[5:].partition(" ")
-            for field in rest.split():
-                k, _, v = field.partition("=")
+            fields = dict(f.partition("=")[::2] for f in rest.split())
+            if section == "pool":  # one line per pool of a no-heap build
+                mem["pools"].append({k: int(v) for k, v in fields.items()})
+                continue
+            for k, v in fields.items():
                 mem[f"{section}.{k}"] = int(v)
     for k in ("heap.peak", "heap.in_use", "heap.failures", "heap.sbrk", "stack.peak", "stack.size",
               "static.data", "static.bss", "uart0.rx_dropped"):
@@ -58,9 +61,16 @@ def check_memory(mem):
     assert mem["heap.in_use"] == 0, f"the library left blocks allocated after the session closed: {mem}"
     assert mem["heap.peak"] <= mem["heap.sbrk"], mem
     assert mem["uart0.rx_dropped"] == 0, mem
-    print("firmware RAM: heap peak %d B (arena %d B), stack peak %d of %d B, .data %d B, .bss %d B"
-          % (mem["heap.peak"], mem["heap.sbrk"], mem["stack.peak"], mem["stack.size"],
-             mem["static.data"], mem["static.bss"]))
+    for p in mem["pools"]:
+        assert p["used"] == 0, f"the library left pool blocks in use after the session closed: {mem}"
+        assert p["peak"] <= p["count"], mem
+    pool_peak = sum(p["peak"] * p["size"] for p in mem["pools"])
+    pool_size = sum(p["count"] * p["size"] for p in mem["pools"])
+    print("firmware RAM: heap peak %d B (arena %d B), pools peak %d of %d B (%s), stack peak %d of %d B,"
+          " .data %d B, .bss %d B"
+          % (mem["heap.peak"], mem["heap.sbrk"], pool_peak, pool_size,
+             " ".join("%dx%d/%d" % (p["size"], p["peak"], p["count"]) for p in mem["pools"]),
+             mem["stack.peak"], mem["stack.size"], mem["static.data"], mem["static.bss"]))
 
 
 def test_board_check():

@@ -114,6 +114,20 @@ static void report_memory(void)
     board_puts("\nmem: uart0 rx_dropped=");
     board_put_u32(board_uart0_rx_dropped());
     board_puts("\n");
+    /* no heap: the library's pools, each with its blocks in use now and at the most */
+    zm_pool_stat_t pools[8];
+    size_t n = zm_pool_stats(pools, 8);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        board_puts("mem: pool size=");
+        board_put_u32((uint32_t)pools[i].size);
+        board_puts(" count=");
+        board_put_u32((uint32_t)pools[i].count);
+        board_puts(" used=");
+        board_put_u32((uint32_t)pools[i].used);
+        board_puts(" peak=");
+        board_put_u32((uint32_t)pools[i].peak);
+        board_puts("\n");
+    }
 }
 
 static int finish(int status)
