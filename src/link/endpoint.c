@@ -22,6 +22,7 @@ const char *zm_link_proto_name(zm_link_proto_t proto)
 
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
+#if Z_FEATURE_LINK_TCP
 static bool is_hex(uint8_t c)
 {
     return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -32,6 +33,8 @@ static bool is_name_char(uint8_t c)
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
            c == '-' || c == '_';
 }
+
+#endif
 
 /* The first occurrence of c in s, or s.len if none. */
 static size_t find(zm_slice_t s, uint8_t c)
@@ -46,6 +49,7 @@ static zm_slice_t sub(zm_slice_t s, size_t from, size_t to)
 }
 
 /* A DNS name or an IPv4 literal; the resolver decides whether it exists. */
+#if Z_FEATURE_LINK_TCP
 static bool valid_name(zm_slice_t h)
 {
     if (h.len == 0 || h.len > ZM_ENDPOINT_HOST_MAX) {
@@ -87,6 +91,8 @@ static bool valid_ipv6(zm_slice_t h)
 }
 
 /* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
+#endif
+
 static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
 {
     if (digits.len == 0 || digits.len > 20) {
@@ -107,6 +113,7 @@ static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
     return true;
 }
 
+#if Z_FEATURE_LINK_TCP
 static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
 {
     uint64_t v = 0;
@@ -147,6 +154,8 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
 }
 
 /* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
+#endif
+
 static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
     while (rest->len > 0) {
@@ -235,7 +244,12 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
             return ZM_E_LOCATOR;
         }
     } else {
+#if Z_FEATURE_LINK_TCP
         ZM_TRY(parse_host_port(ep, use));
+#else
+        ZM_UNUSED(use);
+        return ZM_E_UNSUPPORTED; /* a build without IP links */
+#endif
     }
     ZM_TRY(check_params(ep->metadata));
     ZM_TRY(check_params(ep->config));
