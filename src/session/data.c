@@ -294,6 +294,7 @@ z_result_t zm_session_batch_stop(zm_session_t *s)
  * not a key expression, or is longer than ZM_KEYEXPR_MAX, comes from a broken or hostile peer:
  * its link goes, before anything reaches the application.
  */
+#if ZM_REMOTE_DECLS
 static void bad_key(zm_peer_t *p, z_result_t rc)
 {
     if (rc == ZM_E_DECL_UNKNOWN) {
@@ -302,6 +303,7 @@ static void bad_key(zm_peer_t *p, z_result_t rc)
     }
     zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
 }
+#endif
 
 #if Z_FEATURE_SUBSCRIPTION
 /* Not inlined: its sample would sit in the frame of every message received, pushes or not. */
@@ -378,6 +380,7 @@ static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
     const zm_request_t *rq = &req->body.request;
+#if ZM_REMOTE_DECLS /* a build without them has no admin space either */
     const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
     if (admin != NULL) {
         const char *key;
@@ -390,6 +393,7 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
         }
         admin->on_query(p, rq->rid, qos, key, len);
     }
+#endif
     send_response_final(p, rq->rid);
 }
 
