@@ -140,7 +140,9 @@ typedef struct zm_peer {
     zm_task_t reader;
 #endif
     zm_remote_t remote;
+#if ZM_REMOTE_DECLS
     char key_buf[ZM_KEYEXPR_MAX]; /* scope + suffix resolved here: read thread only */
+#endif
 } zm_peer_t;
 
 struct zm_session {
@@ -235,9 +237,13 @@ void zm_decl_free_all(zm_session_t *s);
  * suffix joined in p->key_buf. The result is a valid key expression of at most ZM_KEYEXPR_MAX
  * bytes, valid until p's next message; ZM_E_KEYEXPR otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
+#if ZM_REMOTE_DECLS
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
+#endif
+#if ZM_REMOTE_DECLS
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
+#endif
 /** Forgets everything p declared (its reader joined); s->lock not held. */
 void zm_remote_free(zm_session_t *s, zm_peer_t *p);
 #if ZM_WRITE_FILTER

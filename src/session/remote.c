@@ -108,6 +108,8 @@ void zm_hits_reset_peer(zm_session_t *s, unsigned index)
 
 /* ---- resolving wire expressions -------------------------------------------------------------- */
 
+#if ZM_REMOTE_DECLS
+
 static z_result_t join(zm_peer_t *p, const char *prefix, size_t plen, const zm_wire_expr_t *we, const char **key,
                        size_t *len)
 {
@@ -168,9 +170,11 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
     /* a declared key alone was checked when it was declared: the common case of a publisher */
     return we->scope != 0 && we->suffix.len == 0 ? Z_OK : zm_keyexpr_validate(*key, *len);
 }
+#endif /* ZM_REMOTE_DECLS */
 
 /* ---- declarations ---------------------------------------------------------------------------- */
 
+#if ZM_REMOTE_DECLS
 static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 {
     p->remote.n--;
@@ -281,6 +285,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         return Z_OK; /* queryables and tokens: not served yet */
     }
 }
+#endif /* ZM_REMOTE_DECLS */
 
 static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
 {
