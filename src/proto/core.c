@@ -313,3 +313,202 @@ z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid, 
     }
     return Z_OK;
 }
+
+/* ---- extensions as data (zm_ext_table_t) ---------------------------------------------------- */
+
+/* The 0x51 body of a JOIN: one (reliable, best-effort) pair of next SNs per priority. */
+static z_result_t sn_pairs_check(zm_slice_t body, uint32_t sn_mask)
+{
+    zm_reader_t r;
+    zm_reader_init(&r, body.ptr, body.len);
+    for (unsigned i = 0; i < 16u; i++) {
+        uint64_t sn;
+        ZM_TRY(zm_read_zint(&r, &sn));
+        if (sn > sn_mask) {
+            return ZM_E_SN_RANGE;
+        }
+    }
+    return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
+}
+
+static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t sn_mask)
+{
+    switch (kind) {
+    case ZM_EXTV_UNIT:
+        return Z_OK;
+    case ZM_EXTV_U8:
+        *(uint8_t *)v = (uint8_t)x->z64; /* only the low byte carries meaning */
+        return Z_OK;
+    case ZM_EXTV_U16:
+        *(uint16_t *)v = (uint16_t)x->z64;
+        return Z_OK;
+    case ZM_EXTV_U32:
+        if (x->z64 > UINT32_MAX) {
+            return ZM_E_ZINT_OVERFLOW;
+        }
+        *(uint32_t *)v = (uint32_t)x->z64;
+        return Z_OK;
+    case ZM_EXTV_U64:
+        *(uint64_t *)v = x->z64;
+        return Z_OK;
+    case ZM_EXTV_TARGET:
+        if (x->z64 > 2u) {
+            return ZM_E_FIELD;
+        }
+        *(uint8_t *)v = (uint8_t)x->z64;
+        return Z_OK;
+    case ZM_EXTV_SN_PAIRS:
+        ZM_TRY(sn_pairs_check(x->body, sn_mask));
+        *(zm_slice_t *)v = x->body;
+        return Z_OK;
+    case ZM_EXTV_ZBUF:
+        *(zm_slice_t *)v = x->body;
+        return Z_OK;
+    case ZM_EXTV_SOURCE: {
+        zm_source_info_t *s = v;
+        return zm_entity_body_read(x->body, &s->zid, &s->eid, &s->sn);
+    }
+    case ZM_EXTV_ENTITY: {
+        zm_entity_id_t *s = v;
+        return zm_entity_body_read(x->body, &s->zid, &s->eid, NULL);
+    }
+    case ZM_EXTV_TIMESTAMP:
+        return zm_timestamp_from_body(x->body, v);
+    default: { /* ZM_EXTV_ENC_BODY: the payload has no length of its own */
+        zm_reader_t b;
+        zm_reader_init(&b, x->body.ptr, x->body.len);
+        ZM_TRY(zm_encoding_read(&b, v));
+        *(zm_slice_t *)((uint8_t *)v + sizeof(zm_encoding_t)) = zm_slice(b.ptr, zm_reader_left(&b));
+        return Z_OK;
+    }
+    }
+}
+
+z_result_t zm_exts_read(zm_reader_t *r, uint8_t header, const zm_ext_table_t *t, uint16_t entries,
+                        void *msg, uint32_t sn_mask)
+{
+    uint8_t *base = msg;
+    uint16_t *present = (uint16_t *)(void *)(base + t->present);
+    zm_ext_unknown_t *u = (zm_ext_unknown_t *)(void *)(base + t->unknown);
+    *present = 0;
+    u->n = 0;
+    u->dropped = 0;
+    bool more = (header & ZM_FLAG_Z) != 0;
+    while (more) {
+        zm_ext_t ext;
+        ZM_TRY(zm_ext_read(r, &ext));
+        more = (ext.header & ZM_FLAG_Z) != 0;
+        const zm_ext_spec_t *e = NULL;
+        for (unsigned i = 0; i < t->n; i++) {
+            if ((entries & (1u << i)) != 0 && t->spec[i].header == (ext.header & 0x7fu)) {
+                e = &t->spec[i];
+                break;
+            }
+        }
+        z_result_t rc;
+        if (e != NULL) {
+            *present |= (uint16_t)(1u << e->bit);
+            rc = ext_store(e->kind, &ext, base + e->offset, sn_mask);
+        } else {
+            rc = zm_ext_unknown(r, &ext, u);
+        }
+        if (rc != Z_OK) {
+            r->ptr = ext.raw.ptr;
+            return rc;
+        }
+    }
+    return Z_OK;
+}
+
+unsigned zm_exts_known(const zm_ext_table_t *t, uint16_t entries, const void *msg)
+{
+    uint16_t present = *(const uint16_t *)(const void *)((const uint8_t *)msg + t->present);
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->n; i++) {
+        if ((entries & (1u << i)) != 0 && (present & (1u << t->spec[i].bit)) != 0) {
+            n++;
+        }
+    }
+    return n;
+}
+
+#if ZM_CODEC_FULL || Z_FEATURE_QUERY
+/* Header, then the length of encoding + payload, then both: written in place, the encoding's
+ * length counted first rather than built in a stack buffer. */
+static z_result_t ext_write_enc_body(zm_writer_t *w, uint8_t id, const zm_encoding_t *enc,
+                                     const zm_slice_t *payload, bool more)
+{
+    if (enc->has_schema && enc->schema.len > UINT8_MAX) {
+        return Z_EINVAL;
+    }
+    size_t enc_len = zm_zint_len(((uint64_t)enc->id << 1) | (enc->has_schema ? 1u : 0u)) +
+                     (enc->has_schema ? zm_zint_len(enc->schema.len) + enc->schema.len : 0u);
+    size_t body_len = enc_len + payload->len;
+    if (!zm_fits_u32(body_len)) {
+        return Z_EINVAL;
+    }
+    ZM_TRY(zm_write_u8(w, ext_header(id, more)));
+    ZM_TRY(zm_write_zint(w, body_len));
+    ZM_TRY(zm_encoding_write(w, enc));
+    return zm_write_bytes(w, payload->ptr, payload->len);
+}
+#endif
+
+static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const void *v, bool more)
+{
+    uint64_t z;
+    switch (e->kind) {
+    case ZM_EXTV_UNIT:
+        return zm_ext_write_unit(w, e->header, more);
+    case ZM_EXTV_U8:
+    case ZM_EXTV_TARGET:
+        z = *(const uint8_t *)v;
+        break;
+    case ZM_EXTV_U16:
+        z = *(const uint16_t *)v;
+        break;
+    case ZM_EXTV_U32:
+        z = *(const uint32_t *)v;
+        break;
+    case ZM_EXTV_U64:
+        z = *(const uint64_t *)v;
+        break;
+    case ZM_EXTV_SOURCE: {
+        const zm_source_info_t *s = v;
+        return zm_ext_write_entity(w, e->header, &s->zid, s->eid, &s->sn, more);
+    }
+    case ZM_EXTV_ENTITY: {
+        const zm_entity_id_t *s = v;
+        return zm_ext_write_entity(w, e->header, &s->zid, s->eid, NULL, more);
+    }
+    case ZM_EXTV_TIMESTAMP:
+        return zm_ext_write_timestamp(w, e->header, v, more);
+#if ZM_CODEC_FULL || Z_FEATURE_QUERY
+    case ZM_EXTV_ENC_BODY:
+        return ext_write_enc_body(w, e->header, v,
+                                  (const zm_slice_t *)(const void *)((const uint8_t *)v + sizeof(zm_encoding_t)),
+                                  more);
+#endif
+    default: /* ZM_EXTV_ZBUF, ZM_EXTV_SN_PAIRS */
+        return zm_ext_write_zbuf(w, e->header, *(const zm_slice_t *)v, more);
+    }
+    return zm_ext_write_z64(w, e->header, z, more);
+}
+
+z_result_t zm_exts_write(zm_writer_t *w, const zm_ext_table_t *t, uint16_t entries, const void *msg,
+                         bool unknown)
+{
+    const uint8_t *base = msg;
+    uint16_t present = *(const uint16_t *)(const void *)(base + t->present);
+    unsigned left = zm_exts_count(t, entries, msg, unknown);
+    for (unsigned i = 0; present != 0 && i < t->n; i++) {
+        const zm_ext_spec_t *e = &t->spec[i];
+        if ((entries & (1u << i)) != 0 && (present & (1u << e->bit)) != 0) {
+            ZM_TRY(ext_write_one(w, e, base + e->offset, --left > 0));
+        }
+    }
+    if (unknown) {
+        return zm_ext_write_unknown(w, (const zm_ext_unknown_t *)(const void *)(base + t->unknown), false);
+    }
+    return Z_OK;
+}

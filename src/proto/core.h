@@ -161,6 +161,83 @@ typedef z_result_t (*zm_ext_fn)(void *ctx, const zm_ext_t *ext, bool *known);
 ZM_NODISCARD z_result_t zm_ext_loop(zm_reader_t *r, bool more, zm_ext_fn on, void *ctx,
                                     zm_ext_unknown_t *unknown);
 
+/*
+ * Known extensions as data: a message's table lists each extension it knows, in the order Rust
+ * writes them, with the kind of its value and where the value lives in the message struct. One
+ * reader and one writer serve every message, so no message carries its own extension code.
+ */
+enum {
+    ZM_EXTV_UNIT,      /* presence only */
+    ZM_EXTV_U8,        /* z64, kept as its low byte */
+    ZM_EXTV_U16,       /* z64, kept as its low 16 bits */
+    ZM_EXTV_U32,       /* z64 that must fit 32 bits */
+    ZM_EXTV_U64,       /* z64 */
+    ZM_EXTV_TARGET,    /* z64 0..2, a query target kept as a byte */
+    ZM_EXTV_ZBUF,      /* body, kept as a slice */
+    ZM_EXTV_SOURCE,    /* body: zid, eid, sn (zm_source_info_t) */
+    ZM_EXTV_ENTITY,    /* body: zid, eid (zm_entity_id_t) */
+    ZM_EXTV_TIMESTAMP, /* body: a timestamp that fills it (zm_timestamp_t) */
+    ZM_EXTV_ENC_BODY,  /* body: an encoding then a payload to its end (zm_encoding_t, zm_slice_t) */
+    ZM_EXTV_SN_PAIRS,  /* body, kept as a slice: 8 pairs of SNs under the SN mask */
+};
+
+typedef struct {
+    uint8_t header; /* |0|ENC(2)|M|ID(4)|, as on the wire with Z clear */
+    uint8_t kind;   /* ZM_EXTV_* */
+    uint8_t bit;    /* its bit in the message's presence mask */
+    uint8_t offset; /* of its value in the message struct */
+} zm_ext_spec_t;
+
+typedef struct {
+    const zm_ext_spec_t *spec;
+    uint8_t n;
+    uint8_t present; /* offset of the message's uint16_t presence mask */
+    uint8_t unknown; /* offset of its zm_ext_unknown_t */
+} zm_ext_table_t;
+
+/**
+ * Reads the extensions that follow header (none without its Z flag) into msg: a known one is an
+ * entry of t whose bit is set in entries (a mask over t's entries: what this message takes)
+ * and whose header matches; others go to zm_ext_unknown(). Clears the presence mask and the
+ * unknown list first. sn_mask bounds ZM_EXTV_SN_PAIRS. On error the reader is left at the
+ * failing extension's first byte.
+ */
+ZM_NODISCARD z_result_t zm_exts_read(zm_reader_t *r, uint8_t header, const zm_ext_table_t *t,
+                                     uint16_t entries, void *msg, uint32_t sn_mask);
+
+/** zm_exts_read() for the data path: a message with no extensions costs a test and two stores. */
+ZM_NODISCARD static inline z_result_t zm_exts_read_hot(zm_reader_t *r, uint8_t header, const zm_ext_table_t *t,
+                                                       uint16_t entries, void *msg)
+{
+    if (header & ZM_FLAG_Z) {
+        return zm_exts_read(r, header, t, entries, msg, 0);
+    }
+    uint8_t *base = msg;
+    zm_ext_unknown_t *u = (zm_ext_unknown_t *)(void *)(base + t->unknown);
+    *(uint16_t *)(void *)(base + t->present) = 0;
+    u->n = 0;
+    u->dropped = 0;
+    return Z_OK;
+}
+
+/** How many of msg's present extensions among entries zm_exts_write() writes (no unknown ones). */
+unsigned zm_exts_known(const zm_ext_table_t *t, uint16_t entries, const void *msg);
+
+/** How many extensions zm_exts_write() writes for msg (unknown: the kept unknown ones too). */
+static inline unsigned zm_exts_count(const zm_ext_table_t *t, uint16_t entries, const void *msg, bool unknown)
+{
+    const uint8_t *base = msg;
+    unsigned n = unknown ? ((const zm_ext_unknown_t *)(const void *)(base + t->unknown))->n : 0u;
+    if (*(const uint16_t *)(const void *)(base + t->present) != 0) {
+        n += zm_exts_known(t, entries, msg);
+    }
+    return n;
+}
+
+/** Writes msg's present extensions among entries in table order, then (unknown) the kept ones. */
+ZM_NODISCARD z_result_t zm_exts_write(zm_writer_t *w, const zm_ext_table_t *t, uint16_t entries,
+                                      const void *msg, bool unknown);
+
 /** Number of set bits: how many known extensions a presence mask will write. */
 static inline unsigned zm_popcount16(uint16_t v)
 {

@@ -44,13 +44,21 @@ static z_result_t ext_wire_write(zm_writer_t *w, const zm_wire_expr_t *we, bool 
     return Z_OK;
 }
 
+/* The kinds by what they carry: a D_* but D_FINAL declares an expression; a U_* of an entity may
+ * name it by the 0x5F extension; the key expression kinds' ids are z16 (Rust keeps the low 16
+ * bits), the others' entity ids (any zint, kept as its low 32 bits). */
+static bool kind_declares(uint8_t kind) { return kind <= ZM_DECL_TOKEN && (kind & 1u) == 0; }
+static bool kind_undeclares_entity(uint8_t kind)
+{
+    return kind >= ZM_UNDECL_SUBSCRIBER && kind <= ZM_UNDECL_TOKEN && (kind & 1u) != 0;
+}
+
 static z_result_t decl_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_declaration_t *d = ctx;
     uint8_t h = e->header & 0x7f;
     *known = false;
-    if (h == 0x5f && (d->kind == ZM_UNDECL_SUBSCRIBER || d->kind == ZM_UNDECL_QUERYABLE ||
-                      d->kind == ZM_UNDECL_TOKEN)) {
+    if (h == 0x5f && kind_undeclares_entity(d->kind)) {
         *known = true;
         d->has_ext_wire = true;
         return ext_wire_read(e->body, &d->wire_expr);
@@ -65,24 +73,16 @@ static z_result_t decl_ext(void *ctx, const zm_ext_t *e, bool *known)
     return Z_OK;
 }
 
-/* Entity ids are read as Rust does: any zint, kept as its low 32 bits. */
-static z_result_t read_u32_truncated(zm_reader_t *r, uint32_t *out)
-{
-    uint64_t v;
-    ZM_TRY(zm_read_zint(r, &v));
-    *out = (uint32_t)v;
-    return Z_OK;
-}
-
 z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
 {
     uint8_t h;
     ZM_TRY(zm_read_u8(r, &h));
-    d->kind = ZM_MID(h);
+    uint8_t kind = ZM_MID(h);
+    d->kind = kind;
     d->id = 0;
     d->wire_expr.scope = 0;
-    d->wire_expr.mapping = (h & ZM_DECL_FLAG_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
-    d->wire_expr.has_suffix = (h & ZM_DECL_FLAG_N) != 0;
+    d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
+    d->wire_expr.has_suffix = false;
     d->wire_expr.suffix = zm_slice(NULL, 0);
     d->has_ext_wire = false;
     d->has_qbl_info = false;
@@ -90,42 +90,22 @@ z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
     d->qbl_distance = 0;
     d->unknown.n = 0;
     d->unknown.dropped = 0;
-    switch (d->kind) {
-    case ZM_DECL_KEYEXPR: {
-        uint64_t id;
-        ZM_TRY(zm_read_zint(r, &id));
-        d->id = (uint16_t)id;
-        d->wire_expr.mapping = ZM_MAPPING_RECEIVER; /* D_KEYEXPR has no M flag */
-        ZM_TRY(zm_wire_expr_read(r, &d->wire_expr));
-        break;
-    }
-    case ZM_UNDECL_KEYEXPR: {
-        uint64_t id;
-        ZM_TRY(zm_read_zint(r, &id));
-        d->id = (uint16_t)id;
-        d->wire_expr.has_suffix = false;
-        break;
-    }
-    case ZM_DECL_SUBSCRIBER:
-    case ZM_DECL_QUERYABLE:
-    case ZM_DECL_TOKEN:
-        ZM_TRY(read_u32_truncated(r, &d->id));
-        ZM_TRY(zm_wire_expr_read(r, &d->wire_expr));
-        break;
-    case ZM_UNDECL_SUBSCRIBER:
-    case ZM_UNDECL_QUERYABLE:
-    case ZM_UNDECL_TOKEN:
-        ZM_TRY(read_u32_truncated(r, &d->id));
-        d->wire_expr.has_suffix = false;
-        d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
-        break;
-    case ZM_DECL_FINAL:
-        d->wire_expr.has_suffix = false;
-        d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
-        break;
-    default:
+    if (kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) {
         r->ptr--;
         return ZM_E_DECL_UNKNOWN;
+    }
+    if (kind != ZM_DECL_FINAL) {
+        uint64_t id;
+        ZM_TRY(zm_read_zint(r, &id));
+        d->id = kind <= ZM_UNDECL_KEYEXPR ? (uint16_t)id : (uint32_t)id;
+    }
+    if (kind != ZM_DECL_KEYEXPR && (kind_declares(kind) || kind == ZM_UNDECL_KEYEXPR)) {
+        /* D_KEYEXPR has no M flag; U_KEYEXPR keeps it as received, though nothing reads it */
+        d->wire_expr.mapping = (h & ZM_DECL_FLAG_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+    }
+    if (kind_declares(kind)) {
+        d->wire_expr.has_suffix = (h & ZM_DECL_FLAG_N) != 0;
+        ZM_TRY(zm_wire_expr_read(r, &d->wire_expr));
     }
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, decl_ext, d, &d->unknown);
 }
@@ -133,52 +113,26 @@ z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
 z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
 {
     size_t mark = w->len;
-    bool has_wire_ext = d->has_ext_wire && (d->kind == ZM_UNDECL_SUBSCRIBER ||
-                                            d->kind == ZM_UNDECL_QUERYABLE || d->kind == ZM_UNDECL_TOKEN);
-    bool has_info = d->has_qbl_info && d->kind == ZM_DECL_QUERYABLE;
+    uint8_t kind = d->kind;
+    bool has_wire_ext = d->has_ext_wire && kind_undeclares_entity(kind);
+    bool has_info = d->has_qbl_info && kind == ZM_DECL_QUERYABLE;
     unsigned left = (has_wire_ext ? 1u : 0u) + (has_info ? 1u : 0u) + d->unknown.n;
-    uint8_t h = (uint8_t)(d->kind | (left ? ZM_FLAG_Z : 0u));
-    switch (d->kind) {
-    case ZM_DECL_KEYEXPR:
-        h |= d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u;
-        break;
-    case ZM_DECL_SUBSCRIBER:
-    case ZM_DECL_QUERYABLE:
-    case ZM_DECL_TOKEN:
-        h |= d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u;
-        h |= d->wire_expr.mapping == ZM_MAPPING_SENDER ? ZM_DECL_FLAG_M : 0u;
-        break;
-    case ZM_UNDECL_KEYEXPR:
-    case ZM_UNDECL_SUBSCRIBER:
-    case ZM_UNDECL_QUERYABLE:
-    case ZM_UNDECL_TOKEN:
-    case ZM_DECL_FINAL:
-        break;
-    default:
+    if (kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) {
         return Z_EINVAL;
     }
+    uint8_t h = (uint8_t)(kind | (left ? ZM_FLAG_Z : 0u));
+    if (kind_declares(kind)) {
+        h |= d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u;
+        if (kind != ZM_DECL_KEYEXPR) {
+            h |= d->wire_expr.mapping == ZM_MAPPING_SENDER ? ZM_DECL_FLAG_M : 0u;
+        }
+    }
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
-    switch (d->kind) {
-    case ZM_DECL_KEYEXPR:
-        ZM_ENC_TRY(w, mark, zm_write_zint(w, (uint16_t)d->id));
+    if (kind != ZM_DECL_FINAL) {
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, kind <= ZM_UNDECL_KEYEXPR ? (uint16_t)d->id : d->id));
+    }
+    if (kind_declares(kind)) {
         ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
-        break;
-    case ZM_UNDECL_KEYEXPR:
-        ZM_ENC_TRY(w, mark, zm_write_zint(w, (uint16_t)d->id));
-        break;
-    case ZM_DECL_SUBSCRIBER:
-    case ZM_DECL_QUERYABLE:
-    case ZM_DECL_TOKEN:
-        ZM_ENC_TRY(w, mark, zm_write_zint(w, d->id));
-        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
-        break;
-    case ZM_UNDECL_SUBSCRIBER:
-    case ZM_UNDECL_QUERYABLE:
-    case ZM_UNDECL_TOKEN:
-        ZM_ENC_TRY(w, mark, zm_write_zint(w, d->id));
-        break;
-    default:
-        break;
     }
     if (has_info) {
         uint64_t info = (d->qbl_complete ? 1u : 0u) | ((uint64_t)d->qbl_distance << 8);

@@ -215,7 +215,7 @@ typedef struct {
     zm_timestamp_t timestamp;
     bool has_encoding; /* E */
     zm_encoding_t encoding;
-    uint8_t exts; /* ZM_PUT_EXT_* */
+    uint16_t exts; /* ZM_PUT_EXT_* */
     zm_source_info_t source;
     zm_slice_t attachment;
     zm_slice_t payload;
@@ -228,7 +228,7 @@ typedef struct {
 typedef struct {
     bool has_timestamp;
     zm_timestamp_t timestamp;
-    uint8_t exts;
+    uint16_t exts; /* ZM_DEL_EXT_* */
     zm_source_info_t source;
     zm_slice_t attachment;
     zm_ext_unknown_t unknown;
@@ -251,7 +251,7 @@ typedef struct {
     uint8_t consolidation;  /* zm_consolidation_t, as on the wire */
     bool has_parameters;    /* P */
     zm_slice_t parameters;
-    uint8_t exts;
+    uint16_t exts; /* ZM_QUERY_EXT_* */
     zm_source_info_t source;
     zm_encoding_t body_encoding;
     zm_slice_t body_payload;
@@ -276,7 +276,7 @@ typedef struct {
 typedef struct {
     bool has_encoding; /* E */
     zm_encoding_t encoding;
-    uint8_t exts;
+    uint16_t exts; /* ZM_ERR_EXT_* */
     zm_source_info_t source;
     zm_slice_t payload;
     zm_ext_unknown_t unknown;
@@ -319,15 +319,16 @@ typedef struct {
 #define ZM_MID_N_DECLARE 0x1e
 #define ZM_MID_N_OAM 0x1f
 
-/* Network extension bits shared by all network messages (each uses the ones it has). */
+/* Network extension bits shared by all network messages (each uses the ones it has), in the
+ * order Rust writes them. */
 #define ZM_NET_EXT_QOS 0x0001u        /* 0x21 z64 */
 #define ZM_NET_EXT_TIMESTAMP 0x0002u  /* 0x42 zbuf */
-#define ZM_NET_EXT_NODEID 0x0004u     /* 0x33 z64 M */
-#define ZM_NET_EXT_TS_STACK 0x0008u   /* 0x47 zbuf */
-#define ZM_NET_EXT_TARGET 0x0010u     /* REQUEST 0x34 z64 M */
-#define ZM_NET_EXT_BUDGET 0x0020u     /* REQUEST 0x25 z64 */
-#define ZM_NET_EXT_TIMEOUT 0x0040u    /* REQUEST 0x26 z64 */
-#define ZM_NET_EXT_RESPONDER 0x0080u  /* RESPONSE 0x43 zbuf */
+#define ZM_NET_EXT_RESPONDER 0x0004u  /* RESPONSE 0x43 zbuf */
+#define ZM_NET_EXT_TARGET 0x0008u     /* REQUEST 0x34 z64 M */
+#define ZM_NET_EXT_BUDGET 0x0010u     /* REQUEST 0x25 z64 */
+#define ZM_NET_EXT_TIMEOUT 0x0020u    /* REQUEST 0x26 z64 */
+#define ZM_NET_EXT_NODEID 0x0040u     /* 0x33 z64 M */
+#define ZM_NET_EXT_TS_STACK 0x0080u   /* 0x47 zbuf */
 
 typedef enum {
     ZM_TARGET_BEST_MATCHING = 0,

@@ -3,6 +3,8 @@
  * DECLARE and network OAM. Their extensions share one struct (zm_net_exts_t) and one reader;
  * each message accepts only the extension bytes the catalogue gives it, in Rust's write order.
  */
+#include <stddef.h>
+
 #include "proto/codec.h"
 
 #define ZM_NET_FLAG_N 0x20u
@@ -31,130 +33,32 @@ static uint16_t net_ext_allowed(uint8_t mid)
     }
 }
 
-/* Header byte (Z cleared) of each extension, in the order Rust writes them. */
-static const struct {
-    uint16_t bit;
-    uint8_t header;
-} net_ext_order[] = {
-    {ZM_NET_EXT_QOS, 0x21},     {ZM_NET_EXT_TIMESTAMP, 0x42}, {ZM_NET_EXT_RESPONDER, 0x43},
-    {ZM_NET_EXT_TARGET, 0x34},  {ZM_NET_EXT_BUDGET, 0x25},    {ZM_NET_EXT_TIMEOUT, 0x26},
-    {ZM_NET_EXT_NODEID, 0x33},  {ZM_NET_EXT_TS_STACK, 0x47},
+#define EXT(h, kind, bit, field) {(h), (kind), (bit), (uint8_t)offsetof(zm_net_exts_t, field)}
+
+/* Each extension's bit is its place in the order Rust writes them. */
+static const zm_ext_spec_t net_ext_spec[] = {
+    EXT(0x21, ZM_EXTV_U8, 0, qos),         EXT(0x42, ZM_EXTV_TIMESTAMP, 1, timestamp),
+    EXT(0x43, ZM_EXTV_ENTITY, 2, responder), EXT(0x34, ZM_EXTV_TARGET, 3, target),
+    EXT(0x25, ZM_EXTV_U32, 4, budget),     EXT(0x26, ZM_EXTV_U64, 5, timeout_ms),
+    EXT(0x33, ZM_EXTV_U16, 6, nodeid),     EXT(0x47, ZM_EXTV_ZBUF, 7, ts_stack), /* kept raw */
 };
-
-typedef struct {
-    zm_net_exts_t *x;
-    uint16_t allowed;
-} net_ext_ctx_t;
-
-static z_result_t net_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    net_ext_ctx_t *c = ctx;
-    zm_net_exts_t *x = c->x;
-    uint8_t h = e->header & 0x7f;
-    uint16_t bit = 0;
-    for (size_t i = 0; i < ZM_ARRAY_LEN(net_ext_order); i++) {
-        if (net_ext_order[i].header == h) {
-            bit = net_ext_order[i].bit;
-            break;
-        }
-    }
-    *known = (bit & c->allowed) != 0;
-    if (!*known) {
-        return Z_OK;
-    }
-    x->present |= bit;
-    switch (bit) {
-    case ZM_NET_EXT_QOS:
-        x->qos = (uint8_t)e->z64; /* only the low byte carries meaning */
-        return Z_OK;
-    case ZM_NET_EXT_TIMESTAMP:
-        return zm_timestamp_from_body(e->body, &x->timestamp);
-    case ZM_NET_EXT_RESPONDER:
-        return zm_entity_body_read(e->body, &x->responder.zid, &x->responder.eid, NULL);
-    case ZM_NET_EXT_TARGET:
-        if (e->z64 > ZM_TARGET_ALL_COMPLETE) {
-            return ZM_E_FIELD;
-        }
-        x->target = (uint8_t)e->z64;
-        return Z_OK;
-    case ZM_NET_EXT_BUDGET:
-        if (e->z64 > UINT32_MAX) {
-            return ZM_E_ZINT_OVERFLOW;
-        }
-        x->budget = (uint32_t)e->z64;
-        return Z_OK;
-    case ZM_NET_EXT_TIMEOUT:
-        x->timeout_ms = e->z64;
-        return Z_OK;
-    case ZM_NET_EXT_NODEID:
-        x->nodeid = (uint16_t)e->z64;
-        return Z_OK;
-    default: /* ZM_NET_EXT_TS_STACK: latency instrumentation, kept raw */
-        x->ts_stack = e->body;
-        return Z_OK;
-    }
-}
+static const zm_ext_table_t net_exts = {net_ext_spec, ZM_ARRAY_LEN(net_ext_spec),
+                                        offsetof(zm_net_exts_t, present), offsetof(zm_net_exts_t, unknown)};
 
 static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_net_exts_t *x)
 {
-    x->present = 0;
-    x->unknown.n = 0;
-    x->unknown.dropped = 0;
-    if ((header & ZM_FLAG_Z) == 0) {
-        return Z_OK;
-    }
-    net_ext_ctx_t c = {x, net_ext_allowed(mid)};
-    return zm_ext_loop(r, true, net_ext, &c, &x->unknown);
+    return zm_exts_read_hot(r, header, &net_exts, net_ext_allowed(mid), x);
 }
 
-static z_result_t net_exts_write(zm_writer_t *w, uint8_t mid, const zm_net_exts_t *x)
+/* z: the header's Z flag, set iff there is an extension to write */
+static z_result_t net_exts_write(zm_writer_t *w, uint8_t mid, const zm_net_exts_t *x, uint8_t z)
 {
-    size_t mark = w->len;
-    uint16_t present = x->present & net_ext_allowed(mid);
-    unsigned left = zm_popcount16(present) + x->unknown.n;
-    for (size_t i = 0; i < ZM_ARRAY_LEN(net_ext_order) && left > 0; i++) {
-        uint16_t bit = net_ext_order[i].bit;
-        uint8_t h = net_ext_order[i].header;
-        if ((present & bit) == 0) {
-            continue;
-        }
-        bool more = --left > 0;
-        z_result_t rc;
-        switch (bit) {
-        case ZM_NET_EXT_QOS:
-            rc = zm_ext_write_z64(w, h, x->qos, more);
-            break;
-        case ZM_NET_EXT_TIMESTAMP:
-            rc = zm_ext_write_timestamp(w, h, &x->timestamp, more);
-            break;
-        case ZM_NET_EXT_RESPONDER:
-            rc = zm_ext_write_entity(w, h, &x->responder.zid, x->responder.eid, NULL, more);
-            break;
-        case ZM_NET_EXT_TARGET:
-            rc = zm_ext_write_z64(w, h, x->target, more);
-            break;
-        case ZM_NET_EXT_BUDGET:
-            rc = zm_ext_write_z64(w, h, x->budget, more);
-            break;
-        case ZM_NET_EXT_TIMEOUT:
-            rc = zm_ext_write_z64(w, h, x->timeout_ms, more);
-            break;
-        case ZM_NET_EXT_NODEID:
-            rc = zm_ext_write_z64(w, h, x->nodeid, more);
-            break;
-        default:
-            rc = zm_ext_write_zbuf(w, h, x->ts_stack, more);
-            break;
-        }
-        ZM_ENC_TRY(w, mark, rc);
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &x->unknown, false));
-    return Z_OK;
+    return z ? zm_exts_write(w, &net_exts, net_ext_allowed(mid), x, true) : Z_OK;
 }
 
 static bool net_has_exts(uint8_t mid, const zm_net_exts_t *x)
 {
-    return (x->present & net_ext_allowed(mid)) != 0 || x->unknown.n > 0;
+    return zm_exts_count(&net_exts, net_ext_allowed(mid), x, true) != 0;
 }
 
 /* WireExpr whose N and M flags come from the message header. */
@@ -385,7 +289,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         const zm_push_t *p = &m->body.push;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_PUSH | z | wire_expr_flags(&p->wire_expr))));
         ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
         switch (p->body_id) {
         case ZM_MID_PUT:
             return zm_put_encode(w, &p->body.put);
@@ -401,7 +305,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_REQUEST | z | wire_expr_flags(&q->wire_expr))));
         ZM_TRY(zm_write_zint(w, q->rid));
         ZM_TRY(zm_wire_expr_write(w, &q->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
         return zm_query_encode(w, &q->query);
     }
 #endif
@@ -411,7 +315,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE | z | wire_expr_flags(&p->wire_expr))));
         ZM_TRY(zm_write_zint(w, p->rid));
         ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
         switch (p->body_id) {
         case ZM_MID_REPLY:
             return zm_reply_encode(w, &p->body.reply);
@@ -425,7 +329,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
-        return net_exts_write(w, m->id, &m->ext);
+        return net_exts_write(w, m->id, &m->ext, z);
 #if ZM_CODEC_FULL
     case ZM_MID_N_INTEREST: {
         const zm_interest_t *it = &m->body.interest;
@@ -443,7 +347,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
                 ZM_TRY(zm_wire_expr_write(w, &it->wire_expr));
             }
         }
-        return net_exts_write(w, m->id, &m->ext);
+        return net_exts_write(w, m->id, &m->ext, z);
     }
 #endif
     case ZM_MID_N_DECLARE: {
@@ -452,7 +356,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         if (d->has_interest_id) {
             ZM_TRY(zm_write_zint(w, d->interest_id));
         }
-        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
         return zm_declaration_encode(w, &d->decl);
     }
 #if ZM_CODEC_FULL
@@ -460,7 +364,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         const zm_oam_t *o = &m->body.oam;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_OAM | z | ((o->enc & 0x03u) << 5))));
         ZM_TRY(zm_write_zint(w, o->id));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext));
+        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
         return oam_body_write(w, o);
     }
 #endif

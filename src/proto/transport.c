@@ -5,6 +5,8 @@
  * by batch.c. Every flag and extension is kept explicit in the struct, so decode then encode
  * gives back the input (bits Rust ignores aside); extensions go out in the Rust codec's order.
  */
+#include <stddef.h>
+
 #include "proto/codec.h"
 
 #define ZM_INIT_FLAG_A 0x20u
@@ -18,13 +20,9 @@
 #define ZM_JOIN_FLAG_T 0x20u
 #define ZM_JOIN_FLAG_S 0x40u
 
-#define ZM_INIT_EXT_ALL 0x01ffu
-#define ZM_OPEN_EXT_ALL 0x007fu
-#define ZM_JOIN_EXT_ALL 0x0007u
 
 /* Transport QoS (FRAME, FRAGMENT, OAM): z64, mandatory; only the priority bits mean anything. */
 #define ZM_EXT_T_QOS 0x31u
-#define ZM_JOIN_QOS_PRIORITIES 8u
 
 uint32_t zm_sn_mask(uint8_t resolution_bits)
 {
@@ -106,50 +104,17 @@ static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM
 
 /* ---- INIT  |Z|S|A| 0x01 | version | zid_len|x|x|wai | zid | [res batch] | [cookie] | [exts] - */
 
-static z_result_t init_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_init_t *m = ctx;
-    *known = true;
-    switch (e->header & 0x7fu) {
-    case 0x01:
-        m->exts |= ZM_INIT_EXT_QOS;
-        break;
-    case 0x21:
-        m->exts |= ZM_INIT_EXT_QOS_LINK;
-        m->qos_link = e->z64;
-        break;
-    case 0x42:
-        m->exts |= ZM_INIT_EXT_SHM;
-        m->shm = e->body;
-        break;
-    case 0x43:
-        m->exts |= ZM_INIT_EXT_AUTH;
-        m->auth = e->body;
-        break;
-    case 0x44:
-        m->exts |= ZM_INIT_EXT_MLINK;
-        m->mlink = e->body;
-        break;
-    case 0x05:
-        m->exts |= ZM_INIT_EXT_LOWLATENCY;
-        break;
-    case 0x06:
-        m->exts |= ZM_INIT_EXT_COMPRESSION;
-        break;
-    case 0x27:
-        m->exts |= ZM_INIT_EXT_PATCH;
-        m->patch = e->z64;
-        break;
-    case 0x48:
-        m->exts |= ZM_INIT_EXT_REGION;
-        m->region = e->body;
-        break;
-    default:
-        *known = false;
-        break;
-    }
-    return Z_OK;
-}
+#define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
+
+static const zm_ext_spec_t init_ext_spec[] = {
+    EXT(0x01, ZM_EXTV_UNIT, 0, zm_init_t, exts),        EXT(0x21, ZM_EXTV_U64, 1, zm_init_t, qos_link),
+    EXT(0x42, ZM_EXTV_ZBUF, 2, zm_init_t, shm),         EXT(0x43, ZM_EXTV_ZBUF, 3, zm_init_t, auth),
+    EXT(0x44, ZM_EXTV_ZBUF, 4, zm_init_t, mlink),       EXT(0x05, ZM_EXTV_UNIT, 5, zm_init_t, exts),
+    EXT(0x06, ZM_EXTV_UNIT, 6, zm_init_t, exts),        EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
+    EXT(0x48, ZM_EXTV_ZBUF, 8, zm_init_t, region),
+};
+static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
+                                         offsetof(zm_init_t, exts), offsetof(zm_init_t, unknown)};
 
 static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 {
@@ -166,19 +131,18 @@ static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
     if (m->ack) {
         ZM_TRY(zm_read_zbytes(r, UINT16_MAX, &m->cookie));
     }
-    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, init_ext, m, &m->unknown);
+    return zm_exts_read(r, h, &init_exts, 0xffffu, m, 0);
 }
 
 static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 {
     size_t mark = w->len;
 #if ZM_CODEC_FULL
-    uint16_t exts = (uint16_t)(m->exts & ZM_INIT_EXT_ALL);
-    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    const uint16_t entries = 0xffffu;
 #else /* what zmote announces, and nothing else */
-    uint16_t exts = (uint16_t)(m->exts & (ZM_INIT_EXT_QOS | ZM_INIT_EXT_PATCH));
-    unsigned left = zm_popcount16(exts);
+    const uint16_t entries = ZM_INIT_EXT_QOS | ZM_INIT_EXT_PATCH;
 #endif
+    unsigned left = zm_exts_count(&init_exts, entries, m, ZM_CODEC_FULL);
     if (m->ack && m->cookie.len > UINT16_MAX) {
         return Z_EINVAL;
     }
@@ -193,90 +157,26 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
     if (m->ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
-    if (exts & ZM_INIT_EXT_QOS) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &init_exts, entries, m, ZM_CODEC_FULL));
     }
-#if ZM_CODEC_FULL
-    if (exts & ZM_INIT_EXT_QOS_LINK) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, m->qos_link, --left > 0));
-    }
-    if (exts & ZM_INIT_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, m->shm, --left > 0));
-    }
-    if (exts & ZM_INIT_EXT_AUTH) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x43, m->auth, --left > 0));
-    }
-    if (exts & ZM_INIT_EXT_MLINK) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x44, m->mlink, --left > 0));
-    }
-    if (exts & ZM_INIT_EXT_LOWLATENCY) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x05, --left > 0));
-    }
-    if (exts & ZM_INIT_EXT_COMPRESSION) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x06, --left > 0));
-    }
-#endif
-    if (exts & ZM_INIT_EXT_PATCH) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->patch, --left > 0));
-    }
-#if ZM_CODEC_FULL
-    if (exts & ZM_INIT_EXT_REGION) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x48, m->region, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
-#endif
     return Z_OK;
 }
 
 /* ---- OPEN  |Z|T|A| 0x02 | %lease% | %initial_sn% | [<cookie;usize>] if syn | [exts] -------- */
 
-static z_result_t open_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_open_t *m = ctx;
-    *known = true;
-    switch (e->header & 0x7fu) {
-    case 0x01:
-        m->exts |= ZM_OPEN_EXT_QOS;
-        break;
-    case 0x42: /* 1.10.2; the z64 0x22 of other versions stays unknown */
-        m->exts |= ZM_OPEN_EXT_SHM;
-        m->shm = e->body;
-        break;
-    case 0x43:
-        m->exts |= ZM_OPEN_EXT_AUTH;
-        m->auth = e->body;
-        break;
-    case 0x44: /* MultiLink in a syn carries a body */
-        if (m->ack) {
-            *known = false;
-            break;
-        }
-        m->exts |= ZM_OPEN_EXT_MLINK;
-        m->mlink = e->body;
-        break;
-    case 0x04: /* ... and in an ack is a bare marker */
-        if (!m->ack) {
-            *known = false;
-            break;
-        }
-        m->exts |= ZM_OPEN_EXT_MLINK;
-        break;
-    case 0x05:
-        m->exts |= ZM_OPEN_EXT_LOWLATENCY;
-        break;
-    case 0x06:
-        m->exts |= ZM_OPEN_EXT_COMPRESSION;
-        break;
-    case 0x27:
-        m->exts |= ZM_OPEN_EXT_REMOTE_BOUND;
-        m->remote_bound = e->z64;
-        break;
-    default:
-        *known = false;
-        break;
-    }
-    return Z_OK;
-}
+/* MultiLink is a body in a syn (0x44) and a bare marker in an ack (0x04); SHM is 1.10.2's zbuf
+ * 0x42, the z64 0x22 of other versions stays unknown. */
+static const zm_ext_spec_t open_ext_spec[] = {
+    EXT(0x01, ZM_EXTV_UNIT, 0, zm_open_t, exts),        EXT(0x42, ZM_EXTV_ZBUF, 1, zm_open_t, shm),
+    EXT(0x43, ZM_EXTV_ZBUF, 2, zm_open_t, auth),        EXT(0x44, ZM_EXTV_ZBUF, 3, zm_open_t, mlink),
+    EXT(0x04, ZM_EXTV_UNIT, 3, zm_open_t, exts),        EXT(0x05, ZM_EXTV_UNIT, 4, zm_open_t, exts),
+    EXT(0x06, ZM_EXTV_UNIT, 5, zm_open_t, exts),        EXT(0x27, ZM_EXTV_U64, 6, zm_open_t, remote_bound),
+};
+static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_spec),
+                                         offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
+#define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
+#define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
 
 static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_open_t *m)
 {
@@ -288,19 +188,18 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
     if (!m->ack) {
         ZM_TRY(zm_read_zbytes(r, SIZE_MAX, &m->cookie));
     }
-    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, open_ext, m, &m->unknown);
+    return zm_exts_read(r, h, &open_exts, m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES, m, 0);
 }
 
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 {
     size_t mark = w->len;
 #if ZM_CODEC_FULL
-    uint16_t exts = (uint16_t)(m->exts & ZM_OPEN_EXT_ALL);
-    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    uint16_t entries = m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
 #else /* what zmote announces, and nothing else */
-    uint16_t exts = (uint16_t)(m->exts & ZM_OPEN_EXT_QOS);
-    unsigned left = zm_popcount16(exts);
+    uint16_t entries = 0x01u;
 #endif
+    unsigned left = zm_exts_count(&open_exts, entries, m, ZM_CODEC_FULL);
     uint8_t h = (uint8_t)(ZM_MID_OPEN | (m->ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -309,34 +208,9 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
     if (!m->ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
-    if (exts & ZM_OPEN_EXT_QOS) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x01, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, ZM_CODEC_FULL));
     }
-#if ZM_CODEC_FULL
-    if (exts & ZM_OPEN_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, m->shm, --left > 0));
-    }
-    if (exts & ZM_OPEN_EXT_AUTH) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x43, m->auth, --left > 0));
-    }
-    if (exts & ZM_OPEN_EXT_MLINK) {
-        if (m->ack) {
-            ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x04, --left > 0));
-        } else {
-            ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x44, m->mlink, --left > 0));
-        }
-    }
-    if (exts & ZM_OPEN_EXT_LOWLATENCY) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x05, --left > 0));
-    }
-    if (exts & ZM_OPEN_EXT_COMPRESSION) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x06, --left > 0));
-    }
-    if (exts & ZM_OPEN_EXT_REMOTE_BOUND) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->remote_bound, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
-#endif
     return Z_OK;
 }
 
@@ -474,48 +348,14 @@ z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
 /* ---- JOIN  |Z|S|T| 0x07 | version | zid_len|x|x|wai | zid | [res batch] | %lease% ----------
  *            %next_sn_reliable% %next_sn_best_effort% | [exts]                                 */
 
-typedef struct {
-    zm_join_t *m;
-    uint32_t sn_mask;
-} join_ctx_t;
-
-/* 0x51: one (reliable, best-effort) pair of next SNs per priority, nothing more. */
-static z_result_t join_qos_check(zm_slice_t body, uint32_t sn_mask)
-{
-    zm_reader_t r;
-    zm_reader_init(&r, body.ptr, body.len);
-    for (unsigned i = 0; i < 2u * ZM_JOIN_QOS_PRIORITIES; i++) {
-        uint32_t sn;
-        ZM_TRY(sn_read(&r, sn_mask, &sn));
-    }
-    return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
-}
-
-static z_result_t join_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    join_ctx_t *c = ctx;
-    zm_join_t *m = c->m;
-    *known = true;
-    switch (e->header & 0x7fu) {
-    case 0x51:
-        ZM_TRY(join_qos_check(e->body, c->sn_mask));
-        m->exts |= ZM_JOIN_EXT_QOS;
-        m->qos_sns = e->body;
-        break;
-    case 0x52:
-        m->exts |= ZM_JOIN_EXT_SHM;
-        m->shm = e->body;
-        break;
-    case 0x27:
-        m->exts |= ZM_JOIN_EXT_PATCH;
-        m->patch = e->z64;
-        break;
-    default:
-        *known = false;
-        break;
-    }
-    return Z_OK;
-}
+/* 0x51 is one (reliable, best-effort) pair of next SNs per priority, nothing more. */
+static const zm_ext_spec_t join_ext_spec[] = {
+    EXT(0x51, ZM_EXTV_SN_PAIRS, 0, zm_join_t, qos_sns),
+    EXT(0x52, ZM_EXTV_ZBUF, 1, zm_join_t, shm),
+    EXT(0x27, ZM_EXTV_U64, 2, zm_join_t, patch),
+};
+static const zm_ext_table_t join_exts = {join_ext_spec, ZM_ARRAY_LEN(join_ext_spec),
+                                         offsetof(zm_join_t, exts), offsetof(zm_join_t, unknown)};
 
 static z_result_t join_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_join_t *m)
 {
@@ -532,16 +372,14 @@ static z_result_t join_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_jo
     ZM_TRY(zm_read_zint(r, &m->lease));
     ZM_TRY(sn_read(r, sn_mask, &m->next_sn_reliable));
     ZM_TRY(sn_read(r, sn_mask, &m->next_sn_best_effort));
-    join_ctx_t c = {m, sn_mask};
-    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, join_ext, &c, &m->unknown);
+    return zm_exts_read(r, h, &join_exts, 0xffffu, m, sn_mask);
 }
 
 #if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
 static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 {
     size_t mark = w->len;
-    uint16_t exts = (uint16_t)(m->exts & ZM_JOIN_EXT_ALL);
-    unsigned left = zm_popcount16(exts) + m->unknown.n;
+    unsigned left = zm_exts_count(&join_exts, 0xffffu, m, true);
     uint8_t h = (uint8_t)(ZM_MID_JOIN | (m->lease_secs ? ZM_JOIN_FLAG_T : 0u) |
                           (m->has_size ? ZM_JOIN_FLAG_S : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -553,16 +391,9 @@ static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
     ZM_ENC_TRY(w, mark, zm_write_zint(w, m->lease));
     ZM_ENC_TRY(w, mark, zm_write_zint(w, m->next_sn_reliable));
     ZM_ENC_TRY(w, mark, zm_write_zint(w, m->next_sn_best_effort));
-    if (exts & ZM_JOIN_EXT_QOS) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x51, m->qos_sns, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &join_exts, 0xffffu, m, true));
     }
-    if (exts & ZM_JOIN_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x52, m->shm, --left > 0));
-    }
-    if (exts & ZM_JOIN_EXT_PATCH) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x27, m->patch, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
     return Z_OK;
 }
 #endif

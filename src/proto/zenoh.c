@@ -3,6 +3,8 @@
  * Payloads, attachments and parameters are borrowed slices of the input; a PUT on the data path
  * is therefore decoded without a copy. Each encoder writes the whole message or nothing.
  */
+#include <stddef.h>
+
 #include "proto/codec.h"
 
 #define ZM_PUT_FLAG_T 0x20u
@@ -11,36 +13,22 @@
 #define ZM_QUERY_FLAG_P 0x40u
 #define ZM_ERR_FLAG_E 0x40u
 
+#define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
+#define EXT_TABLE(spec, type) {(spec), ZM_ARRAY_LEN(spec), offsetof(type, exts), offsetof(type, unknown)}
+
 /* ---- PUT  |Z|E|T| 0x01 | [timestamp] [encoding] [exts] <payload;z32> ------------------------- */
 
-static z_result_t put_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_put_t *p = ctx;
-    *known = true;
-    switch (e->header & 0x7f) {
-    case 0x41:
-        p->exts |= ZM_PUT_EXT_SOURCE;
-        return zm_entity_body_read(e->body, &p->source.zid, &p->source.eid, &p->source.sn);
-    case 0x12:
-        p->exts |= ZM_PUT_EXT_SHM;
-        return Z_OK;
-    case 0x43:
-        p->exts |= ZM_PUT_EXT_ATTACHMENT;
-        p->attachment = e->body;
-        return Z_OK;
-    default:
-        *known = false;
-        return Z_OK;
-    }
-}
+static const zm_ext_spec_t put_ext_spec[] = {
+    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_put_t, source),
+    EXT(0x12, ZM_EXTV_UNIT, 1, zm_put_t, exts),
+    EXT(0x43, ZM_EXTV_ZBUF, 2, zm_put_t, attachment),
+};
+static const zm_ext_table_t put_exts = EXT_TABLE(put_ext_spec, zm_put_t);
 
 z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
 {
     p->has_timestamp = (header & ZM_PUT_FLAG_T) != 0;
     p->has_encoding = (header & ZM_PUT_FLAG_E) != 0;
-    p->exts = 0;
-    p->unknown.n = 0;
-    p->unknown.dropped = 0;
     p->attachment = zm_slice(NULL, 0);
     if (p->has_timestamp) {
         ZM_TRY(zm_timestamp_read(r, &p->timestamp));
@@ -52,14 +40,14 @@ z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
         p->encoding.has_schema = false;
         p->encoding.schema = zm_slice(NULL, 0);
     }
-    ZM_TRY(zm_ext_loop(r, (header & ZM_FLAG_Z) != 0, put_ext, p, &p->unknown));
+    ZM_TRY(zm_exts_read_hot(r, header, &put_exts, 0xffffu, p));
     return zm_read_zbytes(r, UINT32_MAX, &p->payload);
 }
 
 z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p)
 {
     size_t mark = w->len;
-    unsigned left = zm_popcount16(p->exts) + p->unknown.n;
+    unsigned left = zm_exts_count(&put_exts, 0xffffu, p, true);
     uint8_t h = (uint8_t)(ZM_MID_PUT | (p->has_timestamp ? ZM_PUT_FLAG_T : 0u) |
                           (p->has_encoding ? ZM_PUT_FLAG_E : 0u) | (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -69,16 +57,9 @@ z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p)
     if (p->has_encoding) {
         ZM_ENC_TRY(w, mark, zm_encoding_write(w, &p->encoding));
     }
-    if (p->exts & ZM_PUT_EXT_SOURCE) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_entity(w, 0x41, &p->source.zid, p->source.eid, &p->source.sn, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &put_exts, 0xffffu, p, true));
     }
-    if (p->exts & ZM_PUT_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x12, --left > 0));
-    }
-    if (p->exts & ZM_PUT_EXT_ATTACHMENT) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x43, p->attachment, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &p->unknown, false));
     if (!zm_fits_u32(p->payload.len)) {
         w->len = mark;
         return Z_EINVAL;
@@ -89,53 +70,34 @@ z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p)
 
 /* ---- DEL  |Z|X|T| 0x02 | [timestamp] [exts] ---------------------------------------------------- */
 
-static z_result_t del_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_del_t *d = ctx;
-    *known = true;
-    switch (e->header & 0x7f) {
-    case 0x41:
-        d->exts |= ZM_DEL_EXT_SOURCE;
-        return zm_entity_body_read(e->body, &d->source.zid, &d->source.eid, &d->source.sn);
-    case 0x42:
-        d->exts |= ZM_DEL_EXT_ATTACHMENT;
-        d->attachment = e->body;
-        return Z_OK;
-    default:
-        *known = false;
-        return Z_OK;
-    }
-}
+static const zm_ext_spec_t del_ext_spec[] = {
+    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_del_t, source),
+    EXT(0x42, ZM_EXTV_ZBUF, 1, zm_del_t, attachment),
+};
+static const zm_ext_table_t del_exts = EXT_TABLE(del_ext_spec, zm_del_t);
 
 z_result_t zm_del_decode(zm_reader_t *r, uint8_t header, zm_del_t *d)
 {
     d->has_timestamp = (header & ZM_PUT_FLAG_T) != 0;
-    d->exts = 0;
-    d->unknown.n = 0;
-    d->unknown.dropped = 0;
     d->attachment = zm_slice(NULL, 0);
     if (d->has_timestamp) {
         ZM_TRY(zm_timestamp_read(r, &d->timestamp));
     }
-    return zm_ext_loop(r, (header & ZM_FLAG_Z) != 0, del_ext, d, &d->unknown);
+    return zm_exts_read(r, header, &del_exts, 0xffffu, d, 0);
 }
 
 z_result_t zm_del_encode(zm_writer_t *w, const zm_del_t *d)
 {
     size_t mark = w->len;
-    unsigned left = zm_popcount16(d->exts) + d->unknown.n;
+    unsigned left = zm_exts_count(&del_exts, 0xffffu, d, true);
     uint8_t h = (uint8_t)(ZM_MID_DEL | (d->has_timestamp ? ZM_PUT_FLAG_T : 0u) | (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
     if (d->has_timestamp) {
         ZM_ENC_TRY(w, mark, zm_timestamp_write(w, &d->timestamp));
     }
-    if (d->exts & ZM_DEL_EXT_SOURCE) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_entity(w, 0x41, &d->source.zid, d->source.eid, &d->source.sn, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &del_exts, 0xffffu, d, true));
     }
-    if (d->exts & ZM_DEL_EXT_ATTACHMENT) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x42, d->attachment, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &d->unknown, false));
     return Z_OK;
 }
 
@@ -147,35 +109,16 @@ static uint8_t consolidation_from_wire(uint64_t v)
     return v <= ZM_CONSOLIDATION_LATEST ? (uint8_t)v : (uint8_t)ZM_CONSOLIDATION_AUTO;
 }
 
-static z_result_t query_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_query_t *q = ctx;
-    *known = true;
-    switch (e->header & 0x7f) {
-    case 0x41:
-        q->exts |= ZM_QUERY_EXT_SOURCE;
-        return zm_entity_body_read(e->body, &q->source.zid, &q->source.eid, &q->source.sn);
-    case 0x04:
-        q->exts |= ZM_QUERY_EXT_SHM;
-        return Z_OK;
-    case 0x43: {
-        /* encoding, then the payload up to the end of the extension, with no length of its own */
-        zm_reader_t b;
-        zm_reader_init(&b, e->body.ptr, e->body.len);
-        ZM_TRY(zm_encoding_read(&b, &q->body_encoding));
-        q->body_payload = zm_slice(b.ptr, zm_reader_left(&b));
-        q->exts |= ZM_QUERY_EXT_BODY;
-        return Z_OK;
-    }
-    case 0x45:
-        q->exts |= ZM_QUERY_EXT_ATTACHMENT;
-        q->attachment = e->body;
-        return Z_OK;
-    default:
-        *known = false;
-        return Z_OK;
-    }
-}
+/* 0x43 is the query's body: an encoding, then the payload up to the end of the extension */
+static const zm_ext_spec_t query_ext_spec[] = {
+    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_query_t, source),
+    EXT(0x04, ZM_EXTV_UNIT, 1, zm_query_t, exts),
+    EXT(0x43, ZM_EXTV_ENC_BODY, 2, zm_query_t, body_encoding),
+    EXT(0x45, ZM_EXTV_ZBUF, 3, zm_query_t, attachment),
+};
+static const zm_ext_table_t query_exts = EXT_TABLE(query_ext_spec, zm_query_t);
+_Static_assert(offsetof(zm_query_t, body_payload) == offsetof(zm_query_t, body_encoding) + sizeof(zm_encoding_t),
+               "ZM_EXTV_ENC_BODY: the payload follows the encoding");
 
 z_result_t zm_query_decode(zm_reader_t *r, uint8_t header, zm_query_t *q)
 {
@@ -183,9 +126,6 @@ z_result_t zm_query_decode(zm_reader_t *r, uint8_t header, zm_query_t *q)
     q->has_parameters = (header & ZM_QUERY_FLAG_P) != 0;
     q->consolidation = ZM_CONSOLIDATION_AUTO;
     q->parameters = zm_slice(NULL, 0);
-    q->exts = 0;
-    q->unknown.n = 0;
-    q->unknown.dropped = 0;
     q->body_encoding.id = 0;
     q->body_encoding.has_schema = false;
     q->body_encoding.schema = zm_slice(NULL, 0);
@@ -204,13 +144,13 @@ z_result_t zm_query_decode(zm_reader_t *r, uint8_t header, zm_query_t *q)
             return Z_EUTF8;
         }
     }
-    return zm_ext_loop(r, (header & ZM_FLAG_Z) != 0, query_ext, q, &q->unknown);
+    return zm_exts_read(r, header, &query_exts, 0xffffu, q, 0);
 }
 
 z_result_t zm_query_encode(zm_writer_t *w, const zm_query_t *q)
 {
     size_t mark = w->len;
-    unsigned left = zm_popcount16(q->exts) + q->unknown.n;
+    unsigned left = zm_exts_count(&query_exts, 0xffffu, q, true);
     uint8_t h = (uint8_t)(ZM_MID_QUERY | (q->has_consolidation ? ZM_QUERY_FLAG_C : 0u) |
                           (q->has_parameters ? ZM_QUERY_FLAG_P : 0u) | (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -220,37 +160,9 @@ z_result_t zm_query_encode(zm_writer_t *w, const zm_query_t *q)
     if (q->has_parameters) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, q->parameters.ptr, q->parameters.len));
     }
-    if (q->exts & ZM_QUERY_EXT_SOURCE) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_entity(w, 0x41, &q->source.zid, q->source.eid, &q->source.sn, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &query_exts, 0xffffu, q, true));
     }
-    if (q->exts & ZM_QUERY_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x04, --left > 0));
-    }
-    if (q->exts & ZM_QUERY_EXT_BODY) {
-        /* header, then the length of encoding + payload, then both: written in place, the
-         * encoding's length counted first rather than built in a stack buffer */
-        bool more = --left > 0;
-        const zm_encoding_t *enc = &q->body_encoding;
-        if (enc->has_schema && enc->schema.len > UINT8_MAX) {
-            w->len = mark;
-            return Z_EINVAL;
-        }
-        size_t enc_len = zm_zint_len(((uint64_t)enc->id << 1) | (enc->has_schema ? 1u : 0u)) +
-                         (enc->has_schema ? zm_zint_len(enc->schema.len) + enc->schema.len : 0u);
-        size_t body_len = enc_len + q->body_payload.len;
-        if (!zm_fits_u32(body_len)) {
-            w->len = mark;
-            return Z_EINVAL;
-        }
-        ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(0x43 | (more ? ZM_FLAG_Z : 0u))));
-        ZM_ENC_TRY(w, mark, zm_write_zint(w, body_len));
-        ZM_ENC_TRY(w, mark, zm_encoding_write(w, enc));
-        ZM_ENC_TRY(w, mark, zm_write_bytes(w, q->body_payload.ptr, q->body_payload.len));
-    }
-    if (q->exts & ZM_QUERY_EXT_ATTACHMENT) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_zbuf(w, 0x45, q->attachment, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &q->unknown, false));
     return Z_OK;
 }
 
@@ -316,29 +228,15 @@ z_result_t zm_reply_encode(zm_writer_t *w, const zm_reply_t *q)
 
 /* ---- ERR  |Z|E|X| 0x05 | [encoding] [exts] <payload;z32> --------------------------------------- */
 
-static z_result_t err_ext(void *ctx, const zm_ext_t *e, bool *known)
-{
-    zm_err_t *x = ctx;
-    *known = true;
-    switch (e->header & 0x7f) {
-    case 0x41:
-        x->exts |= ZM_ERR_EXT_SOURCE;
-        return zm_entity_body_read(e->body, &x->source.zid, &x->source.eid, &x->source.sn);
-    case 0x12:
-        x->exts |= ZM_ERR_EXT_SHM;
-        return Z_OK;
-    default:
-        *known = false;
-        return Z_OK;
-    }
-}
+static const zm_ext_spec_t err_ext_spec[] = {
+    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_err_t, source),
+    EXT(0x12, ZM_EXTV_UNIT, 1, zm_err_t, exts),
+};
+static const zm_ext_table_t err_exts = EXT_TABLE(err_ext_spec, zm_err_t);
 
 z_result_t zm_err_decode(zm_reader_t *r, uint8_t header, zm_err_t *e)
 {
     e->has_encoding = (header & ZM_ERR_FLAG_E) != 0;
-    e->exts = 0;
-    e->unknown.n = 0;
-    e->unknown.dropped = 0;
     if (e->has_encoding) {
         ZM_TRY(zm_encoding_read(r, &e->encoding));
     } else {
@@ -346,26 +244,22 @@ z_result_t zm_err_decode(zm_reader_t *r, uint8_t header, zm_err_t *e)
         e->encoding.has_schema = false;
         e->encoding.schema = zm_slice(NULL, 0);
     }
-    ZM_TRY(zm_ext_loop(r, (header & ZM_FLAG_Z) != 0, err_ext, e, &e->unknown));
+    ZM_TRY(zm_exts_read(r, header, &err_exts, 0xffffu, e, 0));
     return zm_read_zbytes(r, UINT32_MAX, &e->payload);
 }
 
 z_result_t zm_err_encode(zm_writer_t *w, const zm_err_t *e)
 {
     size_t mark = w->len;
-    unsigned left = zm_popcount16(e->exts) + e->unknown.n;
+    unsigned left = zm_exts_count(&err_exts, 0xffffu, e, true);
     uint8_t h = (uint8_t)(ZM_MID_ERR | (e->has_encoding ? ZM_ERR_FLAG_E : 0u) | (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
     if (e->has_encoding) {
         ZM_ENC_TRY(w, mark, zm_encoding_write(w, &e->encoding));
     }
-    if (e->exts & ZM_ERR_EXT_SOURCE) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_entity(w, 0x41, &e->source.zid, e->source.eid, &e->source.sn, --left > 0));
+    if (left) {
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &err_exts, 0xffffu, e, true));
     }
-    if (e->exts & ZM_ERR_EXT_SHM) {
-        ZM_ENC_TRY(w, mark, zm_ext_write_unit(w, 0x12, --left > 0));
-    }
-    ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &e->unknown, false));
     if (!zm_fits_u32(e->payload.len)) {
         w->len = mark;
         return Z_EINVAL;
