@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/common.h"
 #include "zmote/opt.h"
 
 #if ZM_NO_HEAP
@@ -108,18 +109,20 @@ static void pool_free(void *ctx, void *ptr)
 {
     (void)ctx;
     uint8_t *at = ptr;
+    bool found = false;
     pool_acquire();
-    for (size_t i = 0; i < POOL_COUNT; i++) {
+    for (size_t i = 0; i < POOL_COUNT && !found; i++) {
         pool_t *p = &pools[i];
         if (at >= p->base && at < p->base + p->count * p->size) {
             pool_block_t *b = ptr;
             b->next = p->free_list;
             p->free_list = b;
             p->used--;
-            break;
+            found = true;
         }
     }
     pool_release();
+    ZM_ASSERT(found); /* a block the pools never gave out */
 }
 
 size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
