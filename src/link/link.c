@@ -327,11 +327,17 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
 }
 #else
 /* Without sockets nothing watches many lines at once: each link is asked in turn, without
- * waiting, and the round repeats every ZM_LINK_POLL_SLICE_MS until one is ready. */
+ * waiting, and the round repeats every ZM_LINK_POLL_SLICE_MS until one is ready. A single link
+ * (a client's) waits in its own wait_readable, and so wakes as soon as its bytes come. */
 z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
 {
     if (n > ZM_SOCKET_WAIT_MAX) {
         return ZM_E_LIMIT;
+    }
+    if (n == 1 && links[0] != NULL && links[0]->ops != NULL && links[0]->ops->wait_readable != NULL) {
+        z_result_t r = zm_link_wait_readable(links[0], timeout_ms);
+        ready[0] = r != ZM_E_TIMEOUT; /* an error is ready too: the read meets it */
+        return r == ZM_E_TIMEOUT ? r : Z_OK;
     }
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     for (;;) {
