@@ -1,9 +1,9 @@
 /*
  * The allocation hooks. The default is the port's heap (zm_port_malloc / zm_port_free), or, in
  * a no-heap build (ZM_NO_HEAP), fixed pools of blocks in static memory: one pool per size class
- * of ZM_POOL_CLASSES, each a free list, a block taken from the smallest class that fits and has
- * one left. Nothing then refers to the port's heap, and the memory a build needs is known at
- * link time.
+ * of ZM_POOL_CLASSES, each a free list, a block taken from the first class in the list (smallest
+ * first) whose blocks are large enough and which has one left. Nothing then refers to the port's
+ * heap, and the memory a build needs is known at link time.
  */
 #include "util/alloc.h"
 
