@@ -349,3 +349,38 @@ PRIORITIES = {
     6: zenoh.Priority.DATA_LOW,
     7: zenoh.Priority.BACKGROUND,
 }
+
+
+class Counter:
+    """A Rust subscriber's callback that only counts: a flood would drown a Received."""
+
+    def __init__(self):
+        self.n = 0
+        self.cond = threading.Condition()
+
+    def __call__(self, sample):
+        with self.cond:
+            self.n += 1
+            self.cond.notify_all()
+
+    def value(self):
+        with self.cond:
+            return self.n
+
+    def wait_for(self, n, timeout, what="", others=()):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while self.n < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    text = [f"Rust subscriber: {self.n} of {n} samples after {timeout}s {what}"]
+                    text += [o.describe() for o in others if o is not None]
+                    raise AssertionError("\n".join(text))
+                self.cond.wait(min(left, 0.5))
+            return self.n
+
+
+def put_lines(p: Proc, mark=0) -> int:
+    """How many "put" lines p (zm_probe pub) printed after its first mark lines."""
+    with p.cond:
+        return sum(1 for line in p.lines[mark:] if line.startswith("put "))

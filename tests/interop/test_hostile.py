@@ -47,24 +47,6 @@ def zmote_peer_sub(children, port, *args):
     return p
 
 
-def line_after(p, regex, mark, timeout, others=()):
-    """Waits for a line matching regex among those p printed after its first mark lines."""
-    r = re.compile(regex)
-    deadline = time.monotonic() + timeout
-    with p.cond:
-        while True:
-            for line in p.lines[mark:]:
-                m = r.search(line)
-                if m:
-                    return m
-            left = deadline - time.monotonic()
-            if left <= 0 or p.eof:
-                text = [f"{p.name}: no line matching {regex!r} within {timeout}s", p.describe()]
-                text += [o.describe() for o in others if o is not None]
-                raise AssertionError("\n".join(text))
-            p.cond.wait(min(left, 0.5))
-
-
 def line_within(p, regex, mark, window):
     """The first line matching regex printed after mark lines within window seconds, or None:
     for what must NOT happen during an observation window."""
@@ -82,33 +64,14 @@ def line_within(p, regex, mark, window):
             p.cond.wait(min(left, 0.5))
 
 
-class Counter:
-    """A Rust subscriber's callback that only counts: floods would drown a Received."""
-
-    def __init__(self):
-        self.n = 0
-        self.cond = threading.Condition()
-
-    def __call__(self, sample):
-        with self.cond:
-            self.n += 1
-            self.cond.notify_all()
-
-    def value(self):
-        with self.cond:
-            return self.n
-
-    def wait_for(self, n, timeout, what="", others=()):
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while self.n < n:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    text = [f"Rust subscriber: {self.n} of {n} samples after {timeout}s {what}"]
-                    text += [o.describe() for o in others if o is not None]
-                    raise AssertionError("\n".join(text))
-                self.cond.wait(min(left, 0.5))
-            return self.n
+def line_after(p, regex, mark, timeout, others=()):
+    """Waits for a line matching regex among those p printed after its first mark lines."""
+    m = line_within(p, regex, mark, timeout)
+    if m is None:
+        text = [f"{p.name}: no line matching {regex!r} within {timeout}s", p.describe()]
+        text += [o.describe() for o in others if o is not None]
+        raise AssertionError("\n".join(text))
+    return m
 
 
 def vm_rss_kb(pid):
@@ -346,15 +309,9 @@ def test_invalid_key_closes_the_link(bad, children, rust):
 # ---- e. a stopped subscriber under a flood ------------------------------------------------------
 
 
-def put_lines(p, mark=0):
-    """How many "put" lines p printed after its first mark lines."""
-    with p.cond:
-        return sum(1 for line in p.lines[mark:] if line.startswith("put "))
-
-
 def wait_puts(p, mark, count, timeout, what, others=()):
     """Until p printed count "put" lines after mark: with -q 1000, count thousand puts."""
-    harness.wait_until(lambda: put_lines(p, mark) >= count, timeout, what, [p, *others])
+    harness.wait_until(lambda: harness.put_lines(p, mark) >= count, timeout, what, [p, *others])
 
 
 @pytest.mark.parametrize("cc", ["drop", "block"])
@@ -367,7 +324,7 @@ def test_stopped_subscriber_does_not_stall_a_flood(cc, children, rust):
     pub.wait_line(r"^ready")
     harness.wait_listening(port, 10, pub)
     s = rust.peer(connect=[ep])
-    live = Counter()
+    live = harness.Counter()
     s.declare_subscriber(key, live)
     victim = children.probe("sub", "-m", "peer", "-e", ep, "-k", key, "-n", "0", "-q", "1000", "-t", "120000")
     victim.wait_line(r"^sample ", 20, [pub])
@@ -385,9 +342,9 @@ def test_stopped_subscriber_does_not_stall_a_flood(cc, children, rust):
             # DROP: publishing goes on, and the live subscriber receives, while the other does not
             # read. The first second lets the buffers that were in flight drain.
             time.sleep(1.0)  # observation window
-            c0, p0 = live.value(), put_lines(pub)
+            c0, p0 = live.value(), harness.put_lines(pub)
             time.sleep(2.0)  # observation window
-            grown, puts = live.value() - c0, put_lines(pub) - p0
+            grown, puts = live.value() - c0, harness.put_lines(pub) - p0
             assert puts >= 2, f"the publisher put {puts}k samples in 2 s beside a stopped subscriber\n{pub.describe()}"
             assert grown >= 300, f"the live subscriber got {grown} samples in 2 s beside a stopped one"
             bound = LEASE_S + KEEP_ALIVE_S + SLACK_S
@@ -425,7 +382,7 @@ def test_busy_publisher_keeps_an_idle_peer(children, rust):
     busy.wait_line(r"^sample ", 20, [pub])
     # The Rust peer only ever sends keep-alives to the publisher; it receives the flood too.
     s = rust.peer(connect=[ep])
-    idle = Counter()
+    idle = harness.Counter()
     s.declare_subscriber(key, idle)
     idle.wait_for(1, 20, others=[pub])
     pub.wait_line(r"^peers 2 ", 10)
@@ -434,7 +391,7 @@ def test_busy_publisher_keeps_an_idle_peer(children, rust):
     c0 = idle.value()
     lost = line_within(pub, r"^peers [01] ", mark, duration)
     assert lost is None, f"the publisher lost a peer while busy: {lost.string}\n{pub.describe()}"
-    puts = put_lines(pub, mark)
+    puts = harness.put_lines(pub, mark)
     print(f"soak: {puts * 100} puts of 30 KB, {idle.value() - c0} received by the Rust peer")
     assert puts >= 10, f"the publisher was not busy: {puts * 100} puts in {duration}s\n{pub.describe()}"
     assert not busy.matches(r"^peers 0 "), busy.describe()

@@ -10,7 +10,6 @@ puts neither block on the silent link nor keep the lease from being checked.
 """
 import re
 import signal
-import threading
 import time
 
 import pytest
@@ -111,40 +110,12 @@ def test_zmote_subscriber_survives_router_restart(how, children, rust):
     assert p.wait_exit(15) == 0
 
 
-class Counter:
-    """A Rust subscriber's callback that only counts: a flood would drown a Received."""
-
-    def __init__(self):
-        self.n = 0
-        self.cond = threading.Condition()
-
-    def __call__(self, sample):
-        with self.cond:
-            self.n += 1
-            self.cond.notify_all()
-
-    def wait_for(self, n, timeout, others=()):
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while self.n < n:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    text = [f"Rust subscriber: {self.n} of {n} samples after {timeout}s"]
-                    raise AssertionError("\n".join(text + [o.describe() for o in others]))
-                self.cond.wait(min(left, 0.5))
-
-
-def put_lines(p, mark):
-    with p.cond:
-        return sum(1 for line in p.lines[mark:] if line.startswith("put "))
-
-
 @pytest.mark.parametrize("cc", ["drop", "block"])
 def test_flooding_zmote_publisher_survives_frozen_router(cc, children, rust):
     port = harness.free_port()
     r1 = children.router(port, LEASE_MS)
     s1 = rust.client(r1.endpoint)
-    before = Counter()
+    before = harness.Counter()
     s1.declare_subscriber(KEY, before)
 
     # -q 1000: one "put" line per thousand puts.
@@ -156,13 +127,13 @@ def test_flooding_zmote_publisher_survives_frozen_router(cc, children, rust):
     lose_router(p, r1, "freeze")
     # Publishing did not hang: puts go on after the loss, with no router to send to.
     mark = len(p.lines)
-    harness.wait_until(lambda: put_lines(p, mark) >= 2, 10, "publishing after the router was lost", [p])
+    harness.wait_until(lambda: harness.put_lines(p, mark) >= 2, 10, "publishing after the router was lost", [p])
 
     mark = len(p.lines)
     r2 = children.router(port, LEASE_MS)
     routers_line(p, 1, mark, 30, others=[r2.proc])
     s2 = rust.client(r2.endpoint)
-    after = Counter()
+    after = harness.Counter()
     s2.declare_subscriber(KEY, after)
     after.wait_for(1000, 20, others=[p, r2.proc])
 
