@@ -39,6 +39,7 @@ extern "C" {
 #include "zmote/api/constants.h"
 #include "zmote/api/types.h"
 #include "zmote/api/primitives.h"
+#include "zmote/api/query.h"
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
 #include "zmote/pool.h" /* zmote's own: the no-heap pools' figures */

@@ -67,20 +67,30 @@
 #define Z_FEATURE_INTEREST 1
 #endif
 
-/*
- * Not implemented yet (0, and 1 is refused below): queries, queryables, liveliness, matching
- * listeners, the admin space, scouting, multicast transports, the connectivity API. Programs
- * written for zenoh-pico test these switches in #if blocks, so they exist with value 0.
- */
+/** Queries: z_get, queriers and their replies. */
 #ifndef Z_FEATURE_QUERY
-#define Z_FEATURE_QUERY 0
+#define Z_FEATURE_QUERY 1
 #endif
+
+/** Queryables, and replies to the queries they receive. */
 #ifndef Z_FEATURE_QUERYABLE
-#define Z_FEATURE_QUERYABLE 0
+#define Z_FEATURE_QUERYABLE 1
 #endif
+
+/** Queryables of a session answer that session's own queries (as Rust does); needs both above. */
 #ifndef Z_FEATURE_LOCAL_QUERYABLE
+#if Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE
+#define Z_FEATURE_LOCAL_QUERYABLE 1
+#else
 #define Z_FEATURE_LOCAL_QUERYABLE 0
 #endif
+#endif
+
+/*
+ * Not implemented yet (0, and 1 is refused below): liveliness, matching listeners, scouting,
+ * multicast transports, the connectivity API. Programs written for zenoh-pico test these
+ * switches in #if blocks, so they exist with value 0.
+ */
 #ifndef Z_FEATURE_LIVELINESS
 #define Z_FEATURE_LIVELINESS 0
 #endif
@@ -180,6 +190,19 @@
 /** Keys of z_put (without a declared key expression) whose matching peers are remembered. */
 #ifndef ZM_PUT_CACHE_SLOTS
 #define ZM_PUT_CACHE_SLOTS 4
+#endif
+
+/** Gets of a session waiting for replies at once; one more is refused with ZM_E_LIMIT. */
+#ifndef ZM_GETS_MAX
+#define ZM_GETS_MAX 16
+#endif
+
+/**
+ * Keys a get consolidates (monotonic: their last timestamps; latest: their newest replies, kept
+ * until the get ends); replies on more keys go to the application unconsolidated.
+ */
+#ifndef ZM_GET_KEPT_MAX
+#define ZM_GET_KEPT_MAX 64
 #endif
 
 /** Longest key such a slot holds; z_put on longer keys matches them against every declaration. */
@@ -373,8 +396,14 @@
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"
 #endif
 
-#if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || Z_FEATURE_LOCAL_QUERYABLE || Z_FEATURE_LIVELINESS
-#error "zmote does not implement queries, queryables or liveliness yet: leave these Z_FEATURE_* at 0"
+#if Z_FEATURE_LIVELINESS
+#error "zmote does not implement liveliness yet: leave Z_FEATURE_LIVELINESS at 0"
+#endif
+#if Z_FEATURE_LOCAL_QUERYABLE && !(Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE)
+#error "Z_FEATURE_LOCAL_QUERYABLE needs Z_FEATURE_QUERY and Z_FEATURE_QUERYABLE"
+#endif
+#if ZM_GETS_MAX < 1 || ZM_GETS_MAX > 4096 || ZM_GET_KEPT_MAX < 0
+#error "ZM_GETS_MAX must be within 1..4096 and ZM_GET_KEPT_MAX at least 0"
 #endif
 #if Z_FEATURE_MATCHING || Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
 #error "zmote does not implement matching, scouting, multicast or connectivity yet: leave them at 0"

@@ -153,6 +153,59 @@ zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback);
 void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx);
 void zm_api_subscriber_release(void *ctx);
 
+/* ---- the parts of a put or reply ----------------------------------------------------------------- */
+
+#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
+/* The parts of a put that borrow API objects; they must live as long as the zm_put_args_t. */
+typedef struct {
+    zm_encoding_t encoding;
+    zm_slice_t attachment;
+    zm_timestamp_t timestamp;
+    zm_source_info_t source;
+} zm_api_put_parts_t;
+
+static inline void zm_api_put_encoding(zm_put_args_t *a, zm_api_put_parts_t *parts, const zm_api_encoding_t *e)
+{
+    if (e == NULL || (e->id == 0 && e->schema.slice.len == 0)) {
+        return;
+    }
+    parts->encoding.id = e->id;
+    parts->encoding.has_schema = e->schema.slice.len > 0;
+    parts->encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
+    a->encoding = &parts->encoding;
+}
+
+static inline void zm_api_put_attachment(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_moved_bytes_t *att)
+{
+    if (att != NULL) {
+        parts->attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
+        a->attachment = &parts->attachment;
+    }
+}
+
+static inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
+{
+    if (ts != NULL && ts->valid) {
+        parts->timestamp.time = ts->time;
+        parts->timestamp.id = zm_api_zid_from_id(&ts->id);
+        a->timestamp = &parts->timestamp;
+    }
+}
+
+#ifdef Z_FEATURE_UNSTABLE_API
+static inline void zm_api_put_source(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_source_info_t *si)
+{
+    if (si != NULL) {
+        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
+        parts->source.eid = si->source_id.eid;
+        parts->source.sn = si->source_sn;
+        a->source = &parts->source;
+    }
+}
+#endif
+
+#endif
+
 /* ---- sessions ----------------------------------------------------------------------------------- */
 
 /*
@@ -199,4 +252,33 @@ void zm_api_session_leave(zm_api_session_t *b);
         z_internal_##name##_null(&src->_this);                                  \
     }
 
+/* The null, check, take and drop functions of a closure type; dropping runs its drop once. */
+#define ZM_API_DEFINE_CLOSURE(name)                                                                  \
+    void z_internal_##name##_null(z_owned_##name##_t *obj)                                       \
+    {                                                                                            \
+        if (obj != NULL) {                                                                       \
+            obj->_val.call = NULL;                                                               \
+            obj->_val.drop = NULL;                                                               \
+            obj->_val.context = NULL;                                                            \
+        }                                                                                        \
+    }                                                                                            \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj)                                \
+    {                                                                                            \
+        return obj != NULL && obj->_val.call != NULL;                                            \
+    }                                                                                            \
+    ZM_API_DEFINE_TAKE(name)                                                                     \
+    void z_##name##_drop(z_moved_##name##_t *obj)                                                \
+    {                                                                                            \
+        if (obj == NULL) {                                                                       \
+            return;                                                                              \
+        }                                                                                        \
+        z_closure_drop_callback_t drop = obj->_this._val.drop;                                   \
+        void *context = obj->_this._val.context;                                                 \
+        z_internal_##name##_null(&obj->_this);                                                   \
+        if (drop != NULL) {                                                                      \
+            drop(context);                                                                       \
+        }                                                                                        \
+    }
+
 #endif /* ZM_API_API_H */
+

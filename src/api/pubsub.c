@@ -28,54 +28,6 @@ static bool locality_valid(z_locality_t l)
 static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
 
 #if Z_FEATURE_PUBLICATION == 1
-/* The parts of a put that borrow API objects; they must live as long as the zm_put_args_t. */
-typedef struct {
-    zm_encoding_t encoding;
-    zm_slice_t attachment;
-    zm_timestamp_t timestamp;
-    zm_source_info_t source;
-} put_parts_t;
-
-static void put_encoding(zm_put_args_t *a, put_parts_t *parts, const zm_api_encoding_t *e)
-{
-    if (e == NULL || (e->id == 0 && e->schema.slice.len == 0)) {
-        return;
-    }
-    parts->encoding.id = e->id;
-    parts->encoding.has_schema = e->schema.slice.len > 0;
-    parts->encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
-    a->encoding = &parts->encoding;
-}
-
-static void put_attachment(zm_put_args_t *a, put_parts_t *parts, const z_moved_bytes_t *att)
-{
-    if (att != NULL) {
-        parts->attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
-        a->attachment = &parts->attachment;
-    }
-}
-
-static void put_timestamp(zm_put_args_t *a, put_parts_t *parts, const z_timestamp_t *ts)
-{
-    if (ts != NULL && ts->valid) {
-        parts->timestamp.time = ts->time;
-        parts->timestamp.id = zm_api_zid_from_id(&ts->id);
-        a->timestamp = &parts->timestamp;
-    }
-}
-
-#ifdef Z_FEATURE_UNSTABLE_API
-static void put_source(zm_put_args_t *a, put_parts_t *parts, const z_source_info_t *si)
-{
-    if (si != NULL) {
-        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
-        parts->source.eid = si->source_id.eid;
-        parts->source.sn = si->source_sn;
-        a->source = &parts->source;
-    }
-}
-#endif
-
 /* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
 static z_result_t session_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
 {
@@ -139,13 +91,13 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
     ) {
         zm_put_args_t a;
-        put_parts_t parts;
+        zm_api_put_parts_t parts;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.kind = ZM_SAMPLE_PUT;
         a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
-        put_attachment(&a, &parts, o.attachment);
-        put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a, &parts, o.attachment);
+        zm_api_put_timestamp(&a, &parts, o.timestamp);
         a.priority = (uint8_t)o.priority;
         a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
         a.express = o.is_express;
@@ -154,7 +106,7 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
         a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-        put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, &parts, o.source_info);
 #endif
         r = session_put(record_of(zs), &a, keyexpr);
     }
@@ -181,10 +133,10 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
         return Z_EINVAL;
     }
     zm_put_args_t a;
-    put_parts_t parts;
+    zm_api_put_parts_t parts;
     zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
     a.kind = ZM_SAMPLE_DELETE;
-    put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, &parts, o.timestamp);
     a.priority = (uint8_t)o.priority;
     a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a.express = o.is_express;
@@ -193,7 +145,7 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
     a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-    put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, &parts, o.source_info);
 #endif
     return session_put(record_of(zs), &a, keyexpr);
 }
@@ -364,14 +316,14 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         r = Z_EINVAL;
     } else {
         zm_put_args_t a;
-        put_parts_t parts;
+        zm_api_put_parts_t parts;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
         a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
-        put_attachment(&a, &parts, o.attachment);
-        put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, &parts, o.attachment);
+        zm_api_put_timestamp(&a, &parts, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-        put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, &parts, o.source_info);
 #endif
         r = session_put(pub->session, &a, NULL);
     }
@@ -393,11 +345,11 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
         z_publisher_delete_options_default(&o);
     }
     zm_put_args_t a;
-    put_parts_t parts;
+    zm_api_put_parts_t parts;
     publisher_args(pub, &a, ZM_SAMPLE_DELETE);
-    put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, &parts, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-    put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, &parts, o.source_info);
 #endif
     return session_put(pub->session, &a, NULL);
 }

@@ -100,36 +100,9 @@ z_reliability_t z_reliability_default(void) { return Z_RELIABILITY_DEFAULT; }
 
 /* ---- closures --------------------------------------------------------------------------------------- */
 
-#define CLOSURE_FUNCTIONS(name)                                                                  \
-    void z_internal_##name##_null(z_owned_##name##_t *obj)                                       \
-    {                                                                                            \
-        if (obj != NULL) {                                                                       \
-            obj->_val.call = NULL;                                                               \
-            obj->_val.drop = NULL;                                                               \
-            obj->_val.context = NULL;                                                            \
-        }                                                                                        \
-    }                                                                                            \
-    bool z_internal_##name##_check(const z_owned_##name##_t *obj)                                \
-    {                                                                                            \
-        return obj != NULL && obj->_val.call != NULL;                                            \
-    }                                                                                            \
-    ZM_API_DEFINE_TAKE(name)                                                                     \
-    void z_##name##_drop(z_moved_##name##_t *obj)                                                \
-    {                                                                                            \
-        if (obj == NULL) {                                                                       \
-            return;                                                                              \
-        }                                                                                        \
-        z_closure_drop_callback_t drop = obj->_this._val.drop;                                   \
-        void *context = obj->_this._val.context;                                                 \
-        z_internal_##name##_null(&obj->_this);                                                   \
-        if (drop != NULL) {                                                                      \
-            drop(context);                                                                       \
-        }                                                                                        \
-    }
-
-CLOSURE_FUNCTIONS(closure_sample)
-CLOSURE_FUNCTIONS(closure_zid)
-CLOSURE_FUNCTIONS(closure_hello)
+ZM_API_DEFINE_CLOSURE(closure_sample)
+ZM_API_DEFINE_CLOSURE(closure_zid)
+ZM_API_DEFINE_CLOSURE(closure_hello)
 
 z_result_t z_closure_sample(z_owned_closure_sample_t *closure, z_closure_sample_callback_t call,
                             z_closure_drop_callback_t drop, void *context)

@@ -10,7 +10,7 @@
 #include "session/internal.h"
 #include "util/alloc.h"
 
-#if Z_FEATURE_PUBLICATION
+#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE
 void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
 {
     memset(a, 0, sizeof(*a));
@@ -22,6 +22,75 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
+void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
+{
+    put->payload = a->payload;
+    if (a->timestamp != NULL) {
+        put->has_timestamp = true;
+        put->timestamp = *a->timestamp;
+    }
+    if (a->encoding != NULL && !zm_encoding_is_empty(a->encoding)) {
+        put->has_encoding = true;
+        put->encoding = *a->encoding;
+    }
+    if (a->source != NULL) {
+        put->exts |= ZM_PUT_EXT_SOURCE;
+        put->source = *a->source;
+    }
+    if (a->attachment != NULL) {
+        put->exts |= ZM_PUT_EXT_ATTACHMENT;
+        put->attachment = *a->attachment;
+    }
+}
+
+void zm_del_fill(zm_del_t *del, const zm_put_args_t *a)
+{
+    if (a->timestamp != NULL) {
+        del->has_timestamp = true;
+        del->timestamp = *a->timestamp;
+    }
+    if (a->source != NULL) {
+        del->exts |= ZM_DEL_EXT_SOURCE;
+        del->source = *a->source;
+    }
+    if (a->attachment != NULL) {
+        del->exts |= ZM_DEL_EXT_ATTACHMENT;
+        del->attachment = *a->attachment;
+    }
+}
+
+#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_LOCAL_QUERYABLE
+void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
+{
+    memset(smp, 0, sizeof(*smp));
+    smp->key = a->key;
+    smp->key_len = a->key_len;
+    smp->kind = a->kind;
+    smp->payload = a->kind == ZM_SAMPLE_PUT ? a->payload : zm_slice(NULL, 0);
+    if (a->encoding != NULL && a->kind == ZM_SAMPLE_PUT) {
+        smp->encoding = *a->encoding;
+    }
+    if (a->timestamp != NULL) {
+        smp->has_timestamp = true;
+        smp->timestamp = *a->timestamp;
+    }
+    if (a->attachment != NULL) {
+        smp->has_attachment = true;
+        smp->attachment = *a->attachment;
+    }
+    if (a->source != NULL) {
+        smp->has_source = true;
+        smp->source = *a->source;
+    }
+    smp->priority = a->priority;
+    smp->block = a->block;
+    smp->express = a->express;
+    smp->reliable = a->reliable;
+}
+#endif
+#endif /* Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE */
+
+#if Z_FEATURE_PUBLICATION
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
 /* s->lock held: the hits of a key put without a declared key expression, from the cache, or
  * counted afresh into the slot least recently used. NULL when the key is too long to cache. */
@@ -110,78 +179,20 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
         p->wire_expr.has_suffix = true;
         p->wire_expr.suffix = zm_slice(a->key, a->key_len);
     }
-    uint8_t qos = (uint8_t)((a->priority & 7u) | (a->block ? ZM_QOS_BLOCK : 0u) | (a->express ? ZM_QOS_EXPRESS : 0u));
+    uint8_t qos = zm_qos_of(a->priority, a->block, a->express);
     if (qos != ZM_QOS_DEFAULT) {
         m->ext.present |= ZM_NET_EXT_QOS;
         m->ext.qos = qos;
     }
     if (a->kind == ZM_SAMPLE_PUT) {
-        zm_put_t *put = &p->body.put;
         p->body_id = ZM_MID_PUT;
-        put->payload = a->payload;
-        if (a->timestamp != NULL) {
-            put->has_timestamp = true;
-            put->timestamp = *a->timestamp;
-        }
-        if (a->encoding != NULL && !zm_encoding_is_empty(a->encoding)) {
-            put->has_encoding = true;
-            put->encoding = *a->encoding;
-        }
-        if (a->source != NULL) {
-            put->exts |= ZM_PUT_EXT_SOURCE;
-            put->source = *a->source;
-        }
-        if (a->attachment != NULL) {
-            put->exts |= ZM_PUT_EXT_ATTACHMENT;
-            put->attachment = *a->attachment;
-        }
+        zm_put_fill(&p->body.put, a);
     } else {
-        zm_del_t *del = &p->body.del;
         p->body_id = ZM_MID_DEL;
-        if (a->timestamp != NULL) {
-            del->has_timestamp = true;
-            del->timestamp = *a->timestamp;
-        }
-        if (a->source != NULL) {
-            del->exts |= ZM_DEL_EXT_SOURCE;
-            del->source = *a->source;
-        }
-        if (a->attachment != NULL) {
-            del->exts |= ZM_DEL_EXT_ATTACHMENT;
-            del->attachment = *a->attachment;
-        }
+        zm_del_fill(&p->body.del, a);
     }
 }
 
-#if Z_FEATURE_SUBSCRIPTION
-static void sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
-{
-    memset(smp, 0, sizeof(*smp));
-    smp->key = a->key;
-    smp->key_len = a->key_len;
-    smp->kind = a->kind;
-    smp->payload = a->kind == ZM_SAMPLE_PUT ? a->payload : zm_slice(NULL, 0);
-    if (a->encoding != NULL && a->kind == ZM_SAMPLE_PUT) {
-        smp->encoding = *a->encoding;
-    }
-    if (a->timestamp != NULL) {
-        smp->has_timestamp = true;
-        smp->timestamp = *a->timestamp;
-    }
-    if (a->attachment != NULL) {
-        smp->has_attachment = true;
-        smp->attachment = *a->attachment;
-    }
-    if (a->source != NULL) {
-        smp->has_source = true;
-        smp->source = *a->source;
-    }
-    smp->priority = a->priority;
-    smp->block = a->block;
-    smp->express = a->express;
-    smp->reliable = a->reliable;
-}
-#endif
 
 /*
  * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
@@ -207,7 +218,7 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
 static ZM_NOINLINE void put_local(zm_session_t *s, const zm_put_args_t *a)
 {
     zm_sample_t smp;
-    sample_from_args(&smp, a);
+    zm_sample_from_args(&smp, a);
     zm_dispatch(s, &smp, false);
 }
 #endif
@@ -295,13 +306,38 @@ z_result_t zm_session_batch_stop(zm_session_t *s)
  * its link goes, before anything reaches the application.
  */
 #if ZM_REMOTE_DECLS
-static void bad_key(zm_peer_t *p, z_result_t rc)
+void zm_bad_key(zm_peer_t *p, z_result_t rc)
 {
     if (rc == ZM_E_DECL_UNKNOWN) {
         ZM_LOG_D("a message names an undeclared key expression id: dropped");
         return;
     }
     zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
+}
+#endif
+
+#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY
+void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put, const zm_del_t *del)
+{
+    if (body_id == ZM_MID_PUT) {
+        smp->kind = ZM_SAMPLE_PUT;
+        smp->payload = put->payload;
+        smp->encoding = put->encoding;
+        smp->has_timestamp = put->has_timestamp;
+        smp->timestamp = put->timestamp;
+        smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
+        smp->attachment = put->attachment;
+        smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
+        smp->source = put->source;
+    } else {
+        smp->kind = ZM_SAMPLE_DELETE;
+        smp->has_timestamp = del->has_timestamp;
+        smp->timestamp = del->timestamp;
+        smp->has_attachment = (del->exts & ZM_DEL_EXT_ATTACHMENT) != 0;
+        smp->attachment = del->attachment;
+        smp->has_source = (del->exts & ZM_DEL_EXT_SOURCE) != 0;
+        smp->source = del->source;
+    }
 }
 #endif
 
@@ -314,7 +350,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     memset(&smp, 0, sizeof(smp));
     z_result_t rc = zm_remote_resolve(p, &push->wire_expr, &smp.key, &smp.key_len);
     if (rc != Z_OK) {
-        bad_key(p, rc);
+        zm_bad_key(p, rc);
         return;
     }
     uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
@@ -322,27 +358,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     smp.block = (qos & ZM_QOS_BLOCK) != 0;
     smp.express = (qos & ZM_QOS_EXPRESS) != 0;
     smp.reliable = reliable;
-    if (push->body_id == ZM_MID_PUT) {
-        const zm_put_t *put = &push->body.put;
-        smp.kind = ZM_SAMPLE_PUT;
-        smp.payload = put->payload;
-        smp.encoding = put->encoding;
-        smp.has_timestamp = put->has_timestamp;
-        smp.timestamp = put->timestamp;
-        smp.has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
-        smp.attachment = put->attachment;
-        smp.has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
-        smp.source = put->source;
-    } else {
-        const zm_del_t *del = &push->body.del;
-        smp.kind = ZM_SAMPLE_DELETE;
-        smp.has_timestamp = del->has_timestamp;
-        smp.timestamp = del->timestamp;
-        smp.has_attachment = (del->exts & ZM_DEL_EXT_ATTACHMENT) != 0;
-        smp.attachment = del->attachment;
-        smp.has_source = (del->exts & ZM_DEL_EXT_SOURCE) != 0;
-        smp.source = del->source;
-    }
+    zm_sample_from_body(&smp, push->body_id, &push->body.put, &push->body.del);
     zm_dispatch(p->s, &smp, true);
 }
 #endif
@@ -356,11 +372,12 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
     } else if (rc == ZM_E_NOMEM) {
         zm_peer_kill(p, ZM_CLOSE_GENERIC, "no memory for its declarations");
     } else if (rc != Z_OK) {
-        bad_key(p, rc);
+        zm_bad_key(p, rc);
     }
 }
 #endif
 
+#if !Z_FEATURE_QUERYABLE
 /* Not inlined: its message stays off the stack while the admin space answers. */
 static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
 {
@@ -374,7 +391,7 @@ static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
 }
 
 /*
- * The admin space, when started, is the only queryable yet: it answers, then the final response
+ * A build without queryables: the admin space, when started, answers, then the final response
  * closes the query (the only answer there is otherwise).
  */
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
@@ -388,7 +405,7 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
         uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
         z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
         if (rc != Z_OK) {
-            bad_key(p, rc);
+            zm_bad_key(p, rc);
             return;
         }
         admin->on_query(p, rq->rid, qos, key, len);
@@ -396,6 +413,7 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 #endif
     send_response_final(p, rq->rid);
 }
+#endif
 
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)
 {
@@ -418,9 +436,21 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         zm_decl_on_interest(p, &m->body.interest);
         break;
     case ZM_MID_N_REQUEST:
+#if Z_FEATURE_QUERYABLE
+        zm_query_on_request(p, m);
+#else
         on_request(p, m);
+#endif
         break;
+#if Z_FEATURE_QUERY
+    case ZM_MID_N_RESPONSE:
+        zm_query_on_response(p, m);
+        break;
+    case ZM_MID_N_RESPONSE_FINAL:
+        zm_query_on_response_final(p, m);
+        break;
+#endif
     default:
-        break; /* responses (no queries yet), network OAM */
+        break; /* network OAM */
     }
 }

@@ -29,7 +29,7 @@ static z_result_t send_decl(zm_peer_t *p, const zm_declaration_t *d, bool with_i
     return zm_transport_send(&p->t, &m, true, ZM_PRIO_CONTROL, false);
 }
 
-static void decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len)
+void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len)
 {
     memset(d, 0, sizeof(*d));
     d->kind = kind;
@@ -55,34 +55,34 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
     zm_peers_unpin(s, pinned, n);
 }
 
-#if Z_FEATURE_SUBSCRIPTION
-static void sub_unlink(zm_session_t *s, zm_sub_t *sub)
+#if ZM_LOCAL_ENTITIES
+static void entity_unlink(zm_sub_t **head, zm_sub_t *e)
 {
-    zm_sub_t **pp = &s->subs;
-    while (*pp != NULL && *pp != sub) {
+    zm_sub_t **pp = head;
+    while (*pp != NULL && *pp != e) {
         pp = &(*pp)->next;
     }
-    if (*pp == sub) {
-        *pp = sub->next;
+    if (*pp == e) {
+        *pp = e->next;
     }
 }
 
 /*
- * s->lock held. Ends one pin of sub (a callback or a send that ran unlocked) and returns the
- * subscriber after it. The last pin of an undeclared subscriber frees it, unless its undeclare
- * is waiting for the pins to end (then that undeclare frees it); an undeclare made from a
- * callback does not wait, and leaves it to us.
+ * s->lock held. Ends one pin of e (a callback or a send that ran unlocked) and returns the
+ * entity after it. The last pin of an undeclared entity frees it, unless its undeclare is
+ * waiting for the pins to end (then that undeclare frees it); an undeclare made from a callback
+ * does not wait, and leaves it to us.
  */
-static zm_sub_t *sub_unpin(zm_session_t *s, zm_sub_t *sub)
+zm_sub_t *zm_entity_unpin(zm_session_t *s, zm_sub_t **head, zm_sub_t *e)
 {
-    zm_sub_t *next = sub->next;
-    if (--sub->busy == 0 && sub->removed && !sub->awaited) {
-        sub_unlink(s, sub);
+    zm_sub_t *next = e->next;
+    if (--e->busy == 0 && e->removed && !e->awaited) {
+        entity_unlink(head, e);
         S_UNLOCK(s);
-        if (sub->drop != NULL) {
-            sub->drop(sub->ctx);
+        if (e->drop != NULL) {
+            e->drop(e->ctx);
         }
-        zm_free(sub);
+        zm_free(e);
         S_LOCK(s);
     }
     S_BROADCAST(s);
@@ -112,7 +112,7 @@ static z_result_t push_keys(zm_session_t *s, zm_peer_t *p)
         k->users++;
         S_UNLOCK(s);
         zm_declaration_t d;
-        decl_fill(&d, ZM_DECL_KEYEXPR, id, k->key, k->key_len);
+        zm_decl_fill(&d, ZM_DECL_KEYEXPR, id, k->key, k->key_len);
         d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
         rc = send_decl(p, &d, false);
         z_result_t released = zm_session_undeclare_keyexpr(s, (uint16_t)id);
@@ -139,13 +139,25 @@ static z_result_t push_subs(zm_session_t *s, zm_peer_t *p)
         sub->busy++;
         S_UNLOCK(s);
         zm_declaration_t d;
-        decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+        zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
         rc = send_decl(p, &d, false);
         S_LOCK(s);
-        sub = sub_unpin(s, sub);
+        sub = zm_entity_unpin(s, &s->subs, sub);
     }
     S_UNLOCK(s);
     return rc;
+}
+#endif
+
+#if Z_FEATURE_QUERYABLE
+/* Not inlined: its message is on the stack only while our queryables are sent. */
+static ZM_NOINLINE z_result_t push_qbls(zm_session_t *s, zm_peer_t *p)
+{
+    zm_network_msg_t m;
+    zm_declaration_t none;
+    memset(&none, 0, sizeof(none));
+    declare_msg(&m, &none, false);
+    return zm_query_push_queryables(s, p, NULL, 0, &m);
 }
 #endif
 
@@ -164,6 +176,11 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
         rc = push_subs(s, p);
     }
 #endif
+#if Z_FEATURE_QUERYABLE
+    if (rc == Z_OK) {
+        rc = push_qbls(s, p);
+    }
+#endif
     zm_declaration_t d;
     S_LOCK(s);
     const zm_admin_hooks_t *hooks = atomic_load(&s->admin);
@@ -174,7 +191,7 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
         rc = send_decl(p, &d, false);
     }
     if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
-        decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
+        zm_decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
         rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
     }
     zm_transport_set_batching(&p->t, batching);
@@ -194,13 +211,15 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     m.ext.qos = ZM_QOS_DECLARE;
     m.body.declare.has_interest_id = true;
     m.body.declare.interest_id = it->id;
-#if Z_FEATURE_SUBSCRIPTION
+#if ZM_LOCAL_ENTITIES
     zm_session_t *s = p->s;
     const char *rkey = NULL;
     size_t rlen = 0;
     if ((it->options & ZM_INTEREST_R) && zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
         rkey = NULL;
     }
+#endif
+#if Z_FEATURE_SUBSCRIPTION
     if (it->options & ZM_INTEREST_S) {
         /* each subscriber is pinned like a callback while its declaration is sent unlocked */
         S_LOCK(s);
@@ -213,16 +232,32 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
             }
             sub->busy++;
             S_UNLOCK(s);
-            decl_fill(&m.body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+            zm_decl_fill(&m.body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
             zm_peer_send(p, &m, ZM_PRIO_CONTROL, false);
             S_LOCK(s);
-            sub = sub_unpin(s, sub);
+            sub = zm_entity_unpin(s, &s->subs, sub);
         }
         S_UNLOCK(s);
     }
 #endif
-    decl_fill(&m.body.declare.decl, ZM_DECL_FINAL, 0, NULL, 0);
+#if Z_FEATURE_QUERYABLE
+    if (it->options & ZM_INTEREST_Q) {
+        z_result_t rc = zm_query_push_queryables(s, p, rkey, rlen, &m);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(p, rc, "a declaration could not be sent");
+        }
+    }
+#endif
+    zm_decl_fill(&m.body.declare.decl, ZM_DECL_FINAL, 0, NULL, 0);
     zm_peer_send(p, &m, ZM_PRIO_CONTROL, true);
+}
+
+uint32_t zm_session_new_entity_id(zm_session_t *s)
+{
+    S_LOCK(s);
+    uint32_t id = s->next_id++;
+    S_UNLOCK(s);
+    return id;
 }
 
 /* ---- key expressions ---------------------------------------------------------------------------- */
@@ -281,7 +316,7 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
     *id = s->next_key_id++;
     S_UNLOCK(s);
     zm_declaration_t d;
-    decl_fill(&d, ZM_DECL_KEYEXPR, *id, key, len);
+    zm_decl_fill(&d, ZM_DECL_KEYEXPR, *id, key, len);
     d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
     zm_decl_broadcast(s, &d); /* a peer that fails is dropped; the declaration stands */
     return Z_OK;
@@ -302,7 +337,7 @@ z_result_t zm_session_undeclare_keyexpr(zm_session_t *s, uint16_t id)
     if (last) {
         zm_free(k);
         zm_declaration_t d;
-        decl_fill(&d, ZM_UNDECL_KEYEXPR, id, NULL, 0);
+        zm_decl_fill(&d, ZM_UNDECL_KEYEXPR, id, NULL, 0);
         zm_decl_broadcast(s, &d);
     }
     return Z_OK;
@@ -327,52 +362,46 @@ void zm_decl_free_all(zm_session_t *s)
     }
 }
 
-/* ---- subscribers -------------------------------------------------------------------------------- */
+/* ---- local entities: subscribers and queryables -------------------------------------------------- */
 
-#if Z_FEATURE_SUBSCRIPTION
+#if ZM_LOCAL_ENTITIES
 
-z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len, uint8_t origin,
-                                         zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
+zm_sub_t *zm_entity_new(const char *key, size_t len)
 {
-    ZM_TRY(zm_keyexpr_validate(key, len));
-    if (fn == NULL || origin > ZM_LOCALITY_REMOTE) {
-        return Z_EINVAL;
+    zm_sub_t *e = zm_alloc(sizeof(*e) + len);
+    if (e != NULL) {
+        memset(e, 0, sizeof(*e));
+        memcpy(e->key, key, len);
+        e->key_len = len;
     }
-    zm_sub_t *sub = zm_alloc(sizeof(*sub) + len);
-    if (sub == NULL) {
-        return ZM_E_NOMEM;
-    }
-    memcpy(sub->key, key, len);
-    sub->key_len = len;
-    sub->origin = origin;
-    sub->removed = false;
-    sub->awaited = false;
-    sub->busy = 0;
-    sub->fn = fn;
-    sub->drop = drop;
-    sub->ctx = ctx;
-    S_LOCK(s);
-    sub->id = s->next_id++;
-    sub->next = s->subs;
-    s->subs = sub;
-    *id = sub->id;
-    S_UNLOCK(s);
-    if (origin != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_declaration_t d;
-        decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, key, len);
-        zm_decl_broadcast(s, &d);
-    }
-    return Z_OK;
+    return e;
 }
 
-/*
- * A callback running now: on the stack of the thread that runs it, linked into s->frames, so
- * that an undeclare made from inside a callback knows not to wait for it to end.
- */
-typedef struct zm_cb_frame {
-    struct zm_cb_frame *next;
-    zm_thread_id_t thread;
-} zm_cb_frame_t;
+uint32_t zm_entity_add(zm_session_t *s, zm_sub_t **head, zm_sub_t *e)
+{
+    S_LOCK(s);
+    e->id = s->next_id++;
+    e->next = *head;
+    *head = e;
+    uint32_t id = e->id;
+    S_UNLOCK(s);
+    return id;
+}
+
+void zm_callback_enter(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    frame->next = s->frames;
+    s->frames = frame;
+}
+
+void zm_callback_leave(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    zm_cb_frame_t **pp = &s->frames;
+    while (*pp != frame) {
+        pp = &(*pp)->next;
+    }
+    *pp = frame->next;
+}
 
 /* s->lock held */
 static bool in_callback(const zm_session_t *s)
@@ -386,48 +415,88 @@ static bool in_callback(const zm_session_t *s)
     return false;
 }
 
-static void frame_pop(zm_session_t *s, zm_cb_frame_t *frame)
+z_result_t zm_entity_remove(zm_session_t *s, zm_sub_t **head, uint32_t id, bool *remote)
 {
-    zm_cb_frame_t **pp = &s->frames;
-    while (*pp != frame) {
-        pp = &(*pp)->next;
+    S_LOCK(s);
+    zm_sub_t *e = *head;
+    while (e != NULL && (e->id != id || e->removed)) {
+        e = e->next;
     }
-    *pp = frame->next;
+    if (e == NULL) {
+        S_UNLOCK(s);
+        return Z_EINVAL;
+    }
+    e->removed = true;
+    *remote = e->origin != ZM_LOCALITY_SESSION_LOCAL;
+    /* after this returns, the callback runs no more: wait for the calls under way */
+    bool inside = in_callback(s);
+    e->awaited = !inside; /* then this undeclare frees it, not the last unpin */
+    while (e->busy > 0 && !inside) {
+        S_WAIT(s, 1000u);
+    }
+    bool free_now = e->busy == 0;
+    if (free_now) {
+        entity_unlink(head, e);
+    }
+    S_UNLOCK(s);
+    if (free_now) {
+        if (e->drop != NULL) {
+            e->drop(e->ctx);
+        }
+        zm_free(e);
+    }
+    return Z_OK;
+}
+
+void zm_entities_free_all(zm_sub_t **head)
+{
+    while (*head != NULL) {
+        zm_sub_t *e = *head;
+        *head = e->next;
+        if (e->drop != NULL) {
+            e->drop(e->ctx);
+        }
+        zm_free(e);
+    }
+}
+
+#endif /* ZM_LOCAL_ENTITIES */
+
+/* ---- subscribers -------------------------------------------------------------------------------- */
+
+#if Z_FEATURE_SUBSCRIPTION
+
+z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len, uint8_t origin,
+                                         zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
+{
+    ZM_TRY(zm_keyexpr_validate(key, len));
+    if (fn == NULL || origin > ZM_LOCALITY_REMOTE) {
+        return Z_EINVAL;
+    }
+    zm_sub_t *sub = zm_entity_new(key, len);
+    if (sub == NULL) {
+        return ZM_E_NOMEM;
+    }
+    sub->origin = origin;
+    sub->fn = fn;
+    sub->drop = drop;
+    sub->ctx = ctx;
+    *id = zm_entity_add(s, &s->subs, sub);
+    if (origin != ZM_LOCALITY_SESSION_LOCAL) {
+        zm_declaration_t d;
+        zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, *id, key, len);
+        zm_decl_broadcast(s, &d);
+    }
+    return Z_OK;
 }
 
 z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
 {
-    S_LOCK(s);
-    zm_sub_t *sub = s->subs;
-    while (sub != NULL && (sub->id != id || sub->removed)) {
-        sub = sub->next;
-    }
-    if (sub == NULL) {
-        S_UNLOCK(s);
-        return Z_EINVAL;
-    }
-    sub->removed = true;
-    bool remote = sub->origin != ZM_LOCALITY_SESSION_LOCAL;
-    /* after this returns, the callback runs no more: wait for the calls under way */
-    bool inside = in_callback(s);
-    sub->awaited = !inside; /* then this undeclare frees it, not the last unpin */
-    while (sub->busy > 0 && !inside) {
-        S_WAIT(s, 1000u);
-    }
-    bool free_now = sub->busy == 0;
-    if (free_now) {
-        sub_unlink(s, sub);
-    }
-    S_UNLOCK(s);
-    if (free_now) {
-        if (sub->drop != NULL) {
-            sub->drop(sub->ctx);
-        }
-        zm_free(sub);
-    }
+    bool remote;
+    ZM_TRY(zm_entity_remove(s, &s->subs, id, &remote));
     if (remote) {
         zm_declaration_t d;
-        decl_fill(&d, ZM_UNDECL_SUBSCRIBER, id, NULL, 0);
+        zm_decl_fill(&d, ZM_UNDECL_SUBSCRIBER, id, NULL, 0);
         zm_decl_broadcast(s, &d);
     }
     return Z_OK;
@@ -447,30 +516,17 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
                 frame.thread = zm_port_thread_self();
                 framed = true;
             }
-            frame.next = s->frames;
-            s->frames = &frame;
+            zm_callback_enter(s, &frame);
             S_UNLOCK(s);
             sub->fn(smp, sub->ctx);
             S_LOCK(s);
-            frame_pop(s, &frame);
-            sub = sub_unpin(s, sub);
+            zm_callback_leave(s, &frame);
+            sub = zm_entity_unpin(s, &s->subs, sub);
             continue;
         }
         sub = sub->next;
     }
     S_UNLOCK(s);
-}
-
-void zm_subs_free_all(zm_session_t *s)
-{
-    while (s->subs != NULL) {
-        zm_sub_t *sub = s->subs;
-        s->subs = sub->next;
-        if (sub->drop != NULL) {
-            sub->drop(sub->ctx);
-        }
-        zm_free(sub);
-    }
 }
 
 #endif /* Z_FEATURE_SUBSCRIPTION */

@@ -39,15 +39,34 @@
 #define S_WAIT(s, ms) ((void)(s))
 #endif
 
-/* A local subscriber. busy counts callbacks running now; removed ones are freed at busy == 0. */
+/*
+ * A callback running now: on the stack of the thread that runs it, linked into s->frames, so
+ * that an undeclare made from inside a callback knows not to wait for it to end.
+ */
+typedef struct zm_cb_frame {
+    struct zm_cb_frame *next;
+    zm_thread_id_t thread;
+} zm_cb_frame_t;
+
+/* Local entities with a callback: subscribers (s->subs) and queryables (s->qbls). */
+#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE)
+
+/*
+ * A local subscriber or queryable. busy counts callbacks running now; removed ones are freed at
+ * busy == 0.
+ */
 typedef struct zm_sub {
     struct zm_sub *next;
     uint32_t id;
     uint8_t origin;
     bool removed;
-    bool awaited; /* its undeclare waits for busy to reach 0, and frees it */
+    bool awaited;  /* its undeclare waits for busy to reach 0, and frees it */
+    bool complete; /* queryables: it answers for every key its own key expression covers */
     unsigned busy;
-    zm_sample_fn fn;
+    zm_sample_fn fn; /* subscribers */
+#if Z_FEATURE_QUERYABLE
+    zm_query_fn qfn; /* queryables */
+#endif
     zm_drop_fn drop;
     void *ctx;
     size_t key_len;
@@ -65,7 +84,7 @@ typedef struct zm_sub {
  * (subscription), of queries (the admin space) and of subscribers (the write filter). A build
  * with none of these, a publisher-only client, ignores them.
  */
-#define ZM_REMOTE_DECLS (Z_FEATURE_SUBSCRIPTION || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE)
+#define ZM_REMOTE_DECLS (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE)
 
 #if ZM_WRITE_FILTER
 /*
@@ -129,6 +148,7 @@ typedef struct zm_peer {
     struct zm_session *s;
     uint8_t index;   /* its slot in s->peers, the index of its zm_hits_t counters */
     uint8_t state;   /* zm_peer_state_t, under s->lock */
+    uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
     unsigned refs;   /* pins, under s->lock */
     zm_transport_t t;
     bool reader_started;
@@ -170,6 +190,13 @@ struct zm_session {
 #endif
     zm_peer_t peers[ZM_PEERS_MAX];
     zm_sub_t *subs;
+#if Z_FEATURE_QUERYABLE
+    zm_sub_t *qbls;
+#endif
+#if Z_FEATURE_QUERY
+    zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
+    uint32_t next_rid;
+#endif
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
     zm_pub_t *pubs;
@@ -264,9 +291,68 @@ typedef struct zm_admin_hooks {
     void (*on_query)(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t len);
 } zm_admin_hooks_t;
 
+/* query.c */
+#if Z_FEATURE_QUERYABLE
+/** Answers a peer's REQUEST from our queryables (and the admin space), then ends it. */
+void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m);
+/**
+ * Our queryables that intersect key (NULL: all) to a new peer or in answer to its INTEREST, each
+ * in the DECLARE m (its header set by the caller; the declaration is filled here).
+ */
+ZM_NODISCARD z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
+                                                 zm_network_msg_t *m);
+void zm_qbls_free_all(zm_session_t *s);
+#endif
+#if Z_FEATURE_QUERY
+void zm_query_on_response(zm_peer_t *p, const zm_network_msg_t *m);
+void zm_query_on_response_final(zm_peer_t *p, const zm_network_msg_t *m);
+/** Ends the gets whose time is up (lease step). */
+void zm_gets_tick(zm_session_t *s, uint64_t now_ms);
+/** The peer in slot index is gone: the gets stop waiting for its final response. */
+void zm_gets_peer_gone(zm_session_t *s, unsigned index);
+/** Ends every get (at close). */
+void zm_gets_free_all(zm_session_t *s);
+#endif
+
+/* decl.c: the callbacks of local entities */
+#if ZM_LOCAL_ENTITIES
+/** s->lock held: ends one pin of e (on list *head) and returns the entity after it. */
+zm_sub_t *zm_entity_unpin(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+/** A new entity of key (copied) with every field zeroed; NULL when out of memory. */
+zm_sub_t *zm_entity_new(const char *key, size_t len);
+/** Links e on *head with a fresh id (returned). */
+uint32_t zm_entity_add(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+/**
+ * Removes entity id from *head: waits for its callbacks under way (unless called from one),
+ * calls its drop. Z_EINVAL when no such entity; *remote tells if it was declared to peers.
+ */
+ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_sub_t **head, uint32_t id, bool *remote);
+/** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
+void zm_callback_enter(zm_session_t *s, struct zm_cb_frame *frame);
+void zm_callback_leave(zm_session_t *s, struct zm_cb_frame *frame);
+void zm_entities_free_all(zm_sub_t **head);
+#endif
+/** Builds a declaration of kind for entity id on key (suffix only, sender mapping). */
+void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len);
+
 /* data.c */
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable);
+/** The network QoS byte of a priority, congestion control and express flag. */
+static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
+{
+    return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
+}
+/** The PUT or DEL body of a put's arguments (pointers borrow from a). */
+void zm_put_fill(zm_put_t *put, const zm_put_args_t *a);
+void zm_del_fill(zm_del_t *del, const zm_put_args_t *a);
+/** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
+void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put, const zm_del_t *del);
+/** A local sample of a put's arguments (borrows from a). */
+void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
+#if ZM_REMOTE_DECLS
+/** A received key that could not be resolved: dropped when its id is unknown, else the peer goes. */
+void zm_bad_key(zm_peer_t *p, z_result_t rc);
+#endif
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
-void zm_subs_free_all(zm_session_t *s);
 
 #endif /* ZM_SESSION_INTERNAL_H */

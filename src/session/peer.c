@@ -181,6 +181,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     p->t.ctx = p;
     p->s = s;
     p->index = (uint8_t)(p - s->peers);
+    p->gen++;
     uint32_t seed[2];
     zm_port_random(seed, sizeof(seed));
     zm_idmap_init(&p->remote.keys, seed[0]);
@@ -330,6 +331,9 @@ void zm_peer_reap(zm_session_t *s)
 #endif
         zm_transport_free(&p->t);
         zm_remote_free(s, p);
+#if Z_FEATURE_QUERY
+        zm_gets_peer_gone(s, p->index);
+#endif
         S_LOCK(s);
         p->state = PEER_FREE;
         S_BROADCAST(s);

@@ -134,6 +134,9 @@ static z_result_t lease_step(zm_session_t *s)
     zm_peers_unpin(s, pinned, n);
     zm_peers_note_activity(s, now);
     zm_peer_reap(s);
+#if Z_FEATURE_QUERY
+    zm_gets_tick(s, now);
+#endif
 #if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
     if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
@@ -320,6 +323,9 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         }
     }
     zm_peers_unpin(s, pinned, n);
+#if Z_FEATURE_QUERY
+    zm_gets_tick(s, zm_port_clock_ms());
+#endif
     return Z_OK;
 }
 
@@ -370,6 +376,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
     zm_idmap_init(&s->keys, seed);
+#if Z_FEATURE_QUERY
+    zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
+    s->next_rid = 1;
+#endif
     s->next_id = 1;
     s->next_key_id = 1;
 #if Z_FEATURE_MULTI_THREAD
@@ -475,8 +485,14 @@ void zm_session_close(zm_session_t *s)
         s->listening = false;
     }
 #endif
+#if Z_FEATURE_QUERY
+    zm_gets_free_all(s);
+#endif
 #if Z_FEATURE_SUBSCRIPTION
-    zm_subs_free_all(s);
+    zm_entities_free_all(&s->subs);
+#endif
+#if Z_FEATURE_QUERYABLE
+    zm_entities_free_all(&s->qbls);
 #endif
     zm_decl_free_all(s);
 #if Z_FEATURE_MULTI_THREAD

@@ -14,6 +14,7 @@
 #define ZM_SESSION_H
 
 #include "proto/core.h"
+#include "proto/msg.h" /* ZM_TARGET_*, ZM_CONSOLIDATION_* of queries */
 #include "zmote/opt.h"
 
 typedef struct zm_session zm_session_t;
@@ -141,12 +142,120 @@ ZM_NODISCARD z_result_t zm_session_batch_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_flush(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_stop(zm_session_t *s);
 
+/* ---- queries ---------------------------------------------------------------------------------- */
+
+#define ZM_ROUTE_LOCAL 0xffu /* zm_query_route_t.peer of a query from this very session */
+
+/** Where the replies to a query go: a peer's request, or a get of this session. */
+typedef struct {
+    uint8_t peer;    /* slot index, or ZM_ROUTE_LOCAL */
+    uint32_t gen;    /* that slot's generation when the request came */
+    uint32_t rid;    /* the request id on that peer, or the local get's id */
+    uint32_t eid;    /* the queryable answering (the responder id of its replies) */
+    uint8_t qos;     /* the request's, given to every response */
+    bool any_key;    /* replies may have any key ("_anyke" in the parameters) */
+    uint16_t key_len;
+    const char *key; /* the query's key: replies must intersect it unless any_key */
+} zm_query_route_t;
+
+/** A query given to a queryable; everything borrows and is valid during the callback. */
+typedef struct zm_query_in {
+    const char *key;
+    size_t key_len;
+    zm_slice_t parameters;
+    bool has_body;
+    zm_slice_t payload;
+    zm_encoding_t encoding;
+    bool has_attachment;
+    zm_slice_t attachment;
+    bool has_source;
+    zm_source_info_t source;
+    zm_query_route_t route;
+    struct zm_query_rec *rec; /* set by the first zm_query_retain */
+} zm_query_in_t;
+
+typedef void (*zm_query_fn)(zm_query_in_t *query, void *ctx);
+
+/**
+ * What keeps a query open once its callback returned (zm_query_retain): its route and a copy of
+ * its key. The final response goes when the last reference is released.
+ */
+typedef struct zm_query_rec zm_query_rec_t;
+
+#define ZM_REPLY_OK 0
+#define ZM_REPLY_ERR 1
+
+/** A reply (a sample, or an error with payload and encoding); borrows, valid during the call. */
+typedef struct {
+    uint8_t kind; /* ZM_REPLY_* */
+    zm_sample_t sample; /* OK: the sample; ERR: payload and encoding */
+    bool has_replier;
+    zm_zid_t replier_zid;
+    uint32_t replier_eid;
+} zm_reply_in_t;
+
+typedef void (*zm_reply_fn)(const zm_reply_in_t *reply, void *ctx);
+
+/** A reply to send: the sample parts of a put/delete, or an error (payload, encoding). */
+typedef struct {
+    uint8_t kind;       /* ZM_REPLY_OK or ZM_REPLY_ERR */
+    zm_put_args_t put;  /* OK: key, kind, payload, encoding, attachment, timestamp, source, express */
+} zm_reply_args_t;
+
+/** How a get goes out. */
+typedef struct {
+    const char *key;
+    size_t key_len;
+    zm_slice_t parameters;
+    bool has_body;
+    zm_slice_t payload;
+    zm_encoding_t encoding;
+    const zm_slice_t *attachment; /* NULL: none */
+    const zm_source_info_t *source;
+    uint8_t target;        /* ZM_TARGET_* */
+    uint8_t consolidation; /* ZM_CONSOLIDATION_*, AUTO resolved here */
+    uint8_t priority;
+    bool block;
+    bool express;
+    bool any_key;
+    uint8_t destination; /* ZM_LOCALITY_* */
+    uint64_t timeout_ms;
+} zm_get_args_t;
+
+ZM_NODISCARD z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t len, bool complete,
+                                                     uint8_t origin, zm_query_fn fn, zm_drop_fn drop, void *ctx,
+                                                     uint32_t *id);
+ZM_NODISCARD z_result_t zm_session_undeclare_queryable(zm_session_t *s, uint32_t id);
+
+/** Sends one reply to a query (its route), checking its key against the query's. */
+ZM_NODISCARD z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *route, const zm_reply_args_t *a);
+/**
+ * Keeps the query open after its callback returns; returns the record to release (one
+ * reference each call), NULL when out of memory. Called from the callback only.
+ */
+zm_query_rec_t *zm_query_retain(zm_query_in_t *q);
+/** Adds a reference to rec (an owned copy of the query); returns rec. */
+zm_query_rec_t *zm_query_rec_ref(zm_query_rec_t *rec);
+const zm_query_route_t *zm_query_rec_route(const zm_query_rec_t *rec);
+/** Drops one reference; the last sends the final response through s (NULL: s is gone). */
+void zm_query_release(zm_session_t *s, zm_query_rec_t *rec);
+
+/**
+ * Sends a get; fn(reply, ctx) runs for each reply, and drop(ctx) once when the get ends (final
+ * responses from everyone asked, or timeout, or close). On error drop has not been called.
+ */
+ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop,
+                                       void *ctx);
+
 /**
  * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
  * session, its transport and its peers in JSON (key @/ZID/pico/ and below). Idempotent.
  */
 ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
+
+/** A fresh entity id of this session (queriers, which declare nothing). */
+uint32_t zm_session_new_entity_id(zm_session_t *s);
 
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);

@@ -38,6 +38,13 @@
         z_owned_condvar_t: z_condvar_loan,                         \
         z_owned_fifo_handler_sample_t: z_fifo_handler_sample_loan, \
         z_owned_ring_handler_sample_t: z_ring_handler_sample_loan, \
+        z_owned_query_t: z_query_loan, \
+        z_owned_reply_t: z_reply_loan, \
+        z_owned_reply_err_t: z_reply_err_loan, \
+        z_owned_queryable_t: z_queryable_loan, \
+        z_owned_querier_t: z_querier_loan, \
+        z_owned_closure_query_t: z_closure_query_loan, \
+        z_owned_closure_reply_t: z_closure_reply_loan, \
         z_owned_closure_sample_t: z_closure_sample_loan,           \
         z_owned_closure_zid_t: z_closure_zid_loan,                 \
         z_owned_closure_hello_t: z_closure_hello_loan)(&(x))
@@ -61,6 +68,11 @@
         z_owned_bytes_t: z_bytes_loan_mut,              \
         z_owned_bytes_writer_t: z_bytes_writer_loan_mut, \
         z_owned_encoding_t: z_encoding_loan_mut,        \
+        z_owned_query_t: z_query_loan_mut, \
+        z_owned_reply_t: z_reply_loan_mut, \
+        z_owned_reply_err_t: z_reply_err_loan_mut, \
+        z_owned_queryable_t: z_queryable_loan_mut, \
+        z_owned_querier_t: z_querier_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
         z_owned_condvar_t: z_condvar_loan_mut)(&(x))
@@ -86,6 +98,13 @@
         z_owned_condvar_t: z_condvar_move,                         \
         z_owned_fifo_handler_sample_t: z_fifo_handler_sample_move, \
         z_owned_ring_handler_sample_t: z_ring_handler_sample_move, \
+        z_owned_query_t: z_query_move, \
+        z_owned_reply_t: z_reply_move, \
+        z_owned_reply_err_t: z_reply_err_move, \
+        z_owned_queryable_t: z_queryable_move, \
+        z_owned_querier_t: z_querier_move, \
+        z_owned_closure_query_t: z_closure_query_move, \
+        z_owned_closure_reply_t: z_closure_reply_move, \
         z_owned_closure_sample_t: z_closure_sample_move,           \
         z_owned_closure_zid_t: z_closure_zid_move,                 \
         z_owned_closure_hello_t: z_closure_hello_move)(&(x))
@@ -111,6 +130,13 @@
         z_moved_condvar_t *: z_condvar_drop,                         \
         z_moved_fifo_handler_sample_t *: z_fifo_handler_sample_drop, \
         z_moved_ring_handler_sample_t *: z_ring_handler_sample_drop, \
+        z_moved_query_t *: z_query_drop, \
+        z_moved_reply_t *: z_reply_drop, \
+        z_moved_reply_err_t *: z_reply_err_drop, \
+        z_moved_queryable_t *: z_queryable_drop, \
+        z_moved_querier_t *: z_querier_drop, \
+        z_moved_closure_query_t *: z_closure_query_drop, \
+        z_moved_closure_reply_t *: z_closure_reply_drop, \
         z_moved_closure_sample_t *: z_closure_sample_drop,           \
         z_moved_closure_zid_t *: z_closure_zid_drop,                 \
         z_moved_closure_hello_t *: z_closure_hello_drop)(x)
@@ -133,6 +159,13 @@
         z_owned_encoding_t: z_internal_encoding_check,                       \
         z_owned_fifo_handler_sample_t: z_internal_fifo_handler_sample_check, \
         z_owned_ring_handler_sample_t: z_internal_ring_handler_sample_check, \
+        z_owned_query_t: z_internal_query_check, \
+        z_owned_reply_t: z_internal_reply_check, \
+        z_owned_reply_err_t: z_internal_reply_err_check, \
+        z_owned_queryable_t: z_internal_queryable_check, \
+        z_owned_querier_t: z_internal_querier_check, \
+        z_owned_closure_query_t: z_internal_closure_query_check, \
+        z_owned_closure_reply_t: z_internal_closure_reply_check, \
         z_owned_closure_sample_t: z_internal_closure_sample_check,           \
         z_owned_closure_zid_t: z_internal_closure_zid_check,                 \
         z_owned_closure_hello_t: z_internal_closure_hello_check)(&(x))
@@ -148,6 +181,9 @@
         z_owned_sample_t *: z_sample_clone,               \
         z_owned_slice_t *: z_slice_clone,                 \
         z_owned_bytes_t *: z_bytes_clone,                 \
+        z_owned_query_t *: z_query_clone, \
+        z_owned_reply_t *: z_reply_clone, \
+        z_owned_reply_err_t *: z_reply_err_clone, \
         z_owned_encoding_t *: z_encoding_clone)(dst, src)
 
 /** Moves the moved object x into the owned object this_ (a `z_owned_X_t *`). */
@@ -171,6 +207,13 @@
         z_owned_condvar_t *: z_condvar_take,                       \
         z_owned_fifo_handler_sample_t *: z_fifo_handler_sample_take, \
         z_owned_ring_handler_sample_t *: z_ring_handler_sample_take, \
+        z_owned_query_t *: z_query_take, \
+        z_owned_reply_t *: z_reply_take, \
+        z_owned_reply_err_t *: z_reply_err_take, \
+        z_owned_queryable_t *: z_queryable_take, \
+        z_owned_querier_t *: z_querier_take, \
+        z_owned_closure_query_t *: z_closure_query_take, \
+        z_owned_closure_reply_t *: z_closure_reply_take, \
         z_owned_closure_sample_t *: z_closure_sample_take,         \
         z_owned_closure_zid_t *: z_closure_zid_take,               \
         z_owned_closure_hello_t *: z_closure_hello_take)(this_, x)
@@ -187,6 +230,9 @@
         z_owned_slice_t *: z_slice_take_from_loaned,                  \
         z_owned_bytes_t *: z_bytes_take_from_loaned,                  \
         z_owned_bytes_writer_t *: z_bytes_writer_take_from_loaned,    \
+        z_owned_query_t *: z_query_take_from_loaned, \
+        z_owned_reply_t *: z_reply_take_from_loaned, \
+        z_owned_reply_err_t *: z_reply_err_take_from_loaned, \
         z_owned_encoding_t *: z_encoding_take_from_loaned)(dst, src)
 
 /** Puts the owned object x (a `z_owned_X_t *`) in the null state, forgetting its content. */
@@ -210,6 +256,13 @@
         z_owned_condvar_t *: z_internal_condvar_null,                       \
         z_owned_fifo_handler_sample_t *: z_internal_fifo_handler_sample_null, \
         z_owned_ring_handler_sample_t *: z_internal_ring_handler_sample_null, \
+        z_owned_query_t *: z_internal_query_null, \
+        z_owned_reply_t *: z_internal_reply_null, \
+        z_owned_reply_err_t *: z_internal_reply_err_null, \
+        z_owned_queryable_t *: z_internal_queryable_null, \
+        z_owned_querier_t *: z_internal_querier_null, \
+        z_owned_closure_query_t *: z_internal_closure_query_null, \
+        z_owned_closure_reply_t *: z_internal_closure_reply_null, \
         z_owned_closure_sample_t *: z_internal_closure_sample_null,         \
         z_owned_closure_zid_t *: z_internal_closure_zid_null,               \
         z_owned_closure_hello_t *: z_internal_closure_hello_null)(x)
@@ -217,6 +270,8 @@
 /** Calls a loaned closure (an lvalue, e.g. `*z_loan(c)`) with the remaining arguments. */
 #define z_call(x, ...)                                       \
     _Generic((x),                                            \
+        z_loaned_closure_query_t: z_closure_query_call, \
+        z_loaned_closure_reply_t: z_closure_reply_call, \
         z_loaned_closure_sample_t: z_closure_sample_call,    \
         z_loaned_closure_zid_t: z_closure_zid_call,          \
         z_loaned_closure_hello_t: z_closure_hello_call)(&(x), __VA_ARGS__)

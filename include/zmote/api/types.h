@@ -226,6 +226,79 @@ typedef struct {
 
 ZM_OWNED_TYPE(zm_api_subscriber_t, subscriber)
 
+/* ---- queries and replies -------------------------------------------------------------------- */
+
+struct zm_query_rec;
+
+/**
+ * A query received by a queryable. Inside the callback it borrows the received message (in);
+ * an owned query (z_query_clone) owns copies of its parts and keeps the query open (rec)
+ * until dropped: the final response goes when the last one is.
+ */
+typedef struct {
+    struct zm_api_session *session; /* counted reference when owned */
+    void *in;                       /* the session's query, during the callback only */
+    struct zm_query_rec *rec;       /* owned: what keeps the query open */
+    uint32_t eid;                   /* the queryable that received it */
+    zm_api_keyexpr_t keyexpr;
+    zm_api_string_t parameters;
+    zm_api_bytes_t payload;
+    zm_api_encoding_t encoding;
+    zm_api_bytes_t attachment;
+    bool has_source_info;
+    z_source_info_t source_info;
+} zm_api_query_t;
+
+ZM_OWNED_TYPE(zm_api_query_t, query)
+
+typedef struct {
+    zm_api_bytes_t payload;
+    zm_api_encoding_t encoding;
+} zm_api_reply_err_t;
+
+ZM_OWNED_TYPE(zm_api_reply_err_t, reply_err)
+
+#define ZM_API_REPLY_NULL 0
+#define ZM_API_REPLY_OK 1
+#define ZM_API_REPLY_ERR 2
+
+/** A reply to a get: a sample, or an error. Borrowed inside the callback, owned once cloned. */
+typedef struct {
+    uint8_t state; /* ZM_API_REPLY_* */
+    zm_api_sample_t sample;
+    zm_api_reply_err_t err;
+    bool has_replier;
+    z_entity_global_id_t replier_id;
+} zm_api_reply_t;
+
+ZM_OWNED_TYPE(zm_api_reply_t, reply)
+
+typedef struct {
+    struct zm_api_session *session; /* counted reference */
+    uint32_t id;
+    zm_api_keyexpr_t keyexpr; /* a copy (empty if memory ran out) */
+} zm_api_queryable_t;
+
+ZM_OWNED_TYPE(zm_api_queryable_t, queryable)
+
+/** A querier: a key expression and the options its gets share. */
+typedef struct {
+    struct zm_api_session *session; /* counted reference */
+    uint32_t id;
+    zm_api_keyexpr_t keyexpr;
+    zm_api_encoding_t encoding;
+    z_query_target_t target;
+    z_consolidation_mode_t consolidation;
+    z_congestion_control_t congestion_control;
+    z_priority_t priority;
+    bool is_express;
+    z_locality_t allowed_destination;
+    uint64_t timeout_ms;
+    z_reply_keyexpr_t accept_replies;
+} zm_api_querier_t;
+
+ZM_OWNED_TYPE(zm_api_querier_t, querier)
+
 /* ---- scouting results (declared for source compatibility; zmote does not scout yet) ----------- */
 
 typedef struct {
@@ -243,6 +316,8 @@ typedef void (*z_closure_drop_callback_t)(void *context);
 typedef void (*z_closure_sample_callback_t)(z_loaned_sample_t *sample, void *context);
 typedef void (*z_closure_zid_callback_t)(const z_id_t *id, void *context);
 typedef void (*z_closure_hello_callback_t)(z_loaned_hello_t *hello, void *context);
+typedef void (*z_closure_query_callback_t)(z_loaned_query_t *query, void *context);
+typedef void (*z_closure_reply_callback_t)(z_loaned_reply_t *reply, void *context);
 
 /* The member names context/call/drop are used by the z_closure macro. */
 typedef struct {
@@ -263,7 +338,21 @@ typedef struct {
     z_closure_drop_callback_t drop;
 } zm_api_closure_hello_t;
 
+typedef struct {
+    void *context;
+    z_closure_query_callback_t call;
+    z_closure_drop_callback_t drop;
+} zm_api_closure_query_t;
+
+typedef struct {
+    void *context;
+    z_closure_reply_callback_t call;
+    z_closure_drop_callback_t drop;
+} zm_api_closure_reply_t;
+
 ZM_OWNED_TYPE(zm_api_closure_sample_t, closure_sample)
+ZM_OWNED_TYPE(zm_api_closure_query_t, closure_query)
+ZM_OWNED_TYPE(zm_api_closure_reply_t, closure_reply)
 ZM_OWNED_TYPE(zm_api_closure_zid_t, closure_zid)
 ZM_OWNED_TYPE(zm_api_closure_hello_t, closure_hello)
 
@@ -404,6 +493,86 @@ typedef struct {
     uint8_t reserved;
 #endif
 } z_subscriber_options_t;
+
+typedef struct {
+    z_consolidation_mode_t mode;
+} z_query_consolidation_t;
+
+typedef struct {
+    z_moved_bytes_t *payload;
+    z_moved_encoding_t *encoding;
+    z_query_consolidation_t consolidation;
+    z_congestion_control_t congestion_control;
+    z_priority_t priority;
+    bool is_express;
+#if Z_FEATURE_LOCAL_QUERYABLE == 1
+    z_locality_t allowed_destination;
+#endif
+    z_query_target_t target;
+    uint64_t timeout_ms; /* 0: Z_GET_TIMEOUT_DEFAULT */
+    z_moved_bytes_t *attachment;
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_source_info_t *source_info;
+#endif
+    z_reply_keyexpr_t accept_replies;
+} z_get_options_t;
+
+typedef struct z_querier_options_t {
+    z_moved_encoding_t *encoding;
+    z_query_target_t target;
+    z_query_consolidation_t consolidation;
+    z_congestion_control_t congestion_control;
+    bool is_express;
+#if Z_FEATURE_LOCAL_QUERYABLE == 1
+    z_locality_t allowed_destination;
+#endif
+    z_priority_t priority;
+    uint64_t timeout_ms;
+    z_reply_keyexpr_t accept_replies;
+} z_querier_options_t;
+
+typedef struct z_querier_get_options_t {
+    z_moved_bytes_t *payload;
+    z_moved_encoding_t *encoding;
+    z_moved_bytes_t *attachment;
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_source_info_t *source_info;
+#endif
+} z_querier_get_options_t;
+
+typedef struct {
+    bool complete;
+#if Z_FEATURE_LOCAL_QUERYABLE == 1
+    z_locality_t allowed_origin;
+#endif
+} z_queryable_options_t;
+
+typedef struct {
+    z_moved_encoding_t *encoding;
+    z_congestion_control_t congestion_control; /* ignored: a reply goes as its query came */
+    z_priority_t priority;                     /* ignored: a reply goes as its query came */
+    z_timestamp_t *timestamp;
+    bool is_express;
+    z_moved_bytes_t *attachment;
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_source_info_t *source_info;
+#endif
+} z_query_reply_options_t;
+
+typedef struct {
+    z_congestion_control_t congestion_control; /* ignored: a reply goes as its query came */
+    z_priority_t priority;                     /* ignored: a reply goes as its query came */
+    z_timestamp_t *timestamp;
+    bool is_express;
+    z_moved_bytes_t *attachment;
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_source_info_t *source_info;
+#endif
+} z_query_reply_del_options_t;
+
+typedef struct {
+    z_moved_encoding_t *encoding;
+} z_query_reply_err_options_t;
 
 typedef struct {
     uint32_t timeout_ms;

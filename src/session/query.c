@@ -1,0 +1,911 @@
+/*
+ * Queries. Our queryables answer the requests peers send (and, with Z_FEATURE_LOCAL_QUERYABLE,
+ * our own gets): each matching queryable's callback runs on the thread that received the
+ * request, may reply at once or keep the query (zm_query_retain) to reply later from anywhere,
+ * and the final response goes when the last holder lets go. Our gets wait in s->gets, by
+ * request id, for a final response from every peer they went to, or for their deadline; replies
+ * are consolidated on the way as Rust does it (none, monotonic, latest). A get's callback never
+ * runs after its drop, which runs exactly once.
+ */
+#include <string.h>
+
+#include "keyexpr/keyexpr.h"
+#include "session/internal.h"
+#include "util/alloc.h"
+
+#if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE
+
+/* Whether a selector's parameters (name[=value] separated by ';' or '&') hold name. */
+static bool params_have(zm_slice_t params, const char *name)
+{
+    size_t nlen = strlen(name);
+    const char *p = (const char *)params.ptr;
+    size_t i = 0;
+    while (i < params.len) {
+        size_t end = i;
+        while (end < params.len && p[end] != ';' && p[end] != '&') {
+            end++;
+        }
+        size_t klen = 0;
+        while (i + klen < end && p[i + klen] != '=') {
+            klen++;
+        }
+        if (klen == nlen && memcmp(p + i, name, nlen) == 0) {
+            return true;
+        }
+        i = end + 1;
+    }
+    return false;
+}
+
+/* Pins the peer of a route if it is still the one the request came from; NULL otherwise. */
+static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
+{
+    if (r->peer >= ZM_PEERS_MAX) {
+        return NULL;
+    }
+    zm_peer_t *p = &s->peers[r->peer];
+    S_LOCK(s);
+    bool same = p->state == PEER_LIVE && p->gen == r->gen;
+    if (same) {
+        p->refs++;
+    }
+    S_UNLOCK(s);
+    return same ? p : NULL;
+}
+
+#endif
+
+#if Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE
+static void get_local_final(zm_session_t *s, uint32_t rid);
+#endif
+#if Z_FEATURE_QUERY
+#if Z_FEATURE_LOCAL_QUERYABLE
+static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a);
+#endif
+#endif
+
+/* ==== queryables ==================================================================================== */
+
+#if Z_FEATURE_QUERYABLE
+
+struct zm_query_rec {
+    atomic_uint refs;
+    zm_query_route_t route;
+    char key[];
+};
+
+static ZM_NOINLINE void send_final(zm_peer_t *p, uint32_t rid, uint8_t qos)
+{
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_N_RESPONSE_FINAL;
+    m.ext.present = ZM_NET_EXT_QOS;
+    m.ext.qos = qos;
+    m.body.response_final.rid = rid;
+    zm_peer_send(p, &m, ZM_QOS_PRIO(qos), false);
+}
+
+/* The end of a query: its final response, to the peer (if still there) or to our own get. */
+static void route_final(zm_session_t *s, const zm_query_route_t *r)
+{
+#if Z_FEATURE_QUERY
+    if (r->peer == ZM_ROUTE_LOCAL) {
+        get_local_final(s, r->rid);
+        return;
+    }
+#endif
+    zm_peer_t *p = route_pin(s, r);
+    if (p != NULL) {
+        send_final(p, r->rid, r->qos);
+        zm_peers_unpin(s, &p, 1);
+    }
+}
+
+zm_query_rec_t *zm_query_retain(zm_query_in_t *q)
+{
+    if (q->rec == NULL) {
+        zm_query_rec_t *rec = zm_alloc(sizeof(*rec) + q->key_len);
+        if (rec == NULL) {
+            return NULL;
+        }
+        atomic_init(&rec->refs, 1u); /* the callback's, ended by the dispatch */
+        rec->route = q->route;
+        memcpy(rec->key, q->key, q->key_len);
+        rec->route.key = rec->key;
+        q->rec = rec;
+    }
+    atomic_fetch_add_explicit(&q->rec->refs, 1u, memory_order_relaxed);
+    return q->rec;
+}
+
+const zm_query_route_t *zm_query_rec_route(const zm_query_rec_t *rec) { return &rec->route; }
+
+zm_query_rec_t *zm_query_rec_ref(zm_query_rec_t *rec)
+{
+    atomic_fetch_add_explicit(&rec->refs, 1u, memory_order_relaxed);
+    return rec;
+}
+
+void zm_query_release(zm_session_t *s, zm_query_rec_t *rec)
+{
+    if (atomic_fetch_sub_explicit(&rec->refs, 1u, memory_order_acq_rel) != 1u) {
+        return;
+    }
+    if (s != NULL && !s->closing) {
+        route_final(s, &rec->route);
+    }
+    zm_free(rec);
+}
+
+z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t len, bool complete, uint8_t origin,
+                                        zm_query_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    ZM_TRY(zm_keyexpr_validate(key, len));
+    if (fn == NULL || origin > ZM_LOCALITY_REMOTE) {
+        return Z_EINVAL;
+    }
+    zm_sub_t *q = zm_entity_new(key, len);
+    if (q == NULL) {
+        return ZM_E_NOMEM;
+    }
+    q->origin = origin;
+    q->complete = complete;
+    q->qfn = fn;
+    q->drop = drop;
+    q->ctx = ctx;
+    *id = zm_entity_add(s, &s->qbls, q);
+    if (origin != ZM_LOCALITY_SESSION_LOCAL) {
+        zm_declaration_t d;
+        zm_decl_fill(&d, ZM_DECL_QUERYABLE, *id, key, len);
+        d.has_qbl_info = true;
+        d.qbl_complete = complete;
+        zm_decl_broadcast(s, &d);
+    }
+    return Z_OK;
+}
+
+z_result_t zm_session_undeclare_queryable(zm_session_t *s, uint32_t id)
+{
+    bool remote;
+    ZM_TRY(zm_entity_remove(s, &s->qbls, id, &remote));
+    if (remote) {
+        zm_declaration_t d;
+        zm_decl_fill(&d, ZM_UNDECL_QUERYABLE, id, NULL, 0);
+        d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
+        zm_decl_broadcast(s, &d);
+    }
+    return Z_OK;
+}
+
+z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len, zm_network_msg_t *m)
+{
+    z_result_t rc = Z_OK;
+    S_LOCK(s);
+    zm_sub_t *q = s->qbls;
+    while (q != NULL && rc == Z_OK) {
+        if (q->removed || q->origin == ZM_LOCALITY_SESSION_LOCAL ||
+            (key != NULL && !zm_keyexpr_intersects(q->key, q->key_len, key, len))) {
+            q = q->next;
+            continue;
+        }
+        q->busy++; /* pinned like a callback while its declaration is sent unlocked */
+        S_UNLOCK(s);
+        zm_declaration_t *d = &m->body.declare.decl;
+        zm_decl_fill(d, ZM_DECL_QUERYABLE, q->id, q->key, q->key_len);
+        d->has_qbl_info = true;
+        d->qbl_complete = q->complete;
+        rc = zm_transport_send(&p->t, m, true, ZM_PRIO_CONTROL, false);
+        S_LOCK(s);
+        q = zm_entity_unpin(s, &s->qbls, q);
+    }
+    S_UNLOCK(s);
+    return rc;
+}
+
+/*
+ * Runs the callbacks of the queryables that answer q: those that accept its origin and whose
+ * key intersects its key (or, for target ALL_COMPLETE, complete ones whose key includes it).
+ */
+static void qbls_dispatch(zm_session_t *s, zm_query_in_t *q, uint8_t target, bool remote)
+{
+    q->rec = NULL;
+    zm_cb_frame_t frame = {NULL, 0};
+    bool framed = false;
+    S_LOCK(s);
+    zm_sub_t *e = s->qbls;
+    while (e != NULL) {
+        bool accepts = remote ? e->origin != ZM_LOCALITY_SESSION_LOCAL : e->origin != ZM_LOCALITY_REMOTE;
+        bool answers = target == ZM_TARGET_ALL_COMPLETE
+                           ? e->complete && zm_keyexpr_includes(e->key, e->key_len, q->key, q->key_len)
+                           : zm_keyexpr_intersects(e->key, e->key_len, q->key, q->key_len);
+        if (e->removed || !accepts || !answers) {
+            e = e->next;
+            continue;
+        }
+        e->busy++;
+        if (!framed) {
+            frame.thread = zm_port_thread_self();
+            framed = true;
+        }
+        zm_callback_enter(s, &frame);
+        S_UNLOCK(s);
+        q->route.eid = e->id;
+        e->qfn(q, e->ctx);
+        S_LOCK(s);
+        zm_callback_leave(s, &frame);
+        e = zm_entity_unpin(s, &s->qbls, e);
+    }
+    S_UNLOCK(s);
+}
+
+/*
+ * Ends a query whose callbacks ran: now (its final response) unless one of them kept it, else
+ * when the last one kept lets go.
+ */
+static void query_end(zm_session_t *s, zm_query_rec_t *rec, const zm_query_route_t *route)
+{
+    if (rec != NULL) {
+        zm_query_release(s, rec);
+    } else {
+        route_final(s, route);
+    }
+}
+
+static void query_from_msg(zm_query_in_t *q, const zm_query_t *qm)
+{
+    q->parameters = qm->has_parameters ? qm->parameters : zm_slice(NULL, 0);
+    q->has_body = (qm->exts & ZM_QUERY_EXT_BODY) != 0;
+    q->payload = qm->body_payload;
+    q->encoding = qm->body_encoding;
+    q->has_attachment = (qm->exts & ZM_QUERY_EXT_ATTACHMENT) != 0;
+    q->attachment = qm->attachment;
+    q->has_source = (qm->exts & ZM_QUERY_EXT_SOURCE) != 0;
+    q->source = qm->source;
+}
+
+/*
+ * Not inlined: the query is on the stack only while our queryables answer, not while the admin
+ * space does nor while the final response is sent. Returns the record a callback kept, or NULL.
+ */
+static ZM_NOINLINE zm_query_rec_t *request_answer(zm_peer_t *p, const zm_network_msg_t *m, const char *key,
+                                                  size_t len)
+{
+    const zm_request_t *rq = &m->body.request;
+    zm_query_in_t q;
+    memset(&q, 0, sizeof(q));
+    q.key = key;
+    q.key_len = len;
+    query_from_msg(&q, &rq->query);
+    q.route.peer = p->index;
+    q.route.gen = p->gen;
+    q.route.rid = rq->rid;
+    q.route.qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
+    q.route.any_key = params_have(q.parameters, "_anyke");
+    q.route.key = key;
+    q.route.key_len = (uint16_t)len;
+    uint8_t target = (m->ext.present & ZM_NET_EXT_TARGET) ? m->ext.target : ZM_TARGET_BEST_MATCHING;
+    qbls_dispatch(p->s, &q, target, true);
+    return q.rec;
+}
+
+/* Not inlined: the route stays off the stack of the admin space's answer. */
+static ZM_NOINLINE void request_end(zm_peer_t *p, uint32_t rid, uint8_t qos, zm_query_rec_t *rec)
+{
+    zm_query_route_t route = {p->index, p->gen, rid, 0, qos, false, 0, NULL};
+    query_end(p->s, rec, &route);
+}
+
+void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m)
+{
+    const zm_request_t *rq = &m->body.request;
+    uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
+    const char *key;
+    size_t len;
+    z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
+    if (rc != Z_OK) {
+        zm_bad_key(p, rc);
+        if (rc == ZM_E_DECL_UNKNOWN) {
+            send_final(p, rq->rid, qos); /* nothing answers a key we do not know */
+        }
+        return;
+    }
+    const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
+    if (admin != NULL) {
+        admin->on_query(p, rq->rid, qos, key, len);
+    }
+    request_end(p, rq->rid, qos, request_answer(p, m, key, len));
+}
+
+void zm_qbls_free_all(zm_session_t *s) { zm_entities_free_all(&s->qbls); }
+
+/* Not inlined: the response is on the stack only while it is sent. */
+static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const zm_query_route_t *r,
+                                            const zm_reply_args_t *a)
+{
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_N_RESPONSE;
+    m.ext.present = ZM_NET_EXT_RESPONDER;
+    m.ext.responder.zid = s->zid;
+    m.ext.responder.eid = r->eid;
+    if (r->qos != ZM_QOS_DEFAULT) {
+        m.ext.present |= ZM_NET_EXT_QOS;
+        m.ext.qos = r->qos;
+    }
+    zm_response_t *resp = &m.body.response;
+    resp->rid = r->rid;
+    resp->wire_expr.mapping = ZM_MAPPING_SENDER;
+    resp->wire_expr.has_suffix = true;
+    if (a->kind == ZM_REPLY_OK) {
+        resp->wire_expr.suffix = zm_slice(a->put.key, a->put.key_len);
+        resp->body_id = ZM_MID_REPLY;
+        zm_reply_t *rep = &resp->body.reply;
+        if (a->put.kind == ZM_SAMPLE_PUT) {
+            rep->body_id = ZM_MID_PUT;
+            zm_put_fill(&rep->body.put, &a->put);
+        } else {
+            rep->body_id = ZM_MID_DEL;
+            zm_del_fill(&rep->body.del, &a->put);
+        }
+    } else {
+        resp->wire_expr.suffix = zm_slice(r->key, r->key_len);
+        resp->body_id = ZM_MID_ERR;
+        zm_err_t *err = &resp->body.err;
+        err->payload = a->put.payload;
+        if (a->put.encoding != NULL && !zm_encoding_is_empty(a->put.encoding)) {
+            err->has_encoding = true;
+            err->encoding = *a->put.encoding;
+        }
+    }
+    return zm_transport_send(&p->t, &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
+}
+
+z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    if (a->kind == ZM_REPLY_OK) {
+        ZM_TRY(zm_keyexpr_validate(a->put.key, a->put.key_len));
+        if (a->put.kind > ZM_SAMPLE_DELETE) {
+            return Z_EINVAL;
+        }
+        if (!r->any_key && !zm_keyexpr_intersects(r->key, r->key_len, a->put.key, a->put.key_len)) {
+            return ZM_E_KEYEXPR; /* outside the query, which did not accept any key */
+        }
+    }
+#if Z_FEATURE_LOCAL_QUERYABLE
+    if (r->peer == ZM_ROUTE_LOCAL) {
+        return get_local_reply(s, r, a);
+    }
+#endif
+    zm_peer_t *p = route_pin(s, r);
+    if (p == NULL) {
+        return ZM_E_CLOSED; /* the peer that asked is gone */
+    }
+    z_result_t rc = response_send(s, p, r, a);
+    if (rc != Z_OK) {
+        zm_peer_send_failed(p, rc, "a reply could not be sent");
+    }
+    zm_peers_unpin(s, &p, 1);
+    return rc;
+}
+
+#endif /* Z_FEATURE_QUERYABLE */
+
+/* ==== gets ========================================================================================== */
+
+#if Z_FEATURE_QUERY
+
+/* Words of a get's bitmap of awaited final responses: one bit per peer slot, then ours. */
+#define WAIT_LOCAL ZM_PEERS_MAX
+#define WAIT_WORDS ((ZM_PEERS_MAX + 1 + 31) / 32)
+
+/*
+ * A reply kept for consolidation: for MONOTONIC only its key and timestamp (the newest given to
+ * the application), for LATEST the whole reply, handed over when the get ends. One allocation
+ * holds the record and copies of the reply's parts.
+ */
+typedef struct zm_kept {
+    struct zm_kept *next;
+    zm_reply_in_t reply; /* LATEST: its parts point into data */
+    size_t key_len;
+    char data[]; /* key, then (LATEST) payload, encoding schema, attachment */
+} zm_kept_t;
+
+typedef struct {
+    uint32_t rid;
+    uint64_t deadline_ms;
+    uint32_t waiting[WAIT_WORDS];
+    uint8_t consolidation;
+    bool any_key;
+    bool ended;
+    unsigned busy; /* reply callbacks running, plus the ender while it hands over kept replies */
+    unsigned n_kept;
+    zm_kept_t *kept;
+    zm_reply_fn fn;
+    zm_drop_fn drop;
+    void *ctx;
+    size_t key_len;
+    char key[];
+} zm_get_t;
+
+static void wait_set(zm_get_t *g, unsigned bit) { g->waiting[bit / 32] |= 1u << (bit % 32); }
+
+/* Clears one awaited final; true when none is left. */
+static bool wait_clear(zm_get_t *g, unsigned bit)
+{
+    g->waiting[bit / 32] &= ~(1u << (bit % 32));
+    for (size_t i = 0; i < WAIT_WORDS; i++) {
+        if (g->waiting[i] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void kept_free_all(zm_get_t *g)
+{
+    while (g->kept != NULL) {
+        zm_kept_t *k = g->kept;
+        g->kept = k->next;
+        zm_free(k);
+    }
+}
+
+/* s->lock held. Ends one pin of g; the last pin of an ended get frees it (its drop, unlocked). */
+static void get_unpin(zm_session_t *s, zm_get_t *g)
+{
+    if (--g->busy > 0 || !g->ended) {
+        return;
+    }
+    S_UNLOCK(s);
+    kept_free_all(g);
+    if (g->drop != NULL) {
+        g->drop(g->ctx);
+    }
+    zm_free(g);
+    S_LOCK(s);
+}
+
+/*
+ * s->lock held, g in s->gets. Ends g once: it leaves the table, the replies LATEST kept are
+ * handed to the application, and its drop runs after the last callback under way returns.
+ */
+static void get_end(zm_session_t *s, zm_get_t *g)
+{
+    if (g->ended) {
+        return;
+    }
+    g->ended = true;
+    (void)zm_idmap_remove(&s->gets, g->rid);
+    g->busy++;
+    S_UNLOCK(s);
+    for (zm_kept_t *k = g->kept; g->consolidation == ZM_CONSOLIDATION_LATEST && k != NULL; k = k->next) {
+        g->fn(&k->reply, g->ctx);
+    }
+    S_LOCK(s);
+    get_unpin(s, g);
+}
+
+/* s->lock held: pins the get of rid that is still waiting; NULL when there is none. */
+static zm_get_t *get_pin(zm_session_t *s, uint32_t rid)
+{
+    zm_get_t *g = zm_idmap_get(&s->gets, rid);
+    if (g == NULL || g->ended) {
+        return NULL;
+    }
+    g->busy++;
+    return g;
+}
+
+/* Newer in Rust's order of optional timestamps: none is older than any. */
+static bool ts_newer(const zm_reply_in_t *a, const zm_reply_in_t *b)
+{
+    if (!a->sample.has_timestamp) {
+        return false;
+    }
+    if (!b->sample.has_timestamp) {
+        return true;
+    }
+    const zm_timestamp_t *x = &a->sample.timestamp, *y = &b->sample.timestamp;
+    if (x->time != y->time) {
+        return x->time > y->time;
+    }
+    return memcmp(x->id.id, y->id.id, sizeof(x->id.id)) > 0;
+}
+
+static size_t kept_size(const zm_reply_in_t *r, bool whole)
+{
+    size_t n = r->sample.key_len;
+    if (whole) {
+        n += r->sample.payload.len + r->sample.encoding.schema.len + r->sample.attachment.len;
+    }
+    return n;
+}
+
+/* A kept copy of r: its key, and with whole its other parts. NULL when out of memory. */
+static zm_kept_t *kept_new(const zm_reply_in_t *r, bool whole)
+{
+    zm_kept_t *k = zm_alloc(sizeof(*k) + kept_size(r, whole));
+    if (k == NULL) {
+        return NULL;
+    }
+    k->next = NULL;
+    k->reply = *r;
+    k->key_len = r->sample.key_len;
+    char *at = k->data;
+    memcpy(at, r->sample.key, r->sample.key_len);
+    k->reply.sample.key = at;
+    at += r->sample.key_len;
+    if (whole) {
+        zm_slice_t *parts[] = {&k->reply.sample.payload, &k->reply.sample.encoding.schema,
+                               &k->reply.sample.attachment};
+        for (size_t i = 0; i < ZM_ARRAY_LEN(parts); i++) {
+            if (parts[i]->len > 0) {
+                memcpy(at, parts[i]->ptr, parts[i]->len);
+                parts[i]->ptr = (const uint8_t *)at;
+                at += parts[i]->len;
+            }
+        }
+    }
+    return k;
+}
+
+/*
+ * s->lock held. What consolidation makes of a reply: true when it is to be given to the
+ * application now. MONOTONIC gives a reply when it is newer than the last one given for its
+ * key; LATEST keeps the newest per key for the end. When ZM_GET_KEPT_MAX keys are kept (or
+ * memory runs out), a reply on another key goes through as it comes.
+ */
+static bool consolidate(zm_get_t *g, const zm_reply_in_t *r)
+{
+    if (r->kind != ZM_REPLY_OK || g->consolidation == ZM_CONSOLIDATION_NONE) {
+        return true;
+    }
+    bool whole = g->consolidation == ZM_CONSOLIDATION_LATEST;
+    zm_kept_t **link = &g->kept;
+    while (*link != NULL && !((*link)->key_len == r->sample.key_len &&
+                              memcmp((*link)->data, r->sample.key, r->sample.key_len) == 0)) {
+        link = &(*link)->next;
+    }
+    zm_kept_t *old = *link;
+    if (old != NULL && !ts_newer(r, &old->reply)) {
+        return false;
+    }
+    if (old == NULL && g->n_kept >= ZM_GET_KEPT_MAX) {
+        return true;
+    }
+    zm_kept_t *k = kept_new(r, whole);
+    if (k == NULL) {
+        return true;
+    }
+    if (old != NULL) {
+        k->next = old->next;
+        zm_free(old);
+    } else {
+        g->n_kept++;
+    }
+    *link = k;
+    return !whole;
+}
+
+/* Gives r to g's callback if the key fits and consolidation lets it through; g is pinned. */
+static void get_deliver(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
+{
+    if (r->kind == ZM_REPLY_OK && !g->any_key &&
+        !zm_keyexpr_intersects(g->key, g->key_len, r->sample.key, r->sample.key_len)) {
+        ZM_LOG_D("a reply outside its query's key expression: dropped");
+        return;
+    }
+    S_LOCK(s);
+    bool now = consolidate(g, r);
+    S_UNLOCK(s);
+    if (now) {
+        g->fn(r, g->ctx);
+    }
+}
+
+/* Not inlined: the reply is built on the stack only while a response is handled. */
+static ZM_NOINLINE void response_deliver(zm_peer_t *p, zm_get_t *g, const zm_network_msg_t *m)
+{
+    const zm_response_t *resp = &m->body.response;
+    zm_reply_in_t r;
+    memset(&r, 0, sizeof(r));
+    z_result_t rc = zm_remote_resolve(p, &resp->wire_expr, &r.sample.key, &r.sample.key_len);
+    if (rc != Z_OK) {
+        zm_bad_key(p, rc);
+        return;
+    }
+    uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
+    r.sample.priority = ZM_QOS_PRIO(qos);
+    r.sample.block = (qos & ZM_QOS_BLOCK) != 0;
+    r.sample.express = (qos & ZM_QOS_EXPRESS) != 0;
+    r.sample.reliable = true;
+    if (m->ext.present & ZM_NET_EXT_RESPONDER) {
+        r.has_replier = true;
+        r.replier_zid = m->ext.responder.zid;
+        r.replier_eid = m->ext.responder.eid;
+    }
+    if (resp->body_id == ZM_MID_REPLY) {
+        const zm_reply_t *rep = &resp->body.reply;
+        r.kind = ZM_REPLY_OK;
+        zm_sample_from_body(&r.sample, rep->body_id, &rep->body.put, &rep->body.del);
+    } else {
+        const zm_err_t *err = &resp->body.err;
+        r.kind = ZM_REPLY_ERR;
+        r.sample.payload = err->payload;
+        r.sample.encoding = err->encoding;
+    }
+    get_deliver(p->s, g, &r);
+}
+
+void zm_query_on_response(zm_peer_t *p, const zm_network_msg_t *m)
+{
+    zm_session_t *s = p->s;
+    S_LOCK(s);
+    zm_get_t *g = get_pin(s, m->body.response.rid);
+    S_UNLOCK(s);
+    if (g == NULL) {
+        return; /* ended (timeout) or never ours: late replies are dropped */
+    }
+    response_deliver(p, g, m);
+    S_LOCK(s);
+    get_unpin(s, g);
+    S_UNLOCK(s);
+}
+
+/* A final response for rid from the waiter bit (a peer slot, or WAIT_LOCAL). */
+static void get_final(zm_session_t *s, uint32_t rid, unsigned bit)
+{
+    S_LOCK(s);
+    zm_get_t *g = zm_idmap_get(&s->gets, rid);
+    if (g != NULL && !g->ended && wait_clear(g, bit)) {
+        get_end(s, g);
+    }
+    S_UNLOCK(s);
+}
+
+void zm_query_on_response_final(zm_peer_t *p, const zm_network_msg_t *m)
+{
+    get_final(p->s, m->body.response_final.rid, p->index);
+}
+
+#if Z_FEATURE_QUERYABLE
+static void get_local_final(zm_session_t *s, uint32_t rid) { get_final(s, rid, WAIT_LOCAL); }
+#endif
+
+#if Z_FEATURE_LOCAL_QUERYABLE
+static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
+{
+    S_LOCK(s);
+    zm_get_t *g = get_pin(s, r->rid);
+    S_UNLOCK(s);
+    if (g == NULL) {
+        return ZM_E_CLOSED; /* the get ended */
+    }
+    zm_reply_in_t rep;
+    memset(&rep, 0, sizeof(rep));
+    rep.kind = a->kind;
+    zm_sample_from_args(&rep.sample, &a->put);
+    if (a->kind == ZM_REPLY_ERR) {
+        rep.sample.key = r->key;
+        rep.sample.key_len = r->key_len;
+    }
+    rep.has_replier = true;
+    rep.replier_zid = s->zid;
+    rep.replier_eid = r->eid;
+    get_deliver(s, g, &rep);
+    S_LOCK(s);
+    get_unpin(s, g);
+    S_UNLOCK(s);
+    return Z_OK;
+}
+#endif
+
+/* Not inlined: the request is on the stack only while it is sent. */
+static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get_args_t *a, zm_peer_t **peers,
+                                     size_t n)
+{
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_N_REQUEST;
+    m.ext.present = ZM_NET_EXT_QOS | ZM_NET_EXT_TIMEOUT;
+    m.ext.qos = zm_qos_of(a->priority, a->block, a->express);
+    m.ext.timeout_ms = a->timeout_ms;
+    if (a->target != ZM_TARGET_BEST_MATCHING) {
+        m.ext.present |= ZM_NET_EXT_TARGET;
+        m.ext.target = a->target;
+    }
+    zm_request_t *rq = &m.body.request;
+    rq->rid = rid;
+    rq->wire_expr.mapping = ZM_MAPPING_SENDER;
+    rq->wire_expr.has_suffix = true;
+    rq->wire_expr.suffix = zm_slice(a->key, a->key_len);
+    zm_query_t *q = &rq->query;
+    q->has_consolidation = a->consolidation != ZM_CONSOLIDATION_AUTO;
+    q->consolidation = a->consolidation;
+    q->has_parameters = a->parameters.len > 0;
+    q->parameters = a->parameters;
+    if (a->has_body) {
+        q->exts |= ZM_QUERY_EXT_BODY;
+        q->body_payload = a->payload;
+        q->body_encoding = a->encoding;
+    }
+    if (a->attachment != NULL) {
+        q->exts |= ZM_QUERY_EXT_ATTACHMENT;
+        q->attachment = *a->attachment;
+    }
+    if (a->source != NULL) {
+        q->exts |= ZM_QUERY_EXT_SOURCE;
+        q->source = *a->source;
+    }
+    for (size_t i = 0; i < n; i++) {
+        z_result_t rc = zm_transport_send(&peers[i]->t, &m, true, a->priority, a->express);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(peers[i], rc, "a query could not be sent");
+            get_final(s, rid, peers[i]->index); /* no answer will come from it */
+        }
+    }
+}
+
+#if Z_FEATURE_LOCAL_QUERYABLE
+/* Not inlined: the query is on the stack only while our own queryables answer it. */
+static ZM_NOINLINE void get_local(zm_session_t *s, uint32_t rid, const zm_get_args_t *a)
+{
+    zm_query_in_t q;
+    memset(&q, 0, sizeof(q));
+    q.key = a->key;
+    q.key_len = a->key_len;
+    q.parameters = a->parameters;
+    q.has_body = a->has_body;
+    q.payload = a->payload;
+    q.encoding = a->encoding;
+    q.has_attachment = a->attachment != NULL;
+    q.attachment = a->attachment != NULL ? *a->attachment : zm_slice(NULL, 0);
+    q.has_source = a->source != NULL;
+    if (a->source != NULL) {
+        q.source = *a->source;
+    }
+    q.route.peer = ZM_ROUTE_LOCAL;
+    q.route.rid = rid;
+    q.route.qos = zm_qos_of(a->priority, a->block, a->express);
+    q.route.any_key = a->any_key;
+    q.route.key = a->key;
+    q.route.key_len = (uint16_t)a->key_len;
+    qbls_dispatch(s, &q, a->target, false);
+    query_end(s, q.rec, &q.route);
+}
+#endif
+
+/* s->lock held: registers g under a fresh request id, bounded by ZM_GETS_MAX. */
+static z_result_t get_register(zm_session_t *s, zm_get_t *g)
+{
+    if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
+        return ZM_E_LIMIT;
+    }
+    do {
+        g->rid = s->next_rid++;
+    } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
+    void *old = NULL;
+    return zm_idmap_put(&s->gets, g->rid, g, &old) == Z_OK ? Z_OK : ZM_E_NOMEM;
+}
+
+z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop, void *ctx)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    ZM_TRY(zm_keyexpr_validate(a->key, a->key_len));
+    if (fn == NULL || a->target > ZM_TARGET_ALL_COMPLETE || a->consolidation > ZM_CONSOLIDATION_LATEST ||
+        a->priority > ZM_PRIO_BACKGROUND || a->priority == ZM_PRIO_CONTROL || a->destination > ZM_LOCALITY_REMOTE) {
+        return Z_EINVAL;
+    }
+    zm_get_t *g = zm_alloc(sizeof(*g) + a->key_len);
+    if (g == NULL) {
+        return ZM_E_NOMEM;
+    }
+    memset(g, 0, sizeof(*g));
+    memcpy(g->key, a->key, a->key_len);
+    g->key_len = a->key_len;
+    g->any_key = a->any_key;
+    g->consolidation = a->consolidation;
+    if (g->consolidation == ZM_CONSOLIDATION_AUTO) { /* as Rust: none for time ranges, else latest */
+        g->consolidation = params_have(a->parameters, "_time") ? ZM_CONSOLIDATION_NONE : ZM_CONSOLIDATION_LATEST;
+    }
+    g->deadline_ms = zm_port_clock_ms() + a->timeout_ms;
+    g->fn = fn;
+    g->drop = drop;
+    g->ctx = ctx;
+    g->busy = 1; /* ours until every request is out */
+    zm_peer_t *pinned[ZM_PEERS_MAX];
+    size_t n = 0;
+    S_LOCK(s);
+    z_result_t rc = get_register(s, g);
+    if (rc != Z_OK) {
+        S_UNLOCK(s);
+        zm_free(g);
+        return rc;
+    }
+    for (size_t i = 0; i < ZM_PEERS_MAX && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE) {
+            p->refs++;
+            pinned[n++] = p;
+            wait_set(g, (unsigned)i);
+        }
+    }
+    bool local = Z_FEATURE_LOCAL_QUERYABLE && a->destination != ZM_LOCALITY_REMOTE;
+    if (local) {
+        wait_set(g, WAIT_LOCAL);
+    }
+    uint32_t rid = g->rid;
+    S_UNLOCK(s);
+    /* a copy of the query goes to each peer with the same id, on its own channel */
+    request_send(s, rid, a, pinned, n);
+    zm_peers_unpin(s, pinned, n);
+#if Z_FEATURE_LOCAL_QUERYABLE
+    if (local) {
+        get_local(s, rid, a);
+    }
+#endif
+    S_LOCK(s);
+    if (n == 0 && !local) {
+        get_end(s, g); /* asked nobody: it ends with no reply */
+    }
+    get_unpin(s, g);
+    S_UNLOCK(s);
+    return Z_OK;
+}
+
+/* s->lock held: the first get fn picks, or NULL. */
+static zm_get_t *gets_find(zm_session_t *s, bool (*fn)(zm_get_t *g, uint64_t arg), uint64_t arg)
+{
+    uint32_t pos = 0, id = 0;
+    void *val = NULL;
+    while (zm_idmap_next(&s->gets, &pos, &id, &val)) {
+        if (fn(val, arg)) {
+            return val;
+        }
+    }
+    return NULL;
+}
+
+static bool expired(zm_get_t *g, uint64_t now) { return !g->ended && g->deadline_ms <= now; }
+
+static bool awaits(zm_get_t *g, uint64_t index)
+{
+    return !g->ended && wait_clear(g, (unsigned)index);
+}
+
+/* Ends every get fn picks, one at a time: each end may run callbacks, without the lock. */
+static void gets_end(zm_session_t *s, bool (*fn)(zm_get_t *g, uint64_t arg), uint64_t arg)
+{
+    S_LOCK(s);
+    for (zm_get_t *g = gets_find(s, fn, arg); g != NULL; g = gets_find(s, fn, arg)) {
+        get_end(s, g); /* it leaves the table */
+    }
+    S_UNLOCK(s);
+}
+
+void zm_gets_tick(zm_session_t *s, uint64_t now_ms) { gets_end(s, expired, now_ms); }
+
+void zm_gets_peer_gone(zm_session_t *s, unsigned index) { gets_end(s, awaits, index); }
+
+static bool any(zm_get_t *g, uint64_t arg)
+{
+    ZM_UNUSED(arg);
+    return !g->ended;
+}
+
+void zm_gets_free_all(zm_session_t *s)
+{
+    gets_end(s, any, 0);
+    zm_idmap_free(&s->gets);
+}
+
+#endif /* Z_FEATURE_QUERY */
