@@ -86,16 +86,18 @@
 #endif
 #endif
 
+/** Matching status and listeners of publishers: whether any subscriber matches their key. */
+#ifndef Z_FEATURE_MATCHING
+#define Z_FEATURE_MATCHING Z_FEATURE_PUBLICATION
+#endif
+
 /*
- * Not implemented yet (0, and 1 is refused below): liveliness, matching listeners, scouting,
+ * Not implemented yet (0, and 1 is refused below): liveliness, scouting,
  * multicast transports, the connectivity API. Programs written for zenoh-pico test these
  * switches in #if blocks, so they exist with value 0.
  */
 #ifndef Z_FEATURE_LIVELINESS
 #define Z_FEATURE_LIVELINESS 0
-#endif
-#ifndef Z_FEATURE_MATCHING
-#define Z_FEATURE_MATCHING 0
 #endif
 #ifndef Z_FEATURE_SCOUTING
 #define Z_FEATURE_SCOUTING 0
@@ -405,8 +407,11 @@
 #if ZM_GETS_MAX < 1 || ZM_GETS_MAX > 4096 || ZM_GET_KEPT_MAX < 0
 #error "ZM_GETS_MAX must be within 1..4096 and ZM_GET_KEPT_MAX at least 0"
 #endif
-#if Z_FEATURE_MATCHING || Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
-#error "zmote does not implement matching, scouting, multicast or connectivity yet: leave them at 0"
+#if Z_FEATURE_MATCHING && !Z_FEATURE_PUBLICATION
+#error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION"
+#endif
+#if Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
+#error "zmote does not implement scouting, multicast or connectivity yet: leave them at 0"
 #endif
 #if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
 #error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"

@@ -7,6 +7,7 @@
 
 #include "api/api.h"
 
+#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_SUBSCRIPTION == 1
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
 #if Z_FEATURE_PUBLICATION == 1
@@ -26,6 +27,7 @@ static bool locality_valid(z_locality_t l)
 #endif
 
 static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
+#endif
 
 #if Z_FEATURE_PUBLICATION == 1
 /* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
@@ -357,6 +359,152 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
 const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher)
 {
     return publisher != NULL ? &publisher->keyexpr : NULL;
+}
+
+/* ---- matching ------------------------------------------------------------------------------------- */
+
+void z_internal_matching_listener_null(z_owned_matching_listener_t *obj)
+{
+    if (obj != NULL) {
+        memset(&obj->_val, 0, sizeof(obj->_val));
+    }
+}
+
+bool z_internal_matching_listener_check(const z_owned_matching_listener_t *obj)
+{
+    return obj != NULL && obj->_val.session != NULL;
+}
+
+ZM_API_DEFINE_TAKE(matching_listener)
+
+#if Z_FEATURE_MATCHING == 1
+static uint8_t destination_of(const zm_api_publisher_t *pub)
+{
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+    return (uint8_t)pub->allowed_destination;
+#else
+    ZM_UNUSED(pub);
+    return ZM_LOCALITY_REMOTE;
+#endif
+}
+
+z_result_t z_publisher_get_matching_status(const z_loaned_publisher_t *publisher, z_matching_status_t *matching_status)
+{
+    if (publisher == NULL || matching_status == NULL) {
+        return Z_EINVAL;
+    }
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(publisher->session, &s));
+    bool matching = false;
+    z_result_t r = zm_session_publisher_matching(s, publisher->id, destination_of(publisher), &matching);
+    zm_api_session_leave(publisher->session);
+    matching_status->matching = matching;
+    return r;
+}
+
+/* What a matching listener gives the session as its context: the user's closure. */
+typedef struct {
+    zm_api_closure_matching_status_t closure;
+} matching_ctx_t;
+
+static void matching_deliver(bool matching, void *ctx)
+{
+    matching_ctx_t *c = ctx;
+    z_matching_status_t status = {matching};
+    if (c->closure.call != NULL) {
+        c->closure.call(&status, c->closure.context);
+    }
+}
+
+static void matching_release(void *ctx)
+{
+    matching_ctx_t *c = ctx;
+    if (c->closure.drop != NULL) {
+        c->closure.drop(c->closure.context);
+    }
+    zm_free(c);
+}
+
+/* Declares on the session; takes callback on every path. */
+static z_result_t matching_listen(const z_loaned_publisher_t *publisher, z_moved_closure_matching_status_t *callback,
+                                  uint32_t *id)
+{
+    if (publisher == NULL || callback == NULL || callback->_this._val.call == NULL) {
+        z_closure_matching_status_drop(callback);
+        return Z_EINVAL;
+    }
+    matching_ctx_t *c = zm_alloc(sizeof(*c));
+    if (c == NULL) {
+        z_closure_matching_status_drop(callback);
+        return ZM_E_NOMEM;
+    }
+    c->closure = callback->_this._val;
+    z_internal_closure_matching_status_null(&callback->_this);
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(publisher->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_declare_matching_listener(s, publisher->id, destination_of(publisher), matching_deliver,
+                                                 matching_release, c, id);
+        zm_api_session_leave(publisher->session);
+    }
+    if (r != Z_OK) {
+        matching_release(c);
+    }
+    return r;
+}
+
+z_result_t z_publisher_declare_matching_listener(const z_loaned_publisher_t *publisher,
+                                                 z_owned_matching_listener_t *matching_listener,
+                                                 z_moved_closure_matching_status_t *callback)
+{
+    if (matching_listener == NULL) {
+        z_closure_matching_status_drop(callback);
+        return Z_EINVAL;
+    }
+    z_internal_matching_listener_null(matching_listener);
+    uint32_t id;
+    ZM_TRY(matching_listen(publisher, callback, &id));
+    matching_listener->_val.session = publisher->session;
+    matching_listener->_val.id = id;
+    zm_api_session_ref(publisher->session);
+    return Z_OK;
+}
+
+z_result_t z_publisher_declare_background_matching_listener(const z_loaned_publisher_t *publisher,
+                                                            z_moved_closure_matching_status_t *callback)
+{
+    uint32_t id;
+    return matching_listen(publisher, callback, &id);
+}
+#endif /* Z_FEATURE_MATCHING */
+
+z_result_t z_undeclare_matching_listener(z_moved_matching_listener_t *listener)
+{
+    if (listener == NULL || listener->_this._val.session == NULL) {
+        return Z_ENULL;
+    }
+    zm_api_matching_listener_t *v = &listener->_this._val;
+    z_result_t r = Z_OK;
+#if Z_FEATURE_MATCHING == 1
+    zm_session_t *s;
+    r = zm_api_session_enter(v->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_undeclare_matching_listener(s, v->id);
+        zm_api_session_leave(v->session);
+    }
+    if (r == Z_ESESSION_CLOSED || r == Z_EINVAL) {
+        r = Z_OK; /* the session or the publisher ended it already */
+    }
+#endif
+    zm_api_session_unref(v->session);
+    z_internal_matching_listener_null(&listener->_this);
+    return r;
+}
+
+void z_matching_listener_drop(z_moved_matching_listener_t *obj)
+{
+    z_result_t r = z_undeclare_matching_listener(obj);
+    ZM_UNUSED(r);
 }
 
 #endif /* Z_FEATURE_PUBLICATION */

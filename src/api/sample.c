@@ -103,6 +103,28 @@ z_reliability_t z_reliability_default(void) { return Z_RELIABILITY_DEFAULT; }
 ZM_API_DEFINE_CLOSURE(closure_sample)
 ZM_API_DEFINE_CLOSURE(closure_zid)
 ZM_API_DEFINE_CLOSURE(closure_hello)
+ZM_API_DEFINE_CLOSURE(closure_matching_status)
+
+z_result_t z_closure_matching_status(z_owned_closure_matching_status_t *closure,
+                                     z_closure_matching_status_callback_t call, z_closure_drop_callback_t drop,
+                                     void *context)
+{
+    if (closure == NULL) {
+        return Z_EINVAL;
+    }
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+    return Z_OK;
+}
+
+void z_closure_matching_status_call(const z_loaned_closure_matching_status_t *closure,
+                                    const z_matching_status_t *status)
+{
+    if (closure != NULL && closure->call != NULL) {
+        closure->call(status, closure->context);
+    }
+}
 
 z_result_t z_closure_sample(z_owned_closure_sample_t *closure, z_closure_sample_callback_t call,
                             z_closure_drop_callback_t drop, void *context)

@@ -367,6 +367,12 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
 static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     z_result_t rc = zm_remote_on_declare(p, dm);
+#if Z_FEATURE_MATCHING
+    uint8_t kind = dm->decl.kind;
+    if (rc == Z_OK && (kind == ZM_DECL_SUBSCRIBER || kind == ZM_UNDECL_SUBSCRIBER)) {
+        zm_matching_update(p->s);
+    }
+#endif
     if (rc == ZM_E_LIMIT) {
         zm_peer_kill(p, ZM_CLOSE_INVALID, "its declarations exceed ZM_PEER_DECLS_MAX or ZM_PEER_DECL_BYTES_MAX");
     } else if (rc == ZM_E_NOMEM) {

@@ -171,6 +171,11 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
     zm_transport_set_batching(&p->t, true);
     z_result_t rc = push_keys(s, p);
+#if Z_FEATURE_MATCHING
+    if (rc == Z_OK) {
+        rc = zm_matching_push_interests(s, p);
+    }
+#endif
 #if Z_FEATURE_SUBSCRIPTION
     if (rc == Z_OK) {
         rc = push_subs(s, p);
@@ -211,7 +216,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     m.ext.qos = ZM_QOS_DECLARE;
     m.body.declare.has_interest_id = true;
     m.body.declare.interest_id = it->id;
-#if ZM_LOCAL_ENTITIES
+#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE
     zm_session_t *s = p->s;
     const char *rkey = NULL;
     size_t rlen = 0;
@@ -304,7 +309,7 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
     k->users = 1;
     k->key_len = len;
     memcpy(k->key, key, len);
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_hits_count(s, key, len, &k->hits);
 #endif
     void *old = NULL;
@@ -487,6 +492,9 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
         zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, *id, key, len);
         zm_decl_broadcast(s, &d);
     }
+#if Z_FEATURE_MATCHING
+    zm_matching_update(s); /* our publishers may match it */
+#endif
     return Z_OK;
 }
 
@@ -499,6 +507,9 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
         zm_decl_fill(&d, ZM_UNDECL_SUBSCRIBER, id, NULL, 0);
         zm_decl_broadcast(s, &d);
     }
+#if Z_FEATURE_MATCHING
+    zm_matching_update(s);
+#endif
     return Z_OK;
 }
 
@@ -553,6 +564,9 @@ z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t
     s->pubs = p;
     *id = p->id;
     S_UNLOCK(s);
+#if Z_FEATURE_MATCHING
+    zm_matching_interest(s, *id, *key_id, true);
+#endif
     return Z_OK;
 }
 
@@ -573,6 +587,10 @@ z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
     }
     uint16_t key_id = p->key_id;
     zm_free(p);
+#if Z_FEATURE_MATCHING
+    zm_matching_drop_publisher(s, id);
+    zm_matching_interest(s, id, key_id, false);
+#endif
     return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
 #endif /* Z_FEATURE_PUBLICATION */

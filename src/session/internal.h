@@ -49,7 +49,7 @@ typedef struct zm_cb_frame {
 } zm_cb_frame_t;
 
 /* Local entities with a callback: subscribers (s->subs) and queryables (s->qbls). */
-#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE)
+#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING)
 
 /*
  * A local subscriber or queryable. busy counts callbacks running now; removed ones are freed at
@@ -66,6 +66,12 @@ typedef struct zm_sub {
     zm_sample_fn fn; /* subscribers */
 #if Z_FEATURE_QUERYABLE
     zm_query_fn qfn; /* queryables */
+#endif
+#if Z_FEATURE_MATCHING
+    zm_matching_fn mfn; /* matching listeners: */
+    uint32_t owner;     /* the publisher they follow, */
+    uint16_t key_id;    /* its key expression, */
+    bool matching;      /* and the status they were last told (origin: where it publishes) */
 #endif
     zm_drop_fn drop;
     void *ctx;
@@ -84,9 +90,17 @@ typedef struct zm_sub {
  * (subscription), of queries (the admin space) and of subscribers (the write filter). A build
  * with none of these, a publisher-only client, ignores them.
  */
-#define ZM_REMOTE_DECLS (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE)
+#define ZM_REMOTE_DECLS \
+    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE || \
+     Z_FEATURE_MATCHING)
 
-#if ZM_WRITE_FILTER
+/*
+ * Peers' subscribers are counted against our keys for the write filter, and for the matching
+ * status of our publishers.
+ */
+#define ZM_SUB_TRACKING (ZM_WRITE_FILTER || Z_FEATURE_MATCHING)
+
+#if ZM_SUB_TRACKING
 /*
  * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
  * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
@@ -94,7 +108,9 @@ typedef struct zm_sub {
 typedef struct {
     uint32_t n[ZM_PEERS_MAX]; /* never above ZM_PEER_DECLS_MAX */
 } zm_hits_t;
+#endif
 
+#if ZM_WRITE_FILTER
 /* A key a z_put without a declared key expression went to lately, with its hits (data.c). */
 typedef struct {
     zm_hits_t hits;
@@ -106,7 +122,7 @@ typedef struct {
 
 /* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
 typedef struct zm_lkey {
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_hits_t hits;
 #endif
     uint32_t users; /* zm_session_declare_keyexpr calls not yet undeclared */
@@ -127,7 +143,7 @@ typedef struct {
  */
 typedef struct {
     zm_idmap_t keys;
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_idmap_t subs;
 #endif
     uint32_t n;
@@ -192,6 +208,9 @@ struct zm_session {
     zm_sub_t *subs;
 #if Z_FEATURE_QUERYABLE
     zm_sub_t *qbls;
+#endif
+#if Z_FEATURE_MATCHING
+    zm_sub_t *mls; /* matching listeners */
 #endif
 #if Z_FEATURE_QUERY
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
@@ -273,7 +292,7 @@ ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *d
 #endif
 /** Forgets everything p declared (its reader joined); s->lock not held. */
 void zm_remote_free(zm_session_t *s, zm_peer_t *p);
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
 /** s->lock held: the hits of a key against every live peer's subscribers, counted afresh. */
 void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits);
 /** s->lock held: a new peer in slot index starts with no hits anywhere. */
@@ -312,6 +331,18 @@ void zm_gets_tick(zm_session_t *s, uint64_t now_ms);
 void zm_gets_peer_gone(zm_session_t *s, unsigned index);
 /** Ends every get (at close). */
 void zm_gets_free_all(zm_session_t *s);
+#endif
+
+/* matching.c */
+#if Z_FEATURE_MATCHING
+/** Tells the matching listeners whose status changed (declarations came or went); no lock held. */
+void zm_matching_update(zm_session_t *s);
+/** A publisher's INTEREST in the subscribers of its key, to every router (or its end: on false). */
+void zm_matching_interest(zm_session_t *s, uint32_t pub_id, uint16_t key_id, bool on);
+/** The INTERESTs of all our publishers to a new router. */
+ZM_NODISCARD z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p);
+/** Undeclares the listeners of a publisher that goes. */
+void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id);
 #endif
 
 /* decl.c: the callbacks of local entities */

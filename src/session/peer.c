@@ -185,13 +185,13 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     uint32_t seed[2];
     zm_port_random(seed, sizeof(seed));
     zm_idmap_init(&p->remote.keys, seed[0]);
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_idmap_init(&p->remote.subs, seed[1]);
 #endif
     p->remote.n = 0;
     p->remote.bytes = 0;
     p->remote.last_key = NULL;
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_hits_reset_peer(s, p->index);
 #endif
     p->reader_started = false;
@@ -333,6 +333,9 @@ void zm_peer_reap(zm_session_t *s)
         zm_remote_free(s, p);
 #if Z_FEATURE_QUERY
         zm_gets_peer_gone(s, p->index);
+#endif
+#if Z_FEATURE_MATCHING
+        zm_matching_update(s); /* its subscribers no longer count */
 #endif
         S_LOCK(s);
         p->state = PEER_FREE;

@@ -38,6 +38,21 @@ static bool params_have(zm_slice_t params, const char *name)
     return false;
 }
 
+#endif
+
+#if Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE
+static void get_local_final(zm_session_t *s, uint32_t rid);
+#endif
+#if Z_FEATURE_QUERY
+#if Z_FEATURE_LOCAL_QUERYABLE
+static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a);
+#endif
+#endif
+
+/* ==== queryables ==================================================================================== */
+
+#if Z_FEATURE_QUERYABLE
+
 /* Pins the peer of a route if it is still the one the request came from; NULL otherwise. */
 static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
 {
@@ -53,21 +68,6 @@ static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
     S_UNLOCK(s);
     return same ? p : NULL;
 }
-
-#endif
-
-#if Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE
-static void get_local_final(zm_session_t *s, uint32_t rid);
-#endif
-#if Z_FEATURE_QUERY
-#if Z_FEATURE_LOCAL_QUERYABLE
-static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a);
-#endif
-#endif
-
-/* ==== queryables ==================================================================================== */
-
-#if Z_FEATURE_QUERYABLE
 
 struct zm_query_rec {
     atomic_uint refs;
@@ -292,32 +292,32 @@ static ZM_NOINLINE zm_query_rec_t *request_answer(zm_peer_t *p, const zm_network
     return q.rec;
 }
 
-/* Not inlined: the route stays off the stack of the admin space's answer. */
-static ZM_NOINLINE void request_end(zm_peer_t *p, uint32_t rid, uint8_t qos, zm_query_rec_t *rec)
+/* Not inlined: what ends the request stays off the stack of the admin space's answer. */
+static ZM_NOINLINE void request_finish(zm_peer_t *p, const zm_network_msg_t *m, const char *key, size_t len)
 {
-    zm_query_route_t route = {p->index, p->gen, rid, 0, qos, false, 0, NULL};
-    query_end(p->s, rec, &route);
+    uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
+    zm_query_route_t route = {p->index, p->gen, m->body.request.rid, 0, qos, false, 0, NULL};
+    query_end(p->s, request_answer(p, m, key, len), &route);
 }
 
 void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m)
 {
     const zm_request_t *rq = &m->body.request;
-    uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
     const char *key;
     size_t len;
     z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
     if (rc != Z_OK) {
         zm_bad_key(p, rc);
-        if (rc == ZM_E_DECL_UNKNOWN) {
-            send_final(p, rq->rid, qos); /* nothing answers a key we do not know */
+        if (rc == ZM_E_DECL_UNKNOWN) { /* nothing answers a key we do not know */
+            send_final(p, rq->rid, (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT);
         }
         return;
     }
     const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
     if (admin != NULL) {
-        admin->on_query(p, rq->rid, qos, key, len);
+        admin->on_query(p, rq->rid, (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT, key, len);
     }
-    request_end(p, rq->rid, qos, request_answer(p, m, key, len));
+    request_finish(p, m, key, len);
 }
 
 void zm_qbls_free_all(zm_session_t *s) { zm_entities_free_all(&s->qbls); }

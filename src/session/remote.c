@@ -14,7 +14,7 @@
 
 /* ---- hits ------------------------------------------------------------------------------------ */
 
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
 
 typedef struct {
     const char *key;
@@ -77,7 +77,7 @@ static void hits_change(zm_session_t *s, const zm_rdecl_t *sub, unsigned index, 
 {
     hits_change_t c = {sub, index, delta};
     zm_idmap_foreach(&s->keys, hits_apply_lkey, &c);
-#if ZM_PUT_CACHE_SLOTS > 0
+#if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
         zm_put_cache_t *e = &s->put_cache[i];
         if (e->used != 0) {
@@ -98,13 +98,13 @@ static bool hits_reset_lkey(uint32_t id, void *val, void *ctx)
 void zm_hits_reset_peer(zm_session_t *s, unsigned index)
 {
     zm_idmap_foreach(&s->keys, hits_reset_lkey, &index);
-#if ZM_PUT_CACHE_SLOTS > 0
+#if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
         s->put_cache[i].hits.n[index] = 0;
     }
 #endif
 }
-#endif /* ZM_WRITE_FILTER */
+#endif /* ZM_SUB_TRACKING */
 
 /* ---- resolving wire expressions -------------------------------------------------------------- */
 
@@ -221,7 +221,7 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     zm_session_t *s = p->s;
 #endif
     const char *key;
@@ -245,7 +245,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
             rdecl_release(p, old);
         }
         return Z_OK;
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     case ZM_DECL_SUBSCRIBER: {
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
@@ -299,7 +299,7 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
-#if ZM_WRITE_FILTER
+#if ZM_SUB_TRACKING
     S_LOCK(s);
     zm_idmap_t subs = p->remote.subs;
     zm_idmap_init(&p->remote.subs, subs.seed);

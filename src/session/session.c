@@ -494,6 +494,9 @@ void zm_session_close(zm_session_t *s)
 #if Z_FEATURE_QUERYABLE
     zm_entities_free_all(&s->qbls);
 #endif
+#if Z_FEATURE_MATCHING
+    zm_entities_free_all(&s->mls);
+#endif
     zm_decl_free_all(s);
 #if Z_FEATURE_MULTI_THREAD
     zm_port_condvar_destroy(&s->lease_cond);

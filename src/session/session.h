@@ -133,6 +133,24 @@ ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char
                                                      uint16_t *key_id);
 ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
 
+/* ---- matching ------------------------------------------------------------------------------------ */
+
+typedef void (*zm_matching_fn)(bool matching, void *ctx);
+
+/**
+ * A listener of the matching status of publisher pub_id, which publishes to destination
+ * (ZM_LOCALITY_*): fn runs when a subscriber first matches its key and when the last one goes
+ * (and at once if one matches now); drop(ctx) when it ends: undeclared, its publisher
+ * undeclared, or the session closed.
+ */
+ZM_NODISCARD z_result_t zm_session_declare_matching_listener(zm_session_t *s, uint32_t pub_id, uint8_t destination,
+                                                             zm_matching_fn fn, zm_drop_fn drop, void *ctx,
+                                                             uint32_t *id);
+ZM_NODISCARD z_result_t zm_session_undeclare_matching_listener(zm_session_t *s, uint32_t id);
+/** Whether a subscriber (remote, or local as destination allows) matches publisher pub_id's key. */
+ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t pub_id, uint8_t destination,
+                                                      bool *matching);
+
 /* ---- data ------------------------------------------------------------------------------------ */
 
 /** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers. */

@@ -45,6 +45,8 @@
         z_owned_querier_t: z_querier_loan, \
         z_owned_closure_query_t: z_closure_query_loan, \
         z_owned_closure_reply_t: z_closure_reply_loan, \
+        z_owned_matching_listener_t: z_matching_listener_loan, \
+        z_owned_closure_matching_status_t: z_closure_matching_status_loan, \
         z_owned_closure_sample_t: z_closure_sample_loan,           \
         z_owned_closure_zid_t: z_closure_zid_loan,                 \
         z_owned_closure_hello_t: z_closure_hello_loan)(&(x))
@@ -73,6 +75,7 @@
         z_owned_reply_err_t: z_reply_err_loan_mut, \
         z_owned_queryable_t: z_queryable_loan_mut, \
         z_owned_querier_t: z_querier_loan_mut, \
+        z_owned_matching_listener_t: z_matching_listener_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
         z_owned_condvar_t: z_condvar_loan_mut)(&(x))
@@ -105,6 +108,8 @@
         z_owned_querier_t: z_querier_move, \
         z_owned_closure_query_t: z_closure_query_move, \
         z_owned_closure_reply_t: z_closure_reply_move, \
+        z_owned_matching_listener_t: z_matching_listener_move, \
+        z_owned_closure_matching_status_t: z_closure_matching_status_move, \
         z_owned_closure_sample_t: z_closure_sample_move,           \
         z_owned_closure_zid_t: z_closure_zid_move,                 \
         z_owned_closure_hello_t: z_closure_hello_move)(&(x))
@@ -137,6 +142,8 @@
         z_moved_querier_t *: z_querier_drop, \
         z_moved_closure_query_t *: z_closure_query_drop, \
         z_moved_closure_reply_t *: z_closure_reply_drop, \
+        z_moved_matching_listener_t *: z_matching_listener_drop, \
+        z_moved_closure_matching_status_t *: z_closure_matching_status_drop, \
         z_moved_closure_sample_t *: z_closure_sample_drop,           \
         z_moved_closure_zid_t *: z_closure_zid_drop,                 \
         z_moved_closure_hello_t *: z_closure_hello_drop)(x)
@@ -166,6 +173,8 @@
         z_owned_querier_t: z_internal_querier_check, \
         z_owned_closure_query_t: z_internal_closure_query_check, \
         z_owned_closure_reply_t: z_internal_closure_reply_check, \
+        z_owned_matching_listener_t: z_internal_matching_listener_check, \
+        z_owned_closure_matching_status_t: z_internal_closure_matching_status_check, \
         z_owned_closure_sample_t: z_internal_closure_sample_check,           \
         z_owned_closure_zid_t: z_internal_closure_zid_check,                 \
         z_owned_closure_hello_t: z_internal_closure_hello_check)(&(x))
@@ -214,6 +223,8 @@
         z_owned_querier_t *: z_querier_take, \
         z_owned_closure_query_t *: z_closure_query_take, \
         z_owned_closure_reply_t *: z_closure_reply_take, \
+        z_owned_matching_listener_t *: z_matching_listener_take, \
+        z_owned_closure_matching_status_t *: z_closure_matching_status_take, \
         z_owned_closure_sample_t *: z_closure_sample_take,         \
         z_owned_closure_zid_t *: z_closure_zid_take,               \
         z_owned_closure_hello_t *: z_closure_hello_take)(this_, x)
@@ -263,6 +274,8 @@
         z_owned_querier_t *: z_internal_querier_null, \
         z_owned_closure_query_t *: z_internal_closure_query_null, \
         z_owned_closure_reply_t *: z_internal_closure_reply_null, \
+        z_owned_matching_listener_t *: z_internal_matching_listener_null, \
+        z_owned_closure_matching_status_t *: z_internal_closure_matching_status_null, \
         z_owned_closure_sample_t *: z_internal_closure_sample_null,         \
         z_owned_closure_zid_t *: z_internal_closure_zid_null,               \
         z_owned_closure_hello_t *: z_internal_closure_hello_null)(x)
@@ -272,6 +285,7 @@
     _Generic((x),                                            \
         z_loaned_closure_query_t: z_closure_query_call, \
         z_loaned_closure_reply_t: z_closure_reply_call, \
+        z_loaned_closure_matching_status_t: z_closure_matching_status_call, \
         z_loaned_closure_sample_t: z_closure_sample_call,    \
         z_loaned_closure_zid_t: z_closure_zid_call,          \
         z_loaned_closure_hello_t: z_closure_hello_call)(&(x), __VA_ARGS__)

@@ -550,6 +550,40 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
 /** The publisher's key expression (aliased). */
 const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher);
 
+/* ---- matching ------------------------------------------------------------------------------------ */
+
+ZM_OWNED_FUNCTIONS_BASE(matching_listener)
+ZM_CLOSURE_FUNCTIONS(closure_matching_status)
+
+/** Fills an owned closure of matching statuses (call must not be NULL); Z_EINVAL otherwise. */
+z_result_t z_closure_matching_status(z_owned_closure_matching_status_t *closure,
+                                     z_closure_matching_status_callback_t call, z_closure_drop_callback_t drop,
+                                     void *context);
+void z_closure_matching_status_call(const z_loaned_closure_matching_status_t *closure,
+                                    const z_matching_status_t *status);
+
+#if Z_FEATURE_MATCHING == 1
+/**
+ * Whether any subscriber matches the publisher's key now: a remote one (as routers and peers
+ * declared them), or one of this session if the publisher delivers locally.
+ */
+z_result_t z_publisher_get_matching_status(const z_loaned_publisher_t *publisher, z_matching_status_t *matching_status);
+/**
+ * Declares a listener of the publisher's matching status, returned owned in *matching_listener.
+ * Takes callback: its call runs when a first subscriber matches and when the last one goes (at
+ * once if one matches already), on the thread that learnt it; its drop once the listener, or its
+ * publisher, is undeclared or the session closes (and when this fails).
+ */
+z_result_t z_publisher_declare_matching_listener(const z_loaned_publisher_t *publisher,
+                                                 z_owned_matching_listener_t *matching_listener,
+                                                 z_moved_closure_matching_status_t *callback);
+/** Like z_publisher_declare_matching_listener for a listener that lives as long as its publisher. */
+z_result_t z_publisher_declare_background_matching_listener(const z_loaned_publisher_t *publisher,
+                                                            z_moved_closure_matching_status_t *callback);
+#endif
+/** Undeclares the listener; when it returns its callback runs no more. */
+z_result_t z_undeclare_matching_listener(z_moved_matching_listener_t *listener);
+
 /* ---- subscribers --------------------------------------------------------------------------------- */
 
 /** Fills options with the defaults: samples from anywhere. */

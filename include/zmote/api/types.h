@@ -299,6 +299,20 @@ typedef struct {
 
 ZM_OWNED_TYPE(zm_api_querier_t, querier)
 
+/* ---- matching ------------------------------------------------------------------------------------ */
+
+/** Whether any subscriber matches a publisher's key expression. */
+typedef struct {
+    bool matching;
+} z_matching_status_t;
+
+typedef struct {
+    struct zm_api_session *session; /* counted reference */
+    uint32_t id;
+} zm_api_matching_listener_t;
+
+ZM_OWNED_TYPE(zm_api_matching_listener_t, matching_listener)
+
 /* ---- scouting results (declared for source compatibility; zmote does not scout yet) ----------- */
 
 typedef struct {
@@ -318,6 +332,7 @@ typedef void (*z_closure_zid_callback_t)(const z_id_t *id, void *context);
 typedef void (*z_closure_hello_callback_t)(z_loaned_hello_t *hello, void *context);
 typedef void (*z_closure_query_callback_t)(z_loaned_query_t *query, void *context);
 typedef void (*z_closure_reply_callback_t)(z_loaned_reply_t *reply, void *context);
+typedef void (*z_closure_matching_status_callback_t)(const z_matching_status_t *status, void *context);
 
 /* The member names context/call/drop are used by the z_closure macro. */
 typedef struct {
@@ -350,7 +365,14 @@ typedef struct {
     z_closure_drop_callback_t drop;
 } zm_api_closure_reply_t;
 
+typedef struct {
+    void *context;
+    z_closure_matching_status_callback_t call;
+    z_closure_drop_callback_t drop;
+} zm_api_closure_matching_status_t;
+
 ZM_OWNED_TYPE(zm_api_closure_sample_t, closure_sample)
+ZM_OWNED_TYPE(zm_api_closure_matching_status_t, closure_matching_status)
 ZM_OWNED_TYPE(zm_api_closure_query_t, closure_query)
 ZM_OWNED_TYPE(zm_api_closure_reply_t, closure_reply)
 ZM_OWNED_TYPE(zm_api_closure_zid_t, closure_zid)
