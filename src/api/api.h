@@ -136,6 +136,9 @@ ZM_NODISCARD z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sa
 /** A sample whose parts borrow the session's sample; allocates nothing. */
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in);
 
+/** The global id of entity eid of the session b (a zero id when b is NULL or closed). */
+z_entity_global_id_t zm_api_entity_id(struct zm_api_session *b, uint32_t eid);
+
 /** A zid of the protocol as the API's 16-byte id, and back. */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
 zm_zid_t zm_api_zid_from_id(const z_id_t *id);

@@ -361,6 +361,13 @@ const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publis
     return publisher != NULL ? &publisher->keyexpr : NULL;
 }
 
+#ifdef Z_FEATURE_UNSTABLE_API
+z_entity_global_id_t z_publisher_id(const z_loaned_publisher_t *publisher)
+{
+    return publisher != NULL ? zm_api_entity_id(publisher->session, publisher->id) : zm_api_entity_id(NULL, 0);
+}
+#endif
+
 /* ---- matching ------------------------------------------------------------------------------------- */
 
 void z_internal_matching_listener_null(z_owned_matching_listener_t *obj)
@@ -648,4 +655,11 @@ const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subs
 {
     return subscriber != NULL ? &subscriber->keyexpr : NULL;
 }
+
+#ifdef Z_FEATURE_UNSTABLE_API
+z_entity_global_id_t z_subscriber_id(const z_loaned_subscriber_t *subscriber)
+{
+    return subscriber != NULL ? zm_api_entity_id(subscriber->session, subscriber->id) : zm_api_entity_id(NULL, 0);
+}
+#endif
 #endif /* Z_FEATURE_SUBSCRIPTION */

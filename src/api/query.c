@@ -584,17 +584,7 @@ const z_loaned_keyexpr_t *z_querier_keyexpr(const z_loaned_querier_t *querier)
 
 z_entity_global_id_t z_querier_id(const z_loaned_querier_t *querier)
 {
-    z_entity_global_id_t id;
-    memset(&id, 0, sizeof(id));
-    zm_session_t *s;
-    if (querier != NULL && zm_api_session_enter(querier->session, &s) == Z_OK) {
-        zm_zid_t zid;
-        zm_session_zid(s, &zid);
-        id.zid = zm_api_id_from_zid(&zid);
-        id.eid = querier->id;
-        zm_api_session_leave(querier->session);
-    }
-    return id;
+    return querier != NULL ? zm_api_entity_id(querier->session, querier->id) : zm_api_entity_id(NULL, 0);
 }
 
 #endif /* Z_FEATURE_QUERY */
@@ -1024,17 +1014,7 @@ void z_queryable_drop(z_moved_queryable_t *obj)
 
 z_entity_global_id_t z_queryable_id(const z_loaned_queryable_t *queryable)
 {
-    z_entity_global_id_t id;
-    memset(&id, 0, sizeof(id));
-    zm_session_t *s;
-    if (queryable != NULL && zm_api_session_enter(queryable->session, &s) == Z_OK) {
-        zm_zid_t zid;
-        zm_session_zid(s, &zid);
-        id.zid = zm_api_id_from_zid(&zid);
-        id.eid = queryable->id;
-        zm_api_session_leave(queryable->session);
-    }
-    return id;
+    return queryable != NULL ? zm_api_entity_id(queryable->session, queryable->id) : zm_api_entity_id(NULL, 0);
 }
 
 const z_loaned_keyexpr_t *z_queryable_keyexpr(const z_loaned_queryable_t *queryable)

@@ -278,19 +278,11 @@ bool z_session_is_closed(const z_loaned_session_t *zs)
 
 /* ---- what a session knows -------------------------------------------------------------------------- */
 
-z_id_t z_info_zid(const z_loaned_session_t *zs)
-{
-    z_id_t id;
-    memset(&id, 0, sizeof(id));
-    zm_session_t *s;
-    if (zm_api_session_enter(record_of(zs), &s) == Z_OK) {
-        zm_zid_t zid;
-        zm_session_zid(s, &zid);
-        zm_api_session_leave(record_of(zs));
-        id = zm_api_id_from_zid(&zid);
-    }
-    return id;
-}
+z_id_t z_info_zid(const z_loaned_session_t *zs) { return zm_api_entity_id(record_of(zs), 0).zid; }
+
+#ifdef Z_FEATURE_UNSTABLE_API
+z_entity_global_id_t z_session_id(const z_loaned_session_t *zs) { return zm_api_entity_id(record_of(zs), 0); }
+#endif
 
 static void zid_to_closure(const zm_zid_t *zid, void *ctx)
 {

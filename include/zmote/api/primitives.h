@@ -616,6 +616,13 @@ z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub);
 /** The subscriber's key expression (aliased). */
 const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subscriber);
 
+#ifdef Z_FEATURE_UNSTABLE_API
+/** The global ids of a session (entity 0), a publisher and a subscriber. */
+z_entity_global_id_t z_session_id(const z_loaned_session_t *zs);
+z_entity_global_id_t z_publisher_id(const z_loaned_publisher_t *publisher);
+z_entity_global_id_t z_subscriber_id(const z_loaned_subscriber_t *subscriber);
+#endif
+
 /* ---- scouting results -------------------------------------------------------------------------------- */
 
 /** The zid of the node that answered a scout. */
