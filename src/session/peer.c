@@ -58,7 +58,8 @@ static void *reader_main(void *arg)
     if (rc == ZM_E_CLOSED) {
         zm_peer_kill(p, ZM_CLOSE_GENERIC, NULL); /* it left, or we closed it: nothing to warn of */
     } else {
-        zm_peer_kill(p, ZM_CLOSE_INVALID, zm_strerror(rc));
+        /* the reason's text only where it is logged: zm_strerror's table is large for a firmware */
+        zm_peer_kill(p, ZM_CLOSE_INVALID, ZM_LOG_LEVEL >= ZM_LOG_WARN ? zm_strerror(rc) : "unreadable");
     }
     return NULL;
 }
