@@ -365,43 +365,85 @@ static z_result_t de_text(ze_deserializer_t *d, bool is_str, text_t *o)
     return r;
 }
 
+typedef union {
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    double f64;
+    bool flag;
+} number_t;
+
+/* Writes a number read as kind k (not a string nor a byte string). */
+static void put_number(text_t *o, const char *k, const number_t *v)
+{
+    uint32_t bits32;
+    uint64_t bits64;
+    if (strcmp(k, "u8") == 0) put_text(o, "u8:%u", v->u8);
+    else if (strcmp(k, "u16") == 0) put_text(o, "u16:%u", v->u16);
+    else if (strcmp(k, "u32") == 0) put_text(o, "u32:%" PRIu32, v->u32);
+    else if (strcmp(k, "u64") == 0) put_text(o, "u64:%" PRIu64, v->u64);
+    else if (strcmp(k, "i8") == 0) put_text(o, "i8:%d", v->i8);
+    else if (strcmp(k, "i16") == 0) put_text(o, "i16:%d", v->i16);
+    else if (strcmp(k, "i32") == 0) put_text(o, "i32:%" PRId32, v->i32);
+    else if (strcmp(k, "i64") == 0) put_text(o, "i64:%" PRId64, v->i64);
+    else if (strcmp(k, "bool") == 0) put_text(o, "bool:%d", v->flag ? 1 : 0);
+    else if (strcmp(k, "f32") == 0) {
+        memcpy(&bits32, &v->f32, sizeof(bits32));
+        put_text(o, "f32:%08" PRIx32, bits32);
+    } else {
+        memcpy(&bits64, &v->f64, sizeof(bits64));
+        put_text(o, "f64:%016" PRIx64, bits64);
+    }
+}
+
+/* Reads a number of kind k with the deserializer. */
+static z_result_t read_number(ze_deserializer_t *d, const char *k, number_t *v)
+{
+    if (strcmp(k, "u8") == 0) return ze_deserializer_deserialize_uint8(d, &v->u8);
+    if (strcmp(k, "u16") == 0) return ze_deserializer_deserialize_uint16(d, &v->u16);
+    if (strcmp(k, "u32") == 0) return ze_deserializer_deserialize_uint32(d, &v->u32);
+    if (strcmp(k, "u64") == 0) return ze_deserializer_deserialize_uint64(d, &v->u64);
+    if (strcmp(k, "i8") == 0) return ze_deserializer_deserialize_int8(d, &v->i8);
+    if (strcmp(k, "i16") == 0) return ze_deserializer_deserialize_int16(d, &v->i16);
+    if (strcmp(k, "i32") == 0) return ze_deserializer_deserialize_int32(d, &v->i32);
+    if (strcmp(k, "i64") == 0) return ze_deserializer_deserialize_int64(d, &v->i64);
+    if (strcmp(k, "bool") == 0) return ze_deserializer_deserialize_bool(d, &v->flag);
+    if (strcmp(k, "f32") == 0) return ze_deserializer_deserialize_float(d, &v->f32);
+    return ze_deserializer_deserialize_double(d, &v->f64);
+}
+
+/* Reads a number of kind k that must span the whole payload (ze_deserialize_*). */
+static z_result_t read_whole_number(const z_loaned_bytes_t *b, const char *k, number_t *v)
+{
+    if (strcmp(k, "u8") == 0) return ze_deserialize_uint8(b, &v->u8);
+    if (strcmp(k, "u16") == 0) return ze_deserialize_uint16(b, &v->u16);
+    if (strcmp(k, "u32") == 0) return ze_deserialize_uint32(b, &v->u32);
+    if (strcmp(k, "u64") == 0) return ze_deserialize_uint64(b, &v->u64);
+    if (strcmp(k, "i8") == 0) return ze_deserialize_int8(b, &v->i8);
+    if (strcmp(k, "i16") == 0) return ze_deserialize_int16(b, &v->i16);
+    if (strcmp(k, "i32") == 0) return ze_deserialize_int32(b, &v->i32);
+    if (strcmp(k, "i64") == 0) return ze_deserialize_int64(b, &v->i64);
+    if (strcmp(k, "bool") == 0) return ze_deserialize_bool(b, &v->flag);
+    if (strcmp(k, "f32") == 0) return ze_deserialize_float(b, &v->f32);
+    return ze_deserialize_double(b, &v->f64);
+}
+
 static z_result_t de_scalar(ze_deserializer_t *d, const char *k, tokens_t *t, text_t *o)
 {
-    z_result_t r = Z_EINVAL;
     if (!is_scalar(k)) {
         t->bad = true;
         return Z_OK;
     }
-    union {
-        uint8_t u8;
-        uint16_t u16;
-        uint32_t u32;
-        uint64_t u64;
-        int8_t i8;
-        int16_t i16;
-        int32_t i32;
-        int64_t i64;
-        float f;
-        double g;
-        bool b;
-    } v;
-    uint32_t bits32;
-    uint64_t bits64;
-    if (strcmp(k, "u8") == 0 && (r = ze_deserializer_deserialize_uint8(d, &v.u8)) == Z_OK) put_text(o, "u8:%u", v.u8);
-    else if (strcmp(k, "u16") == 0 && (r = ze_deserializer_deserialize_uint16(d, &v.u16)) == Z_OK) put_text(o, "u16:%u", v.u16);
-    else if (strcmp(k, "u32") == 0 && (r = ze_deserializer_deserialize_uint32(d, &v.u32)) == Z_OK) put_text(o, "u32:%" PRIu32, v.u32);
-    else if (strcmp(k, "u64") == 0 && (r = ze_deserializer_deserialize_uint64(d, &v.u64)) == Z_OK) put_text(o, "u64:%" PRIu64, v.u64);
-    else if (strcmp(k, "i8") == 0 && (r = ze_deserializer_deserialize_int8(d, &v.i8)) == Z_OK) put_text(o, "i8:%d", v.i8);
-    else if (strcmp(k, "i16") == 0 && (r = ze_deserializer_deserialize_int16(d, &v.i16)) == Z_OK) put_text(o, "i16:%d", v.i16);
-    else if (strcmp(k, "i32") == 0 && (r = ze_deserializer_deserialize_int32(d, &v.i32)) == Z_OK) put_text(o, "i32:%" PRId32, v.i32);
-    else if (strcmp(k, "i64") == 0 && (r = ze_deserializer_deserialize_int64(d, &v.i64)) == Z_OK) put_text(o, "i64:%" PRId64, v.i64);
-    else if (strcmp(k, "bool") == 0 && (r = ze_deserializer_deserialize_bool(d, &v.b)) == Z_OK) put_text(o, "bool:%d", v.b ? 1 : 0);
-    else if (strcmp(k, "f32") == 0 && (r = ze_deserializer_deserialize_float(d, &v.f)) == Z_OK) {
-        memcpy(&bits32, &v.f, sizeof(bits32));
-        put_text(o, "f32:%08" PRIx32, bits32);
-    } else if (strcmp(k, "f64") == 0 && (r = ze_deserializer_deserialize_double(d, &v.g)) == Z_OK) {
-        memcpy(&bits64, &v.g, sizeof(bits64));
-        put_text(o, "f64:%016" PRIx64, bits64);
+    number_t v;
+    z_result_t r = read_number(d, k, &v);
+    if (r == Z_OK) {
+        put_number(o, k, &v);
     }
     return r;
 }
@@ -437,34 +479,8 @@ static z_result_t de_value(ze_deserializer_t *d, tokens_t *t, text_t *o)
 /* A lone scalar, string or byte string, with the ze_deserialize_* of its type. */
 static z_result_t de_whole(const z_loaned_bytes_t *b, const char *k, text_t *o)
 {
-    z_result_t r = Z_EINVAL;
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64;
-    int8_t i8;
-    int16_t i16;
-    int32_t i32;
-    int64_t i64;
-    float f;
-    double g;
-    bool flag;
-    if (strcmp(k, "u8") == 0 && (r = ze_deserialize_uint8(b, &u8)) == Z_OK) put_text(o, "u8:%u", u8);
-    else if (strcmp(k, "u16") == 0 && (r = ze_deserialize_uint16(b, &u16)) == Z_OK) put_text(o, "u16:%u", u16);
-    else if (strcmp(k, "u32") == 0 && (r = ze_deserialize_uint32(b, &u32)) == Z_OK) put_text(o, "u32:%" PRIu32, u32);
-    else if (strcmp(k, "u64") == 0 && (r = ze_deserialize_uint64(b, &u64)) == Z_OK) put_text(o, "u64:%" PRIu64, u64);
-    else if (strcmp(k, "i8") == 0 && (r = ze_deserialize_int8(b, &i8)) == Z_OK) put_text(o, "i8:%d", i8);
-    else if (strcmp(k, "i16") == 0 && (r = ze_deserialize_int16(b, &i16)) == Z_OK) put_text(o, "i16:%d", i16);
-    else if (strcmp(k, "i32") == 0 && (r = ze_deserialize_int32(b, &i32)) == Z_OK) put_text(o, "i32:%" PRId32, i32);
-    else if (strcmp(k, "i64") == 0 && (r = ze_deserialize_int64(b, &i64)) == Z_OK) put_text(o, "i64:%" PRId64, i64);
-    else if (strcmp(k, "bool") == 0 && (r = ze_deserialize_bool(b, &flag)) == Z_OK) put_text(o, "bool:%d", flag ? 1 : 0);
-    else if (strcmp(k, "f32") == 0 && (r = ze_deserialize_float(b, &f)) == Z_OK) {
-        memcpy(&u32, &f, sizeof(u32));
-        put_text(o, "f32:%08" PRIx32, u32);
-    } else if (strcmp(k, "f64") == 0 && (r = ze_deserialize_double(b, &g)) == Z_OK) {
-        memcpy(&u64, &g, sizeof(u64));
-        put_text(o, "f64:%016" PRIx64, u64);
-    } else if (strcmp(k, "str") == 0) {
+    z_result_t r;
+    if (strcmp(k, "str") == 0) {
         z_owned_string_t s;
         if ((r = ze_deserialize_string(b, &s)) == Z_OK) {
             put_text(o, "str:");
@@ -478,6 +494,11 @@ static z_result_t de_whole(const z_loaned_bytes_t *b, const char *k, text_t *o)
             put_hex(o, z_slice_data(z_loan(s)), z_slice_len(z_loan(s)));
         }
         z_drop(z_move(s));
+    } else {
+        number_t v;
+        if ((r = read_whole_number(b, k, &v)) == Z_OK) {
+            put_number(o, k, &v);
+        }
     }
     return r;
 }

@@ -381,7 +381,8 @@ static void test_round_trip_integers(void)
 {
     const uint64_t u[] = {0, 1, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff,
                           0x80000000u, 0xffffffffu, 0x100000000u, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX};
-    const int64_t i[] = {0, 1, -1, INT8_MIN, INT8_MAX, INT16_MIN, INT16_MAX, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX};
+    const int64_t i[] = {0,         1,         -1,        INT8_MIN,  INT8_MAX, INT16_MIN,
+                         INT16_MAX, INT32_MIN, INT32_MAX, INT64_MIN, INT64_MAX};
     ze_owned_serializer_t s;
     ze_serializer_empty(&s);
     for (size_t k = 0; k < ZM_ARRAY_LEN(u); k++) {
