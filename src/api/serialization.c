@@ -17,7 +17,17 @@
 
 _Static_assert(sizeof(float) == 4 && sizeof(double) == 8, "floats are IEEE 754 binary32 and binary64");
 
-/* ---- the wire forms ------------------------------------------------------------------------------- */
+/* ---- the wire forms -------------------------------------------------------------------------------
+ *
+ *   u8, i8, bool        |b0|                      bool: 0 or 1
+ *   u16, i16            |b0|b1|                   little-endian, two's complement
+ *   u32, i32, float     |b0|b1|b2|b3|             float: IEEE 754 binary32 bits
+ *   u64, i64, double    |b0|...|b7|               double: IEEE 754 binary64 bits
+ *   string, byte string |len: LEB128|len bytes|   string: UTF-8
+ *   sequence            |count: LEB128|element|...|element|
+ *   map                 |count: LEB128|key|value|...|key|value|
+ *   tuple               |field|...|field|
+ */
 
 /* Writes v as unsigned LEB128 (7 bits a byte, low groups first, high bit set on all but the last). */
 static size_t varint_put(uint8_t *out, uint64_t v)
@@ -104,6 +114,9 @@ z_result_t ze_serializer_take_from_loaned(ze_owned_serializer_t *dst, ze_loaned_
 {
     if (dst == NULL) {
         return Z_EINVAL;
+    }
+    if (src == &dst->_val) {
+        return Z_OK; /* already there; nulling dst first would lose it */
     }
     ze_internal_serializer_null(dst);
     if (src == NULL) {
@@ -343,7 +356,10 @@ static z_result_t peek_counted(const ze_deserializer_t *d, const uint8_t **body,
     return Z_OK;
 }
 
-/* For signed types the conversion takes the two's complement the bytes were written in. */
+/*
+ * Signed types are two's complement (exact-width types are); converting the unsigned value to
+ * them wraps modulo 2^N on every compiler zmote supports (GCC and Clang define it so).
+ */
 #define DESERIALIZE_INTEGER(suffix, type, width)                                                  \
     z_result_t ze_deserializer_deserialize_##suffix(ze_deserializer_t *deserializer, type *val)  \
     {                                                                                             \

@@ -736,6 +736,8 @@ static void test_generic_macros(void)
     CHECK(z_internal_check(s) && !z_internal_check(t));
     CHECK_EQ_INT(ze_serializer_take_from_loaned(NULL, z_loan_mut(t)), Z_EINVAL);
     CHECK_EQ_INT(ze_serializer_take_from_loaned(&t, NULL), Z_EINVAL);
+    CHECK_EQ_INT(z_take_from_loaned(&s, z_loan_mut(s)), Z_OK); /* onto itself: kept */
+    CHECK(z_internal_check(s));
     z_owned_bytes_t b;
     ze_serializer_finish(z_move(s), &b);
     CHECK_PAYLOAD(b, "01 02");
