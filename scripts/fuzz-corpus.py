@@ -3,7 +3,9 @@
 valid messages and mutates outward instead of rediscovering the header layout byte by byte.
 
 usage: fuzz-corpus.py OUTDIR [VECTORS_DIR]
-writes OUTDIR/corpus-fuzz_batch/ (wire bytes) and OUTDIR/corpus-fuzz_keyexpr/ (pairs "a\\0b").
+writes OUTDIR/corpus-fuzz_batch/ (wire bytes), OUTDIR/corpus-fuzz_keyexpr/ (pairs "a\\0b"),
+OUTDIR/corpus-fuzz_serial/ (bytes on a serial line) and OUTDIR/corpus-fuzz_deserialize/ (reads, then
+a payload in zenoh-ext's serialization format).
 """
 import hashlib
 import pathlib
@@ -80,6 +82,28 @@ def serial_inputs(vectors):
     return out
 
 
+# The kinds of read fuzz_deserialize makes, in its numbering.
+U8, U16, U32, U64, I8, I16, I32, I64, F32, F64, BOOL, STR, SLICE, SEQ = range(14)
+
+
+def deserialize_inputs():
+    """fuzz_deserialize's inputs: a count of reads, the reads, then a payload (zenoh-ext's format,
+    as Rust's z_serialize writes these values)."""
+    cases = [
+        ([SEQ, STR, I16, STR, I16], "02 02 73 31 0a 00 02 73 32 f0 d8"),
+        ([U16, F32, STR], "f4 01 00 40 9a 44 04 74 65 73 74"),
+        ([SEQ, I64, I64, I64, I64], "04 9c ff ff ff ff ff ff ff f4 01 00 00 00 00 00 00 a0 86 01 00 00 00 00 00 00 "
+                                    "d3 ce fe ff ff ff ff"),
+        ([SEQ, STR, U8, STR, U8], "02 01 61 01 02 62 63 02"),
+        ([I32, I32, BOOL, BOOL, U8], "86 d6 12 00 a3 3f ff ff 01 00 02"),
+        ([U64, I8, U32, F64], "08 07 06 05 04 03 02 01 80 ef be ad de 33 33 33 33 33 33 c3 3f"),
+        ([SLICE, STR], "03 00 01 02 05 c3 a9 e2 82 ac"),
+        ([SEQ, SEQ, SEQ], "80 00 80 80 80 80 80 80 80 80 00 ff ff ff ff ff ff ff ff ff 01"),
+        ([STR, SLICE], "02 ff fe 02 ff fe"),
+    ]
+    return [bytes([len(reads)] + reads) + bytes.fromhex(payload) for reads, payload in cases]
+
+
 def write(dirpath, inputs):
     dirpath.mkdir(parents=True, exist_ok=True)
     for data in inputs:
@@ -101,7 +125,9 @@ def main():
     n_wire = write(out / "corpus-fuzz_batch", wire)
     n_keys = write(out / "corpus-fuzz_keyexpr", keys)
     n_serial = write(out / "corpus-fuzz_serial", serial_inputs(vectors))
-    print(f"corpus: {n_wire} batch seeds, {n_keys} keyexpr seeds, {n_serial} serial seeds in {out}")
+    n_de = write(out / "corpus-fuzz_deserialize", deserialize_inputs())
+    print(f"corpus: {n_wire} batch seeds, {n_keys} keyexpr seeds, {n_serial} serial seeds, "
+          f"{n_de} deserialize seeds in {out}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ import re
 import signal
 
 import pytest
+import zenoh.ext as zx
 
 import harness
 from harness import endpoint, free_port
@@ -163,6 +164,128 @@ def test_z_sub_connects_to_listening_rust_peer(rust, children):
     assert sub.output().splitlines()[3:] == [received_line("zm/peer/y", "one"), received_line("zm/peer/y", "two")]
 
 
+# ---- attachments and serialization --------------------------------------------------------------
+
+ATT_PAIRS = list[tuple[str, str]]
+
+
+def att_pairs(i):
+    return [("source", "C"), ("index", str(i))]
+
+
+def check_pub_attachment_samples(samples, n, key=PUB_KEY, value="Pub from Pico!"):
+    """What z_pub_attachment puts, as the Rust subscriber received it."""
+    assert [x["key"] for x in samples] == [key] * n
+    assert [x["payload"] for x in samples] == [f"[{i:4d}] {value}".encode() for i in range(n)]
+    assert [zx.z_deserialize(ATT_PAIRS, harness.zenoh.ZBytes(x["attachment"])) for x in samples] == [
+        att_pairs(i) for i in range(n)]
+    assert all(x["encoding"] == "zenoh/string;utf8" for x in samples)
+    stamps = [int(x["timestamp"].split("/")[0]) for x in samples]
+    assert stamps == sorted(stamps) and len(set(stamps)) == n
+
+
+def test_z_pub_attachment_to_rust_peer(rust, children):
+    ep = endpoint(free_port())
+    got = harness.Received()
+    s = rust.peer(listen=[ep])
+    s.declare_subscriber("demo/example/**", got)
+    pub = children.zm("z_pub_attachment", "-m", "peer", "-e", ep, "-n", "3")
+    samples = got.wait(3, timeout=30, others=[pub])
+    assert pub.wait_exit(15) == 0
+    check_pub_attachment_samples(samples, 3)  # with no router between them, zmote stamped them
+    assert pub.output().splitlines() == [
+        "Opening session...",
+        f"Declaring publisher for '{PUB_KEY}'...",
+        "Press CTRL-C to quit...",
+        *pub_lines(PUB_KEY, "Pub from Pico!", 3),
+    ]
+
+
+def test_z_pub_attachment_to_rust_subscriber_via_router(router, rust, children):
+    got = harness.Received()
+    s = rust.client(router.endpoint)
+    s.declare_subscriber("zm/att/**", got)
+    pub = children.zm("z_pub_attachment", "-m", "client", "-e", router.endpoint, "-k", "zm/att/x", "-v", "v", "-n", "2")
+    samples = got.wait(2, timeout=30, others=[pub])
+    assert pub.wait_exit(15) == 0
+    check_pub_attachment_samples(samples, 2, key="zm/att/x", value="v")
+
+
+def sub_attachment_lines(key, value, stamp, pairs, encoding="zenoh/string;utf8"):
+    lines = [received_line(key, value), f"    with encoding: {encoding}"]
+    if stamp is not None:
+        lines.append(f"    with timestamp: {stamp}")
+    if pairs:
+        lines.append("    with attachment:")
+        lines += [f"     {i}: {k}, {v}" for i, (k, v) in enumerate(pairs)]
+    return lines
+
+
+def test_rust_peer_attachments_to_z_sub_attachment(rust, children):
+    ep = endpoint(free_port())
+    sub = children.zm("z_sub_attachment", "-m", "peer", "-l", ep, "-n", "4", "-k", "zm/att/**")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    s = rust.peer(connect=[ep])
+    p = s.declare_publisher("zm/att/py", encoding="zenoh/string;utf8")
+    harness.wait_matching(p, others=[sub])
+    stamps = []
+    pairs = [("source", "Python"), ("index", "0"), ("unicode", "h\u00e9llo \u20ac"), ("empty", "")]
+    for i, att in enumerate([
+        zx.z_serialize(pairs),
+        zx.z_serialize([]),                    # no pairs: nothing printed
+        b"\x05\x01",                           # malformed (5 pairs in 1 byte): nothing printed
+        None,                                  # no attachment
+    ]):
+        ts = s.new_timestamp()
+        stamps.append(int(str(ts).split("/")[0]))
+        p.put(f"py {i}", attachment=att, timestamp=ts)
+    assert sub.wait_exit(15) == 0
+    assert sub.output().splitlines()[3:] == [
+        *sub_attachment_lines("zm/att/py", "py 0", stamps[0], pairs),
+        *sub_attachment_lines("zm/att/py", "py 1", stamps[1], []),
+        *sub_attachment_lines("zm/att/py", "py 2", stamps[2], []),
+        *sub_attachment_lines("zm/att/py", "py 3", stamps[3], []),
+    ]
+
+
+def test_rust_attachment_to_z_sub_attachment_via_router(router, rust, children):
+    sub = children.zm("z_sub_attachment", "-m", "client", "-e", router.endpoint, "-n", "1")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    s = rust.client(router.endpoint)
+    p = s.declare_publisher("demo/example/rust", encoding="text/plain")
+    harness.wait_matching(p, others=[sub])
+    p.put("from rust", attachment=zx.z_serialize([("source", "Rust"), ("index", "7")]))
+    assert sub.wait_exit(15) == 0
+    lines = sub.output().splitlines()[3:]
+    # the router stamps what reaches it unstamped
+    stamp = re.fullmatch(r"    with timestamp: (\d+)", lines[2])
+    assert stamp, sub.describe()
+    assert lines == sub_attachment_lines("demo/example/rust", "from rust", stamp.group(1),
+                                         [("source", "Rust"), ("index", "7")], encoding="text/plain")
+
+
+def test_z_pub_attachment_to_z_sub_attachment_peer_to_peer(children):
+    ep = endpoint(free_port())
+    sub = children.zm("z_sub_attachment", "-m", "peer", "-l", ep, "-n", "2")
+    sub.wait_line(r"^Press CTRL-C to quit")
+    pub = children.zm("z_pub_attachment", "-m", "peer", "-e", ep, "-n", "2")
+    assert sub.wait_exit(30, others=[pub]) == 0
+    assert pub.wait_exit(15) == 0
+    lines = sub.output().splitlines()[3:]
+    stamps = [m.group(1) for m in (re.fullmatch(r"    with timestamp: (\d+)", x) for x in lines) if m]
+    assert len(stamps) == 2, sub.describe()
+    assert lines == [*sub_attachment_lines(PUB_KEY, "[   0] Pub from Pico!", stamps[0], att_pairs(0)),
+                     *sub_attachment_lines(PUB_KEY, "[   1] Pub from Pico!", stamps[1], att_pairs(1))]
+
+
+def test_z_bytes(children):
+    p = children.zm("z_bytes", stdin=False)
+    assert p.wait_exit(10) == 0
+    # zenoh-pico prints one line per appended part; a zmote payload is one contiguous run
+    assert p.output().splitlines() == [
+        "slice len: 9, slice data: '0x61 0x62 0x63 0x64 0x65 0x66 0x68 0x69 0x6a '"]
+
+
 # ---- ping / pong, throughput pair ---------------------------------------------------------------
 
 
@@ -217,6 +340,8 @@ def test_z_pub_thr_to_z_sub_thr_via_router(router, children):
 EXAMPLES = {
     "z_pub": "k:v:e:m:l:n:a",
     "z_sub": "k:e:m:l:n:",
+    "z_pub_attachment": "k:v:e:m:l:n:",
+    "z_sub_attachment": "k:e:m:l:n:",
     "z_put": "k:v:e:m:l:",
     "z_delete": "k:e:m:l:",
     "z_sub_channel": "k:e:m:l:",

@@ -11,6 +11,7 @@
 #include "zmote/api/handlers.h"
 #include "zmote/api/platform.h"
 #include "zmote/api/primitives.h"
+#include "zmote/api/serialization.h"
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
@@ -32,6 +33,7 @@
         z_view_slice_t: z_view_slice_loan,                         \
         z_owned_bytes_t: z_bytes_loan,                             \
         z_owned_bytes_writer_t: z_bytes_writer_loan,               \
+        ze_owned_serializer_t: ze_serializer_loan,                 \
         z_owned_encoding_t: z_encoding_loan,                       \
         z_owned_task_t: z_task_loan,                               \
         z_owned_mutex_t: z_mutex_loan,                             \
@@ -69,6 +71,7 @@
         z_view_slice_t: z_view_slice_loan_mut,          \
         z_owned_bytes_t: z_bytes_loan_mut,              \
         z_owned_bytes_writer_t: z_bytes_writer_loan_mut, \
+        ze_owned_serializer_t: ze_serializer_loan_mut,   \
         z_owned_encoding_t: z_encoding_loan_mut,        \
         z_owned_query_t: z_query_loan_mut, \
         z_owned_reply_t: z_reply_loan_mut, \
@@ -95,6 +98,7 @@
         z_owned_slice_t: z_slice_move,                             \
         z_owned_bytes_t: z_bytes_move,                             \
         z_owned_bytes_writer_t: z_bytes_writer_move,               \
+        ze_owned_serializer_t: ze_serializer_move,                 \
         z_owned_encoding_t: z_encoding_move,                       \
         z_owned_task_t: z_task_move,                               \
         z_owned_mutex_t: z_mutex_move,                             \
@@ -129,6 +133,7 @@
         z_moved_slice_t *: z_slice_drop,                             \
         z_moved_bytes_t *: z_bytes_drop,                             \
         z_moved_bytes_writer_t *: z_bytes_writer_drop,               \
+        ze_moved_serializer_t *: ze_serializer_drop,                 \
         z_moved_encoding_t *: z_encoding_drop,                       \
         z_moved_task_t *: z_task_join,                               \
         z_moved_mutex_t *: z_mutex_drop,                             \
@@ -163,6 +168,7 @@
         z_owned_slice_t: z_internal_slice_check,                             \
         z_owned_bytes_t: z_internal_bytes_check,                             \
         z_owned_bytes_writer_t: z_internal_bytes_writer_check,               \
+        ze_owned_serializer_t: ze_internal_serializer_check,                 \
         z_owned_encoding_t: z_internal_encoding_check,                       \
         z_owned_fifo_handler_sample_t: z_internal_fifo_handler_sample_check, \
         z_owned_ring_handler_sample_t: z_internal_ring_handler_sample_check, \
@@ -210,6 +216,7 @@
         z_owned_slice_t *: z_slice_take,                           \
         z_owned_bytes_t *: z_bytes_take,                           \
         z_owned_bytes_writer_t *: z_bytes_writer_take,             \
+        ze_owned_serializer_t *: ze_serializer_take,               \
         z_owned_encoding_t *: z_encoding_take,                     \
         z_owned_task_t *: z_task_take,                             \
         z_owned_mutex_t *: z_mutex_take,                           \
@@ -244,6 +251,7 @@
         z_owned_query_t *: z_query_take_from_loaned, \
         z_owned_reply_t *: z_reply_take_from_loaned, \
         z_owned_reply_err_t *: z_reply_err_take_from_loaned, \
+        ze_owned_serializer_t *: ze_serializer_take_from_loaned,      \
         z_owned_encoding_t *: z_encoding_take_from_loaned)(dst, src)
 
 /** Puts the owned object x (a `z_owned_X_t *`) in the null state, forgetting its content. */
@@ -261,6 +269,7 @@
         z_owned_slice_t *: z_internal_slice_null,                           \
         z_owned_bytes_t *: z_internal_bytes_null,                           \
         z_owned_bytes_writer_t *: z_internal_bytes_writer_null,             \
+        ze_owned_serializer_t *: ze_internal_serializer_null,               \
         z_owned_encoding_t *: z_internal_encoding_null,                     \
         z_owned_task_t *: z_internal_task_null,                             \
         z_owned_mutex_t *: z_internal_mutex_null,                           \
