@@ -130,6 +130,49 @@
 #define Z_FEATURE_LINK_SERIAL 1
 #endif
 
+/** TCP links send without delay (Nagle off): always so in zmote. */
+#ifndef Z_FEATURE_TCP_NODELAY
+#define Z_FEATURE_TCP_NODELAY 1
+#endif
+
+/*
+ * zenoh-pico's other switches, for programs that test them: links and tasks zmote does not have
+ * (1 is refused below).
+ */
+#ifndef Z_FEATURE_LINK_UDP_MULTICAST
+#define Z_FEATURE_LINK_UDP_MULTICAST 0
+#endif
+#ifndef Z_FEATURE_LINK_UDP_UNICAST
+#define Z_FEATURE_LINK_UDP_UNICAST 0
+#endif
+#ifndef Z_FEATURE_LINK_TLS
+#define Z_FEATURE_LINK_TLS 0
+#endif
+#ifndef Z_FEATURE_LINK_WS
+#define Z_FEATURE_LINK_WS 0
+#endif
+#ifndef Z_FEATURE_LINK_BLUETOOTH
+#define Z_FEATURE_LINK_BLUETOOTH 0
+#endif
+#ifndef Z_FEATURE_LINK_SERIAL_USB
+#define Z_FEATURE_LINK_SERIAL_USB 0
+#endif
+#ifndef Z_FEATURE_RAWETH_TRANSPORT
+#define Z_FEATURE_RAWETH_TRANSPORT 0
+#endif
+#ifndef Z_FEATURE_BATCH_TX_MUTEX
+#define Z_FEATURE_BATCH_TX_MUTEX 0
+#endif
+#ifndef Z_FEATURE_BATCH_PEER_MUTEX
+#define Z_FEATURE_BATCH_PEER_MUTEX 0
+#endif
+#ifndef Z_FEATURE_RX_CACHE
+#define Z_FEATURE_RX_CACHE 0
+#endif
+#ifndef Z_FEATURE_PERIODIC_TASKS
+#define Z_FEATURE_PERIODIC_TASKS 0
+#endif
+
 /**
  * The admin space (zp_start_admin_space), as in zenoh-pico: only with Z_FEATURE_UNSTABLE_API
  * defined (zmote serves it without the queryable API). Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
@@ -415,6 +458,16 @@
 #endif
 #if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
 #error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"
+#endif
+#if Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_TLS || Z_FEATURE_LINK_WS || \
+    Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || Z_FEATURE_RAWETH_TRANSPORT
+#error "zmote has TCP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"
+#endif
+#if Z_FEATURE_BATCH_TX_MUTEX || Z_FEATURE_BATCH_PEER_MUTEX || Z_FEATURE_RX_CACHE || Z_FEATURE_PERIODIC_TASKS
+#error "zmote has no Z_FEATURE_BATCH_TX_MUTEX, BATCH_PEER_MUTEX, RX_CACHE or PERIODIC_TASKS: leave them at 0"
+#endif
+#if !Z_FEATURE_TCP_NODELAY
+#error "zmote always sends TCP without delay: leave Z_FEATURE_TCP_NODELAY at 1"
 #endif
 #if Z_FEATURE_ADMIN_SPACE && !defined(Z_FEATURE_UNSTABLE_API)
 #error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined"

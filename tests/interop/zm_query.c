@@ -26,6 +26,8 @@
 
 #include "zenoh-pico.h"
 
+#if Z_FEATURE_QUERY == 1 && Z_FEATURE_QUERYABLE == 1 && Z_FEATURE_MULTI_THREAD == 1
+
 #define QUERY_OPTIONS "m:e:l:k:p:c:T:s:ao:g:t:wR:EDCLn:"
 
 typedef struct {
@@ -386,3 +388,11 @@ int main(int argc, char **argv)
     z_drop(z_move(mutex));
     return rc;
 }
+
+#else
+int main(void)
+{
+    printf("zm_query needs Z_FEATURE_QUERY, Z_FEATURE_QUERYABLE and Z_FEATURE_MULTI_THREAD\n");
+    return 2;
+}
+#endif
