@@ -86,9 +86,12 @@
 #endif
 #endif
 
-/** Matching status and listeners of publishers: whether any subscriber matches their key. */
+/**
+ * Matching status and listeners of publishers and queriers: whether any subscriber (queryable)
+ * matches their key.
+ */
 #ifndef Z_FEATURE_MATCHING
-#define Z_FEATURE_MATCHING Z_FEATURE_PUBLICATION
+#define Z_FEATURE_MATCHING (Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #endif
 
 /*
@@ -450,8 +453,8 @@
 #if ZM_GETS_MAX < 1 || ZM_GETS_MAX > 4096 || ZM_GET_KEPT_MAX < 0
 #error "ZM_GETS_MAX must be within 1..4096 and ZM_GET_KEPT_MAX at least 0"
 #endif
-#if Z_FEATURE_MATCHING && !Z_FEATURE_PUBLICATION
-#error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION"
+#if Z_FEATURE_MATCHING && !(Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
+#error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION or Z_FEATURE_QUERY"
 #endif
 #if Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
 #error "zmote does not implement scouting, multicast or connectivity yet: leave them at 0"

@@ -209,6 +209,19 @@ static inline void zm_api_put_source(zm_put_args_t *a, zm_api_put_parts_t *parts
 
 #endif
 
+#if Z_FEATURE_MATCHING == 1
+/** The matching status of publisher or querier id of session b, sending to destination. */
+ZM_NODISCARD z_result_t zm_api_matching_status(struct zm_api_session *b, uint32_t id, uint8_t destination,
+                                               z_matching_status_t *status);
+/**
+ * Declares a listener of publisher or querier id's status (owned in *listener unless NULL: a
+ * background one); takes callback on every path.
+ */
+ZM_NODISCARD z_result_t zm_api_matching_listen(struct zm_api_session *b, uint32_t id, uint8_t destination,
+                                               z_owned_matching_listener_t *listener,
+                                               z_moved_closure_matching_status_t *callback);
+#endif
+
 /* ---- sessions ----------------------------------------------------------------------------------- */
 
 /*

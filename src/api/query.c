@@ -477,8 +477,12 @@ z_result_t z_declare_querier(const z_loaned_session_t *zs, z_owned_querier_t *qu
             r = zm_api_encoding_clone(&q.encoding, &o.encoding->_this._val);
         }
         zm_session_t *s = NULL;
+        if (r == Z_OK && (o.target < Z_QUERY_TARGET_BEST_MATCHING || o.target > Z_QUERY_TARGET_ALL_COMPLETE)) {
+            r = Z_EINVAL;
+        }
         if (r == Z_OK && (r = zm_api_session_enter(b, &s)) == Z_OK) {
-            q.id = zm_session_new_entity_id(s);
+            r = zm_session_declare_querier(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len,
+                                           (uint8_t)o.target, &q.id);
             zm_api_session_leave(b);
         }
         if (r == Z_OK) {
@@ -510,11 +514,19 @@ z_result_t z_undeclare_querier(z_moved_querier_t *querier)
         return Z_ENULL;
     }
     zm_api_querier_t *q = &querier->_this._val;
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(q->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_undeclare_querier(s, q->id);
+        zm_api_session_leave(q->session);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it */
+    }
     zm_api_keyexpr_clear(&q->keyexpr);
     zm_api_encoding_clear(&q->encoding);
     zm_api_session_unref(q->session);
     z_internal_querier_null(&querier->_this);
-    return Z_OK;
+    return r;
 }
 
 void z_querier_drop(z_moved_querier_t *obj)

@@ -369,7 +369,8 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
     z_result_t rc = zm_remote_on_declare(p, dm);
 #if Z_FEATURE_MATCHING
     uint8_t kind = dm->decl.kind;
-    if (rc == Z_OK && (kind == ZM_DECL_SUBSCRIBER || kind == ZM_UNDECL_SUBSCRIBER)) {
+    if (rc == Z_OK && (kind == ZM_DECL_SUBSCRIBER || kind == ZM_UNDECL_SUBSCRIBER || kind == ZM_DECL_QUERYABLE ||
+                       kind == ZM_UNDECL_QUERYABLE)) {
         zm_matching_update(p->s);
     }
 #endif

@@ -257,14 +257,6 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     zm_peer_send(p, &m, ZM_PRIO_CONTROL, true);
 }
 
-uint32_t zm_session_new_entity_id(zm_session_t *s)
-{
-    S_LOCK(s);
-    uint32_t id = s->next_id++;
-    S_UNLOCK(s);
-    return id;
-}
-
 /* ---- key expressions ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -542,11 +534,13 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
 
 #endif /* Z_FEATURE_SUBSCRIPTION */
 
-/* ---- publishers --------------------------------------------------------------------------------- */
+/* ---- publishers and queriers ------------------------------------------------------------------- */
 
-#if Z_FEATURE_PUBLICATION
+#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY
 
-z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
+/* Declares the key expression of a publisher or querier and records it (its id in *id). */
+static z_result_t sender_add(zm_session_t *s, const char *key, size_t len, bool querier, uint8_t target, uint32_t *id,
+                             uint16_t *key_id)
 {
     zm_pub_t *p = zm_alloc(sizeof(*p));
     if (p == NULL) {
@@ -560,21 +554,23 @@ z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t
     S_LOCK(s);
     p->id = s->next_id++;
     p->key_id = *key_id;
+    p->querier = querier;
+    p->target = target;
     p->next = s->pubs;
     s->pubs = p;
     *id = p->id;
     S_UNLOCK(s);
 #if Z_FEATURE_MATCHING
-    zm_matching_interest(s, *id, *key_id, true);
+    zm_matching_interest(s, p, true);
 #endif
     return Z_OK;
 }
 
-z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
+static z_result_t sender_remove(zm_session_t *s, uint32_t id, bool querier)
 {
     S_LOCK(s);
     zm_pub_t **pp = &s->pubs;
-    while (*pp != NULL && (*pp)->id != id) {
+    while (*pp != NULL && ((*pp)->id != id || (*pp)->querier != querier)) {
         pp = &(*pp)->next;
     }
     zm_pub_t *p = *pp;
@@ -586,11 +582,33 @@ z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
         return Z_EINVAL;
     }
     uint16_t key_id = p->key_id;
-    zm_free(p);
 #if Z_FEATURE_MATCHING
     zm_matching_drop_publisher(s, id);
-    zm_matching_interest(s, id, key_id, false);
+    zm_matching_interest(s, p, false);
 #endif
+    zm_free(p);
     return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
-#endif /* Z_FEATURE_PUBLICATION */
+#endif
+
+#if Z_FEATURE_PUBLICATION
+z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
+{
+    return sender_add(s, key, len, false, 0, id, key_id);
+}
+
+z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id) { return sender_remove(s, id, false); }
+#endif
+
+#if Z_FEATURE_QUERY
+z_result_t zm_session_declare_querier(zm_session_t *s, const char *key, size_t len, uint8_t target, uint32_t *id)
+{
+    if (target > ZM_TARGET_ALL_COMPLETE) {
+        return Z_EINVAL;
+    }
+    uint16_t key_id;
+    return sender_add(s, key, len, true, target, id, &key_id);
+}
+
+z_result_t zm_session_undeclare_querier(zm_session_t *s, uint32_t id) { return sender_remove(s, id, true); }
+#endif

@@ -68,10 +68,9 @@ typedef struct zm_sub {
     zm_query_fn qfn; /* queryables */
 #endif
 #if Z_FEATURE_MATCHING
-    zm_matching_fn mfn; /* matching listeners: */
-    uint32_t owner;     /* the publisher they follow, */
-    uint16_t key_id;    /* its key expression, */
-    bool matching;      /* and the status they were last told (origin: where it publishes) */
+    zm_matching_fn mfn; /* matching listeners: the publisher or querier they follow, */
+    uint32_t owner;     /* and the status they were last told (origin: where it sends) */
+    bool matching;
 #endif
     zm_drop_fn drop;
     void *ctx;
@@ -99,6 +98,9 @@ typedef struct zm_sub {
  * status of our publishers.
  */
 #define ZM_SUB_TRACKING (ZM_WRITE_FILTER || Z_FEATURE_MATCHING)
+
+/* Peers' queryables are kept for the matching status of our queriers. */
+#define ZM_QBL_TRACKING (Z_FEATURE_QUERY && Z_FEATURE_MATCHING)
 
 #if ZM_SUB_TRACKING
 /*
@@ -130,9 +132,10 @@ typedef struct zm_lkey {
     char key[];
 } zm_lkey_t;
 
-/* A key expression or subscriber declared by a peer; its id is its key in the peer's map. */
+/* A key expression, subscriber or queryable declared by a peer; its id is its key in the peer's map. */
 typedef struct {
     uint16_t key_len;
+    bool complete; /* queryables: declared complete */
     char key[];
 } zm_rdecl_t;
 
@@ -146,16 +149,22 @@ typedef struct {
 #if ZM_SUB_TRACKING
     zm_idmap_t subs;
 #endif
+#if ZM_QBL_TRACKING
+    zm_idmap_t qbls; /* its D_QUERYABLE, like subs */
+#endif
     uint32_t n;
     size_t bytes;
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
     uint32_t last_key_id;
 } zm_remote_t;
 
+/* A publisher, or a querier (which declares nothing but the INTEREST its matching needs). */
 typedef struct zm_pub {
     struct zm_pub *next;
     uint32_t id;
     uint16_t key_id;
+    bool querier;
+    uint8_t target; /* queriers: ZM_TARGET_* */
 } zm_pub_t;
 
 typedef enum { PEER_FREE = 0, PEER_LIVE, PEER_DEAD, PEER_REAPING } zm_peer_state_t;
@@ -337,8 +346,8 @@ void zm_gets_free_all(zm_session_t *s);
 #if Z_FEATURE_MATCHING
 /** Tells the matching listeners whose status changed (declarations came or went); no lock held. */
 void zm_matching_update(zm_session_t *s);
-/** A publisher's INTEREST in the subscribers of its key, to every router (or its end: on false). */
-void zm_matching_interest(zm_session_t *s, uint32_t pub_id, uint16_t key_id, bool on);
+/** The INTEREST of a publisher or querier in the subscribers or queryables of its key, to every router (or its end). */
+void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on);
 /** The INTERESTs of all our publishers to a new router. */
 ZM_NODISCARD z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p);
 /** Undeclares the listeners of a publisher that goes. */

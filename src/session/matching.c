@@ -15,31 +15,95 @@
 
 #if Z_FEATURE_MATCHING
 
-/* s->lock held: the status of a publisher on key key_id (text key), publishing to destination. */
-static bool status_locked(zm_session_t *s, uint16_t key_id, const char *key, size_t len, uint8_t destination)
+/* s->lock held: whether a remote subscriber matches our key key_id (counted as they come). */
+static bool remote_subs(zm_session_t *s, uint16_t key_id)
 {
-    if (destination != ZM_LOCALITY_SESSION_LOCAL) {
-        const zm_lkey_t *k = zm_idmap_get(&s->keys, key_id);
-        for (size_t i = 0; k != NULL && i < ZM_PEERS_MAX; i++) {
-            if (s->peers[i].state == PEER_LIVE && k->hits.n[i] > 0) {
-                return true;
-            }
+    const zm_lkey_t *k = zm_idmap_get(&s->keys, key_id);
+    for (size_t i = 0; k != NULL && i < ZM_PEERS_MAX; i++) {
+        if (s->peers[i].state == PEER_LIVE && k->hits.n[i] > 0) {
+            return true;
         }
+    }
+    return false;
+}
+
+#if ZM_QBL_TRACKING
+typedef struct {
+    const char *key;
+    size_t len;
+    bool complete; /* only complete queryables that include key count */
+    bool found;
+} qbl_scan_t;
+
+static bool qbl_match(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    const zm_rdecl_t *d = val;
+    qbl_scan_t *scan = ctx;
+    scan->found = scan->complete ? d->complete && zm_keyexpr_includes(d->key, d->key_len, scan->key, scan->len)
+                                 : zm_keyexpr_intersects(d->key, d->key_len, scan->key, scan->len);
+    return !scan->found;
+}
+
+/*
+ * s->lock held: whether a remote queryable answers key. Peers' queryables are not counted per
+ * key as subscribers are: this scans them (within ZM_PEER_DECLS_MAX per peer), which happens
+ * when a status is asked for or a queryable comes or goes, never per query.
+ */
+static bool remote_qbls(zm_session_t *s, const char *key, size_t len, bool complete)
+{
+    qbl_scan_t scan = {key, len, complete, false};
+    for (size_t i = 0; i < ZM_PEERS_MAX && !scan.found; i++) {
+        if (s->peers[i].state == PEER_LIVE) {
+            zm_idmap_foreach(&s->peers[i].remote.qbls, qbl_match, &scan);
+        }
+    }
+    return scan.found;
+}
+#endif
+
+#if Z_FEATURE_SUBSCRIPTION || (ZM_QBL_TRACKING && Z_FEATURE_QUERYABLE)
+/* s->lock held: whether a local entity of list head answers key, as a publisher or querier sees it. */
+static bool local_match(const zm_sub_t *head, const char *key, size_t len, bool complete)
+{
+    for (const zm_sub_t *e = head; e != NULL; e = e->next) {
+        bool hit = complete ? e->complete && zm_keyexpr_includes(e->key, e->key_len, key, len)
+                            : zm_keyexpr_intersects(e->key, e->key_len, key, len);
+        if (!e->removed && e->origin != ZM_LOCALITY_REMOTE && hit) {
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
+/*
+ * s->lock held: the status of publisher or querier p (key key[0..len)), sending to destination:
+ * a remote and a local subscriber (publishers) or queryable (queriers; complete ones for target
+ * ALL_COMPLETE) count as the destination allows.
+ */
+static bool status_locked(zm_session_t *s, const zm_pub_t *p, const char *key, size_t len, uint8_t destination)
+{
+    bool remote = destination != ZM_LOCALITY_SESSION_LOCAL;
+    bool local = destination != ZM_LOCALITY_REMOTE;
+    if (p->querier) {
+#if ZM_QBL_TRACKING && Z_FEATURE_QUERYABLE
+        bool complete = p->target == ZM_TARGET_ALL_COMPLETE;
+        return (remote && remote_qbls(s, key, len, complete)) || (local && local_match(s->qbls, key, len, complete));
+#elif ZM_QBL_TRACKING
+        return remote && remote_qbls(s, key, len, p->target == ZM_TARGET_ALL_COMPLETE);
+#else
+        return false;
+#endif
     }
 #if Z_FEATURE_SUBSCRIPTION
-    if (destination != ZM_LOCALITY_REMOTE) {
-        for (const zm_sub_t *sub = s->subs; sub != NULL; sub = sub->next) {
-            if (!sub->removed && sub->origin != ZM_LOCALITY_REMOTE &&
-                zm_keyexpr_intersects(sub->key, sub->key_len, key, len)) {
-                return true;
-            }
-        }
-    }
+    return (remote && remote_subs(s, p->key_id)) || (local && local_match(s->subs, key, len, false));
 #else
+    ZM_UNUSED(local);
     ZM_UNUSED(key);
     ZM_UNUSED(len);
+    return remote && remote_subs(s, p->key_id);
 #endif
-    return false;
 }
 
 /* s->lock held: the publisher pub_id, or NULL. */
@@ -61,10 +125,17 @@ z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t pub_id, uint8
     const zm_pub_t *p = pub_find(s, pub_id);
     const zm_lkey_t *k = p != NULL ? zm_idmap_get(&s->keys, p->key_id) : NULL;
     if (k != NULL) {
-        *matching = status_locked(s, p->key_id, k->key, k->key_len, destination);
+        *matching = status_locked(s, p, k->key, k->key_len, destination);
     }
     S_UNLOCK(s);
     return k != NULL ? Z_OK : Z_EINVAL;
+}
+
+/* s->lock held: the status listener e should be told now (false once its publisher is gone). */
+static bool listener_status(zm_session_t *s, const zm_sub_t *e)
+{
+    const zm_pub_t *p = e->removed ? NULL : pub_find(s, e->owner);
+    return p != NULL && status_locked(s, p, e->key, e->key_len, e->origin);
 }
 
 void zm_matching_update(zm_session_t *s)
@@ -74,7 +145,7 @@ void zm_matching_update(zm_session_t *s)
     S_LOCK(s);
     zm_sub_t *e = s->mls;
     while (e != NULL) {
-        bool now = !e->removed && status_locked(s, e->key_id, e->key, e->key_len, e->origin);
+        bool now = listener_status(s, e);
         if (e->removed || now == e->matching) {
             e = e->next;
             continue;
@@ -108,7 +179,6 @@ z_result_t zm_session_declare_matching_listener(zm_session_t *s, uint32_t pub_id
     const zm_pub_t *p = pub_find(s, pub_id);
     const zm_lkey_t *k = p != NULL ? zm_idmap_get(&s->keys, p->key_id) : NULL;
     zm_sub_t *e = k != NULL ? zm_entity_new(k->key, k->key_len) : NULL;
-    uint16_t key_id = p != NULL ? p->key_id : 0;
     S_UNLOCK(s);
     if (e == NULL) {
         return k == NULL ? Z_EINVAL : ZM_E_NOMEM;
@@ -116,7 +186,6 @@ z_result_t zm_session_declare_matching_listener(zm_session_t *s, uint32_t pub_id
     e->origin = destination;
     e->mfn = fn;
     e->owner = pub_id;
-    e->key_id = key_id;
     e->drop = drop;
     e->ctx = ctx;
     *id = zm_entity_add(s, &s->mls, e);
@@ -146,22 +215,23 @@ void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id)
     }
 }
 
-static void interest_msg(zm_network_msg_t *m, uint32_t pub_id, uint16_t key_id, bool on)
+static void interest_msg(zm_network_msg_t *m, const zm_pub_t *p, bool on)
 {
     memset(m, 0, sizeof(*m));
     m->id = ZM_MID_N_INTEREST;
     m->ext.present = ZM_NET_EXT_QOS;
     m->ext.qos = ZM_QOS_DECLARE;
     zm_interest_t *it = &m->body.interest;
-    it->id = pub_id;
+    it->id = p->id;
     if (!on) {
         it->mode = ZM_INTEREST_FINAL;
         return;
     }
-    /* as a client asks it: current and future subscribers of the key, aggregated */
+    /* as a client asks it: current and future subscribers (queryables) of the key, aggregated */
     it->mode = ZM_INTEREST_CURRENT_FUTURE;
-    it->options = ZM_INTEREST_K | ZM_INTEREST_S | ZM_INTEREST_R | ZM_INTEREST_A;
-    it->wire_expr.scope = key_id;
+    it->options = (uint8_t)(ZM_INTEREST_K | (p->querier ? ZM_INTEREST_Q : ZM_INTEREST_S) | ZM_INTEREST_R |
+                            ZM_INTEREST_A);
+    it->wire_expr.scope = p->key_id;
     it->wire_expr.mapping = ZM_MAPPING_SENDER;
 }
 
@@ -171,13 +241,13 @@ static bool is_router(zm_peer_t *p, const void *arg)
     return p->t.remote_whatami == ZM_WAI_ROUTER;
 }
 
-void zm_matching_interest(zm_session_t *s, uint32_t pub_id, uint16_t key_id, bool on)
+void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
 {
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = zm_peers_pin(s, pinned, is_router, NULL);
     if (n > 0) {
         zm_network_msg_t m;
-        interest_msg(&m, pub_id, key_id, on);
+        interest_msg(&m, pub, on);
         for (size_t i = 0; i < n; i++) {
             zm_peer_send(pinned[i], &m, ZM_PRIO_CONTROL, false);
         }
@@ -201,14 +271,17 @@ z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p)
                 next = q;
             }
         }
-        uint32_t id = next != NULL ? next->id : 0;
-        uint16_t key_id = next != NULL ? next->key_id : 0;
+        zm_pub_t copy;
+        if (next != NULL) {
+            copy = *next;
+        }
         S_UNLOCK(s);
-        if (id == 0) {
+        if (next == NULL) {
             break;
         }
         zm_network_msg_t m;
-        interest_msg(&m, id, key_id, true);
+        interest_msg(&m, &copy, true);
+        uint32_t id = copy.id;
         rc = zm_transport_send(&p->t, &m, true, ZM_PRIO_CONTROL, false);
         after = id;
     }

@@ -189,6 +189,9 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
 #if ZM_SUB_TRACKING
     zm_idmap_init(&p->remote.subs, seed[1]);
 #endif
+#if ZM_QBL_TRACKING
+    zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
+#endif
     p->remote.n = 0;
     p->remote.bytes = 0;
     p->remote.last_key = NULL;

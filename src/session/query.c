@@ -165,6 +165,9 @@ z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t
         d.qbl_complete = complete;
         zm_decl_broadcast(s, &d);
     }
+#if Z_FEATURE_MATCHING
+    zm_matching_update(s); /* our queriers may match it */
+#endif
     return Z_OK;
 }
 
@@ -178,6 +181,9 @@ z_result_t zm_session_undeclare_queryable(zm_session_t *s, uint32_t id)
         d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
         zm_decl_broadcast(s, &d);
     }
+#if Z_FEATURE_MATCHING
+    zm_matching_update(s);
+#endif
     return Z_OK;
 }
 

@@ -204,6 +204,7 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
         return ZM_E_NOMEM;
     }
     d->key_len = (uint16_t)len;
+    d->complete = false;
     memcpy(d->key, key, len);
     void *replaced = NULL;
     z_result_t rc = zm_idmap_put(map, id, d, &replaced);
@@ -221,7 +222,7 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
-#if ZM_SUB_TRACKING
+#if ZM_SUB_TRACKING || ZM_QBL_TRACKING
     zm_session_t *s = p->s;
 #endif
     const char *key;
@@ -273,6 +274,30 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
             rdecl_release(p, old);
         }
         return Z_OK;
+#endif
+#if ZM_QBL_TRACKING
+    case ZM_DECL_QUERYABLE:
+        ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
+        S_LOCK(s);
+        rc = rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
+        if (stored != NULL) {
+            stored->complete = d->has_qbl_info && d->qbl_complete;
+        }
+        S_UNLOCK(s);
+        if (old != NULL) {
+            rdecl_release(p, old);
+        }
+        return rc;
+    case ZM_UNDECL_QUERYABLE:
+        S_LOCK(s);
+        old = zm_idmap_remove(&p->remote.qbls, d->id);
+        S_UNLOCK(s);
+        if (old != NULL) {
+            rdecl_release(p, old);
+        }
+        return Z_OK;
+#endif
+#if ZM_SUB_TRACKING
     case ZM_DECL_FINAL:
         if (dm->has_interest_id && dm->interest_id == 0) {
             S_LOCK(s);
@@ -306,7 +331,16 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
     S_UNLOCK(s);
     zm_idmap_foreach(&subs, rdecl_free_one, NULL);
     zm_idmap_free(&subs);
-#else
+#endif
+#if ZM_QBL_TRACKING
+    S_LOCK(s);
+    zm_idmap_t qbls = p->remote.qbls;
+    zm_idmap_init(&p->remote.qbls, qbls.seed);
+    S_UNLOCK(s);
+    zm_idmap_foreach(&qbls, rdecl_free_one, NULL);
+    zm_idmap_free(&qbls);
+#endif
+#if !ZM_SUB_TRACKING && !ZM_QBL_TRACKING
     ZM_UNUSED(s);
 #endif
     p->remote.n = 0;

@@ -147,6 +147,14 @@ ZM_NODISCARD z_result_t zm_session_declare_matching_listener(zm_session_t *s, ui
                                                              zm_matching_fn fn, zm_drop_fn drop, void *ctx,
                                                              uint32_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_matching_listener(zm_session_t *s, uint32_t id);
+/**
+ * A querier on key (copied) sending with target: declares its key expression, and what its
+ * matching status needs. Queriers and publishers share ids and the calls below.
+ */
+ZM_NODISCARD z_result_t zm_session_declare_querier(zm_session_t *s, const char *key, size_t len, uint8_t target,
+                                                   uint32_t *id);
+ZM_NODISCARD z_result_t zm_session_undeclare_querier(zm_session_t *s, uint32_t id);
+
 /** Whether a subscriber (remote, or local as destination allows) matches publisher pub_id's key. */
 ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t pub_id, uint8_t destination,
                                                       bool *matching);
@@ -271,9 +279,6 @@ ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, 
  */
 ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
-
-/** A fresh entity id of this session (queriers, which declare nothing). */
-uint32_t zm_session_new_entity_id(zm_session_t *s);
 
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);

@@ -1,6 +1,7 @@
-"""Matching status of zmote publishers against Rust Zenoh 1.10.2: z_pub -a says when a first
-subscriber matches its key and when the last one goes, whether the subscriber is a Rust client
-behind the router or a Rust peer, and whether it leaves by undeclaring or by closing."""
+"""Matching status of zmote publishers and queriers against Rust Zenoh 1.10.2: z_pub -a says when
+a first subscriber matches its key and when the last one goes, whether the subscriber is a Rust
+client behind the router or a Rust peer, and whether it leaves by undeclaring or by closing; a
+querier's listener follows Rust queryables (complete ones only for target ALL_COMPLETE)."""
 import pytest
 
 import harness
@@ -54,3 +55,40 @@ def test_matching_between_peers_ends_when_the_peer_leaves(rust, children):
     pub = z_pub(children, "-m", "peer", "-l", endpoint(port))
     s = rust.peer(connect=[endpoint(port)])
     flips(pub, s, "demo/**", lambda sub: s.close())
+
+
+# ---- queriers ----------------------------------------------------------------------------------
+
+
+def querier(children, *args):
+    q = children.zm("zm_query", "querier", "-k", "zm/qm/a", *args)
+    q.wait_line("^ready$")
+    return q
+
+
+@pytest.mark.parametrize("mode", ["client", "peer"])
+def test_querier_matching_flips_with_a_rust_queryable(router, rust, children, mode):
+    if mode == "client":
+        q = querier(children, "-m", "client", "-e", router.endpoint)
+        s = rust.client(router.endpoint)
+    else:
+        port = free_port()
+        q = querier(children, "-m", "peer", "-l", endpoint(port))
+        s = rust.peer(connect=[endpoint(port)])
+    assert q.matches(r"^querier status 0$")
+    qbl = s.declare_queryable("zm/qm/**", lambda query: None)
+    q.wait_line(r"^querier matching 1$")
+    qbl.undeclare()
+    q.wait_line(r"^querier matching 0$")
+
+
+def test_querier_matching_all_complete_counts_complete_queryables_only(router, rust, children):
+    q = querier(children, "-m", "client", "-e", router.endpoint, "-T", "complete")
+    s = rust.client(router.endpoint)
+    partial = s.declare_queryable("zm/qm/a", lambda query: None, complete=False)
+    complete = s.declare_queryable("zm/qm/**", lambda query: None, complete=True)
+    q.wait_line(r"^querier matching 1$")
+    complete.undeclare()
+    q.wait_line(r"^querier matching 0$")
+    partial.undeclare()
+

@@ -13,6 +13,8 @@
  *     (z_query_clone) and replies from another thread after the callback returned. Prints
  *     "ready", then "query KEY params=P len=N check=ok|bad" and "replied rc=R" per query.
  *   zm_query both -k KEY ...: a queryable and then gets in one session (local queries).
+ *   zm_query querier -k KEY [-T target] [-o ...]: a querier and its matching listener, which
+ *     prints "querier matching 1|0" at each change; it ends when stdin closes.
  *
  * Common: -m mode, -e connect, -l listen; everything ends at the -t deadline (default 20 s).
  * Payload pattern: byte i = (i * 7 + 3) mod 251.
@@ -268,6 +270,49 @@ static void answer_kept(void)
     }
 }
 
+/* ---- querier matching ------------------------------------------------------------------------- */
+
+static void on_matching(const z_matching_status_t *status, void *ctx)
+{
+    (void)ctx;
+    printf("querier matching %d\n", status->matching ? 1 : 0);
+}
+
+static int run_querier(const z_loaned_session_t *s)
+{
+    z_view_keyexpr_t ke;
+    if (z_view_keyexpr_from_str(&ke, args.key) < 0) {
+        printf("bad key %s\n", args.key);
+        return 2;
+    }
+    z_querier_options_t opts;
+    z_querier_options_default(&opts);
+    opts.target = args.target;
+    opts.allowed_destination = args.locality;
+    z_owned_querier_t querier;
+    if (z_declare_querier(s, &querier, z_loan(ke), &opts) != Z_OK) {
+        printf("declare failed\n");
+        return 1;
+    }
+    z_matching_status_t now;
+    z_querier_get_matching_status(z_loan(querier), &now);
+    printf("querier status %d\n", now.matching ? 1 : 0);
+    z_owned_closure_matching_status_t cb;
+    z_closure(&cb, on_matching, NULL, NULL);
+    z_owned_matching_listener_t listener;
+    if (z_querier_declare_matching_listener(z_loan(querier), &listener, z_move(cb)) != Z_OK) {
+        printf("listener failed\n");
+        return 1;
+    }
+    printf("ready\n");
+    char line[64];
+    while (fgets(line, sizeof(line), stdin) != NULL) {
+    }
+    z_drop(z_move(listener));
+    z_drop(z_move(querier));
+    return 0;
+}
+
 /* ---- main -------------------------------------------------------------------------------------- */
 
 static z_locality_t locality_of(const char *s)
@@ -370,7 +415,9 @@ int main(int argc, char **argv)
     if (strcmp(mode, "qbl") == 0 || strcmp(mode, "both") == 0) {
         rc = serve(z_loan(s), &q);
     }
-    if (rc == 0 && (strcmp(mode, "get") == 0 || strcmp(mode, "both") == 0)) {
+    if (strcmp(mode, "querier") == 0) {
+        rc = run_querier(z_loan(s));
+    } else if (rc == 0 && (strcmp(mode, "get") == 0 || strcmp(mode, "both") == 0)) {
         if (args.wait_go) {
             wait_go();
         }

@@ -83,6 +83,19 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
                                                 z_querier_get_options_t *options);
 const z_loaned_keyexpr_t *z_querier_keyexpr(const z_loaned_querier_t *querier);
 z_entity_global_id_t z_querier_id(const z_loaned_querier_t *querier);
+#if Z_FEATURE_MATCHING == 1
+/**
+ * Whether a queryable (remote, or of this session as the querier's destination allows; for
+ * target ALL_COMPLETE a complete one that covers the key) answers the querier's key now.
+ */
+z_result_t z_querier_get_matching_status(const z_loaned_querier_t *querier, z_matching_status_t *matching_status);
+/** As z_publisher_declare_matching_listener, for a querier and the queryables that match it. */
+z_result_t z_querier_declare_matching_listener(const z_loaned_querier_t *querier,
+                                               z_owned_matching_listener_t *matching_listener,
+                                               z_moved_closure_matching_status_t *callback);
+z_result_t z_querier_declare_background_matching_listener(const z_loaned_querier_t *querier,
+                                                          z_moved_closure_matching_status_t *callback);
+#endif
 
 /* ---- replies ----------------------------------------------------------------------------------- */
 
