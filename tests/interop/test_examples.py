@@ -373,3 +373,25 @@ def test_single_thread_examples_refuse_a_threaded_build(name, feature, children)
     assert p.output().splitlines() == [
         f"ERROR: Zenoh pico must be compiled with Z_FEATURE_{feature} = 1 and Z_FEATURE_MULTI_THREAD = 0 "
         "to run this example."]
+
+
+# ---- z_info -----------------------------------------------------------------------------------
+
+
+def test_z_info_lists_its_router(router, children):
+    info = children.zm("z_info", "-m", "client", "-e", router.endpoint)
+    assert info.wait_exit(20) == 0
+    lines = info.output().splitlines()
+    assert lines[0] == "Opening session..."
+    assert re.fullmatch(r"Own ID: [0-9a-f]{32}", lines[1])
+    # zenoh-pico prints all 32 digits, Rust drops leading zeros
+    assert [x.lstrip(" 0") for x in lines[2:]] == ["Routers IDs:", router.zid.lstrip("0"), "Peers IDs:"]
+
+
+def test_z_info_lists_its_peers(rust, children):
+    port = free_port()
+    s = rust.peer(listen=[endpoint(port)])
+    info = children.zm("z_info", "-m", "peer", "-e", endpoint(port))
+    assert info.wait_exit(20) == 0
+    lines = info.output().splitlines()
+    assert [x.lstrip(" 0") for x in lines[2:]] == ["Routers IDs:", "Peers IDs:", harness.zid_text(s.info.zid())]
