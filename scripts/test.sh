@@ -88,7 +88,9 @@ mkdir -p build
 
 stage "debug build (gcc, -Werror) + ctest"
 t=$SECONDS
-unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc
+# The Debug and ASan builds have the admin space (unstable API) too, so that its tests run.
+unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNSTABLE_API=ON \
+    -DZ_FEATURE_ADMIN_SPACE=1
 echo "debug: $((SECONDS - t))s"
 
 # Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.
@@ -120,7 +122,8 @@ echo "interop debug: $((SECONDS - t))s"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 stage "ASan+UBSan build (gcc) + ctest"
 t=$SECONDS
-unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON
+unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
+    -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1
 echo "asan: $((SECONDS - t))s"
 
 stage "interop (pytest vs Rust zenoh 1.10.2), ASan+UBSan build"

@@ -178,7 +178,7 @@
 
 /**
  * The admin space (zp_start_admin_space), as in zenoh-pico: only with Z_FEATURE_UNSTABLE_API
- * defined (zmote serves it without the queryable API). Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
+ * defined, and with queryables (it is one). Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
  * (zenoh-pico tests it with #ifdef): define it to expose the unstable parts of the API.
  */
 #ifndef Z_FEATURE_ADMIN_SPACE
@@ -471,6 +471,9 @@
 #endif
 #if !Z_FEATURE_TCP_NODELAY
 #error "zmote always sends TCP without delay: leave Z_FEATURE_TCP_NODELAY at 1"
+#endif
+#if Z_FEATURE_ADMIN_SPACE && !Z_FEATURE_QUERYABLE
+#error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_QUERYABLE (the admin space is a queryable)"
 #endif
 #if Z_FEATURE_ADMIN_SPACE && !defined(Z_FEATURE_UNSTABLE_API)
 #error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined"

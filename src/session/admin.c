@@ -1,13 +1,17 @@
 /*
  * The admin space as zenoh-pico 1.9 has it: one queryable on @/<zid>/pico and below that answers with
  * JSON descriptions of the session, its transport and its peers, each entry at its own key and
- * only when that key intersects the query. Replies go to the querying peer alone.
+ * only when that key intersects the query. It is an ordinary queryable of the session, built only
+ * with Z_FEATURE_ADMIN_SPACE: its reply is sent from inside its callback, on the receive path, so
+ * a firmware that serves it needs more stack than the bound scripts/check-stack.sh checks.
  */
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
 #include "session/internal.h"
 #include "util/alloc.h"
+
+#if Z_FEATURE_ADMIN_SPACE
 
 #define ADMIN_JSON_MAX 4096u
 /* The longest key answered on, @/<zid>/pico/session/transports/0/peers/<zid>, fits with its NUL. */
@@ -157,46 +161,6 @@ static void admin_prefix(const zm_session_t *s, char *out, size_t cap)
     key_append(out, cap, &len, "/pico");
 }
 
-static void queryable_decl(zm_declaration_t *d, uint32_t id, uint16_t key_id)
-{
-    memset(d, 0, sizeof(*d));
-    d->kind = ZM_DECL_QUERYABLE;
-    d->id = id;
-    d->wire_expr.scope = key_id;
-    d->wire_expr.mapping = ZM_MAPPING_SENDER;
-    d->wire_expr.has_suffix = true;
-    d->wire_expr.suffix = zm_slice("/**", 3);
-}
-
-z_result_t zm_session_admin_stop(zm_session_t *s)
-{
-    S_LOCK(s);
-    uint32_t qid = s->admin_qid;
-    uint16_t key_id = s->admin_key_id;
-    s->admin_qid = 0;
-    s->admin_key_id = 0;
-    S_UNLOCK(s);
-    if (qid == 0) {
-        return Z_OK;
-    }
-    zm_declaration_t d;
-    memset(&d, 0, sizeof(d));
-    d.kind = ZM_UNDECL_QUERYABLE;
-    d.id = qid;
-    d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
-    zm_decl_broadcast(s, &d);
-    return zm_session_undeclare_keyexpr(s, key_id);
-}
-
-static bool admin_declaration(zm_session_t *s, zm_declaration_t *d)
-{
-    if (s->admin_qid == 0) {
-        return false;
-    }
-    queryable_decl(d, s->admin_qid, s->admin_key_id);
-    return true;
-}
-
 static void collect_peers(zm_session_t *s, peer_info_t *out, size_t *n)
 {
     *n = 0;
@@ -211,29 +175,16 @@ static void collect_peers(zm_session_t *s, peer_info_t *out, size_t *n)
     S_UNLOCK(s);
 }
 
-static void reply(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t key_len, const text_t *json)
+static void reply(zm_session_t *s, const zm_query_in_t *q, const char *key, size_t key_len, const text_t *json)
 {
-    zm_network_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_N_RESPONSE;
-    m.ext.present = ZM_NET_EXT_RESPONDER;
-    m.ext.responder.zid = p->s->zid;
-    if (qos != ZM_QOS_DEFAULT) {
-        m.ext.present |= ZM_NET_EXT_QOS;
-        m.ext.qos = qos;
-    }
-    zm_response_t *r = &m.body.response;
-    r->rid = rid;
-    r->wire_expr.mapping = ZM_MAPPING_SENDER;
-    r->wire_expr.has_suffix = true;
-    r->wire_expr.suffix = zm_slice(key, key_len);
-    r->body_id = ZM_MID_REPLY;
-    r->body.reply.body_id = ZM_MID_PUT;
-    zm_put_t *put_ = &r->body.reply.body.put;
-    put_->has_encoding = true;
-    put_->encoding.id = ENCODING_APPLICATION_JSON;
-    put_->payload = zm_slice(json->buf, json->len);
-    zm_peer_send(p, &m, ZM_QOS_PRIO(qos), false);
+    static const zm_encoding_t encoding = {ENCODING_APPLICATION_JSON, false, {NULL, 0}};
+    zm_reply_args_t a;
+    a.kind = ZM_REPLY_OK;
+    zm_put_args_init(&a.put, key, key_len);
+    a.put.payload = zm_slice(json->buf, json->len);
+    a.put.encoding = &encoding;
+    z_result_t rc = zm_session_reply(s, &q->route, &a);
+    ZM_UNUSED(rc); /* the querier may be gone: nothing to do about it */
 }
 
 /*
@@ -243,28 +194,51 @@ static void reply(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size
 typedef struct {
     peer_info_t peers[ZM_PEERS_MAX];
     char json[ADMIN_JSON_MAX];
+    char key[ADMIN_KEY_MAX];
 } answer_t;
 
-static void admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *qkey, size_t qlen)
+/* The JSON of entry e (see admin_on_query) into json. */
+static void entry_json(text_t *json, zm_session_t *s, size_t e, const peer_info_t *peers, size_t n, size_t n_fixed)
 {
-    zm_session_t *s = p->s;
-    if (s->admin_qid == 0) {
-        return;
+    switch (e) {
+    case 0:
+        puts_(json, "{\"session\":");
+        put_session(json, s, peers, n);
+        puts_(json, "}");
+        break;
+    case 1:
+        put_session(json, s, peers, n);
+        break;
+    case 2:
+        puts_(json, "[");
+        put_transport(json, s, peers, n);
+        puts_(json, "]");
+        break;
+    case 3:
+        put_transport(json, s, peers, n);
+        break;
+    case 4:
+        put_peers(json, peers, n);
+        break;
+    default:
+        put_peer(json, &peers[e - n_fixed]);
+        break;
     }
-    char key[ADMIN_KEY_MAX];
-    admin_prefix(s, key, sizeof(key));
-    size_t base = strlen(key);
-    memcpy(key + base, "/**", 4);
-    if (!zm_keyexpr_intersects(key, base + 3, qkey, qlen)) {
-        return;
-    }
+}
+
+/* The admin space's queryable: each entry whose key intersects the query answers with its JSON. */
+static void admin_on_query(zm_query_in_t *q, void *ctx)
+{
+    zm_session_t *s = ctx;
     answer_t *a = zm_alloc(sizeof(*a));
     if (a == NULL) {
         return;
     }
-    peer_info_t *peers = a->peers;
+    char *key = a->key;
+    admin_prefix(s, key, ADMIN_KEY_MAX);
+    size_t base = strlen(key);
     size_t n;
-    collect_peers(s, peers, &n);
+    collect_peers(s, a->peers, &n);
     text_t json = {a->json, 0, ADMIN_JSON_MAX, false};
     /* the entries in zenoh-pico's order: each key with its JSON, sent if the query wants it */
     static const char *const suffixes[] = {"", "/session", "/session/transports", "/session/transports/0",
@@ -273,44 +247,21 @@ static void admin_on_query(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *
         size_t klen = base;
         key[klen] = '\0';
         if (e < ZM_ARRAY_LEN(suffixes)) {
-            key_append(key, sizeof(key), &klen, suffixes[e]);
+            key_append(key, ADMIN_KEY_MAX, &klen, suffixes[e]);
         } else {
             char hex[33];
-            zid_hex(&peers[e - ZM_ARRAY_LEN(suffixes)].zid, hex);
-            key_append(key, sizeof(key), &klen, "/session/transports/0/peers/");
-            key_append(key, sizeof(key), &klen, hex);
+            zid_hex(&a->peers[e - ZM_ARRAY_LEN(suffixes)].zid, hex);
+            key_append(key, ADMIN_KEY_MAX, &klen, "/session/transports/0/peers/");
+            key_append(key, ADMIN_KEY_MAX, &klen, hex);
         }
-        if (!zm_keyexpr_intersects(key, klen, qkey, qlen)) {
+        if (!zm_keyexpr_intersects(key, klen, q->key, q->key_len)) {
             continue;
         }
         json.len = 0;
         json.full = false;
-        switch (e) {
-        case 0:
-            puts_(&json, "{\"session\":");
-            put_session(&json, s, peers, n);
-            puts_(&json, "}");
-            break;
-        case 1:
-            put_session(&json, s, peers, n);
-            break;
-        case 2:
-            puts_(&json, "[");
-            put_transport(&json, s, peers, n);
-            puts_(&json, "]");
-            break;
-        case 3:
-            put_transport(&json, s, peers, n);
-            break;
-        case 4:
-            put_peers(&json, peers, n);
-            break;
-        default:
-            put_peer(&json, &peers[e - ZM_ARRAY_LEN(suffixes)]);
-            break;
-        }
+        entry_json(&json, s, e, a->peers, n, ZM_ARRAY_LEN(suffixes));
         if (!json.full) {
-            reply(p, rid, qos, key, klen, &json);
+            reply(s, q, key, klen, &json);
         }
     }
     zm_free(a);
@@ -327,19 +278,28 @@ z_result_t zm_session_admin_start(zm_session_t *s)
     if (on) {
         return Z_OK;
     }
-    char prefix[48];
-    admin_prefix(s, prefix, sizeof(prefix));
-    uint16_t key_id;
-    ZM_TRY(zm_session_declare_keyexpr(s, prefix, strlen(prefix), &key_id));
-    static const zm_admin_hooks_t hooks = {admin_declaration, admin_on_query};
+    char key[ADMIN_KEY_MAX];
+    admin_prefix(s, key, sizeof(key));
+    size_t len = strlen(key);
+    memcpy(key + len, "/**", 4);
+    uint32_t qid;
+    ZM_TRY(zm_session_declare_queryable(s, key, len + 3, false, ZM_LOCALITY_ANY, admin_on_query, NULL, s, &qid));
     S_LOCK(s);
-    atomic_store(&s->admin, &hooks);
-    s->admin_key_id = key_id;
-    s->admin_qid = s->next_id++;
-    uint32_t qid = s->admin_qid;
+    bool raced = s->admin_qid != 0; /* two starts at once: one queryable stays */
+    if (!raced) {
+        s->admin_qid = qid;
+    }
     S_UNLOCK(s);
-    zm_declaration_t d;
-    queryable_decl(&d, qid, key_id);
-    zm_decl_broadcast(s, &d);
-    return Z_OK;
+    return raced ? zm_session_undeclare_queryable(s, qid) : Z_OK;
 }
+
+z_result_t zm_session_admin_stop(zm_session_t *s)
+{
+    S_LOCK(s);
+    uint32_t qid = s->admin_qid;
+    s->admin_qid = 0;
+    S_UNLOCK(s);
+    return qid == 0 ? Z_OK : zm_session_undeclare_queryable(s, qid);
+}
+
+#endif /* Z_FEATURE_ADMIN_SPACE */

@@ -385,40 +385,16 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 #endif
 
 #if !Z_FEATURE_QUERYABLE
-/* Not inlined: its message stays off the stack while the admin space answers. */
-static ZM_NOINLINE void send_response_final(zm_peer_t *p, uint32_t rid)
+/* A build without queryables answers every query with its final response alone. */
+static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
     zm_network_msg_t m;
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_N_RESPONSE_FINAL;
     m.ext.present = ZM_NET_EXT_QOS;
-    m.ext.qos = ZM_QOS_REQUEST;
-    m.body.response_final.rid = rid;
-    zm_peer_send(p, &m, ZM_PRIO_DATA, true);
-}
-
-/*
- * A build without queryables: the admin space, when started, answers, then the final response
- * closes the query (the only answer there is otherwise).
- */
-static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
-{
-    const zm_request_t *rq = &req->body.request;
-#if ZM_REMOTE_DECLS /* a build without them has no admin space either */
-    const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
-    if (admin != NULL) {
-        const char *key;
-        size_t len;
-        uint8_t qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_DEFAULT;
-        z_result_t rc = zm_remote_resolve(p, &rq->wire_expr, &key, &len);
-        if (rc != Z_OK) {
-            zm_bad_key(p, rc);
-            return;
-        }
-        admin->on_query(p, rq->rid, qos, key, len);
-    }
-#endif
-    send_response_final(p, rq->rid);
+    m.ext.qos = (req->ext.present & ZM_NET_EXT_QOS) ? req->ext.qos : ZM_QOS_REQUEST;
+    m.body.response_final.rid = req->body.request.rid;
+    zm_peer_send(p, &m, ZM_QOS_PRIO(m.ext.qos), true);
 }
 #endif
 

@@ -188,13 +188,8 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 #endif
     zm_declaration_t d;
     S_LOCK(s);
-    const zm_admin_hooks_t *hooks = atomic_load(&s->admin);
-    bool admin = hooks != NULL && hooks->declaration(s, &d); /* names its key by id: nothing to pin */
     bool batching = s->batching;
     S_UNLOCK(s);
-    if (rc == Z_OK && admin) {
-        rc = send_decl(p, &d, false);
-    }
     if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
         zm_decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
         rc = send_decl(p, &d, true); /* ends the implicit interest 0 */

@@ -86,12 +86,11 @@ typedef struct zm_sub {
 
 /*
  * Peers' declarations are kept where something reads them: to resolve the keys of samples
- * (subscription), of queries (the admin space) and of subscribers (the write filter). A build
- * with none of these, a publisher-only client, ignores them.
+ * (subscription), of queries and replies, and of subscribers and queryables (the write filter,
+ * matching). A build with none of these, a publisher-only client, ignores them.
  */
 #define ZM_REMOTE_DECLS \
-    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_ADMIN_SPACE || \
-     Z_FEATURE_MATCHING)
+    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_MATCHING)
 
 /*
  * Peers' subscribers are counted against our keys for the write filter, and for the matching
@@ -235,9 +234,9 @@ struct zm_session {
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
-    _Atomic(const struct zm_admin_hooks *) admin; /* set by the first zm_session_admin_start, else NULL */
-    uint32_t admin_qid;    /* the admin space queryable's entity id, 0 when off */
-    uint16_t admin_key_id; /* its declared prefix @/<zid>/pico */
+#if Z_FEATURE_ADMIN_SPACE
+    uint32_t admin_qid; /* the admin space's queryable (admin.c), 0 when off */
+#endif
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
     uint64_t hlc_last;     /* last timestamp handed out */
 };
@@ -308,20 +307,10 @@ void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits
 void zm_hits_reset_peer(zm_session_t *s, unsigned index);
 #endif
 
-/*
- * admin.c, reached only through s->admin, which zm_session_admin_start sets: a program that
- * never starts the admin space does not link its code.
- */
-typedef struct zm_admin_hooks {
-    /** Fills d with the admin space's D_QUERYABLE; false when the admin space is off. */
-    bool (*declaration)(zm_session_t *s, zm_declaration_t *d);
-    /** Answers a query on the admin space, if it intersects it (RESPONSE_FINAL is the caller's). */
-    void (*on_query)(zm_peer_t *p, uint32_t rid, uint8_t qos, const char *key, size_t len);
-} zm_admin_hooks_t;
 
 /* query.c */
 #if Z_FEATURE_QUERYABLE
-/** Answers a peer's REQUEST from our queryables (and the admin space), then ends it. */
+/** Answers a peer's REQUEST from our queryables, then ends it. */
 void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m);
 /**
  * Our queryables that intersect key (NULL: all) to a new peer or in answer to its INTEREST, each

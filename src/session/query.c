@@ -319,10 +319,6 @@ void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m)
         }
         return;
     }
-    const zm_admin_hooks_t *admin = atomic_load_explicit(&p->s->admin, memory_order_acquire);
-    if (admin != NULL) {
-        admin->on_query(p, rq->rid, (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT, key, len);
-    }
     request_finish(p, m, key, len);
 }
 
@@ -686,7 +682,7 @@ static void get_local_final(zm_session_t *s, uint32_t rid) { get_final(s, rid, W
 #endif
 
 #if Z_FEATURE_LOCAL_QUERYABLE
-static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
+static ZM_NOINLINE z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
 {
     S_LOCK(s);
     zm_get_t *g = get_pin(s, r->rid);

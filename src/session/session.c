@@ -372,7 +372,6 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
     }
     atomic_init(&s->closing, false);
-    atomic_init(&s->admin, NULL);
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
     zm_idmap_init(&s->keys, seed);

@@ -273,12 +273,14 @@ void zm_query_release(zm_session_t *s, zm_query_rec_t *rec);
 ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop,
                                        void *ctx);
 
+#if Z_FEATURE_ADMIN_SPACE
 /**
  * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
  * session, its transport and its peers in JSON (key @/ZID/pico/ and below). Idempotent.
  */
 ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
+#endif
 
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);
