@@ -264,10 +264,11 @@ static void get_deliver(const zm_reply_in_t *in, void *ctx)
 static void get_release(void *ctx)
 {
     get_ctx_t *c = ctx;
-    if (c->closure.drop != NULL) {
-        c->closure.drop(c->closure.context);
-    }
+    zm_api_closure_reply_t closure = c->closure;
     zm_free(c);
+    if (closure.drop != NULL) { /* last: the get holds nothing once its end is told */
+        closure.drop(closure.context);
+    }
 }
 
 void z_get_options_default(z_get_options_t *options)

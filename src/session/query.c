@@ -466,11 +466,13 @@ static void get_unpin(zm_session_t *s, zm_get_t *g)
         return;
     }
     S_UNLOCK(s);
+    zm_drop_fn drop = g->drop;
+    void *ctx = g->ctx;
     kept_free_all(g);
-    if (g->drop != NULL) {
-        g->drop(g->ctx);
-    }
     zm_free(g);
+    if (drop != NULL) { /* last: when the application hears of the end, the get holds nothing */
+        drop(ctx);
+    }
     S_LOCK(s);
 }
 

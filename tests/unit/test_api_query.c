@@ -91,6 +91,14 @@ static void on_end(void *ctx)
     z_mutex_unlock(z_loan_mut(lock));
 }
 
+static unsigned ends_now(void)
+{
+    z_mutex_lock(z_loan_mut(lock));
+    unsigned n = ends;
+    z_mutex_unlock(z_loan_mut(lock));
+    return n;
+}
+
 /* Waits until n gets ended (up to ms); false on timeout. */
 static bool wait_ends(unsigned n, uint64_t ms)
 {
@@ -169,15 +177,20 @@ static void pair_close(pair_t *p)
 static void warm_up(pair_t *p)
 {
     for (int i = 0; i < 100; i++) {
+        z_mutex_lock(z_loan_mut(lock));
         unsigned r0 = replies, e0 = ends;
+        z_mutex_unlock(z_loan_mut(lock));
         CHECK_EQ_INT(get(z_loan(p->b), "qa/x", Z_CONSOLIDATION_MODE_NONE), Z_OK);
         CHECK(wait_ends(e0 + 1, 5000));
-        if (replies > r0) {
+        z_mutex_lock(z_loan_mut(lock));
+        bool replied = replies > r0;
+        z_mutex_unlock(z_loan_mut(lock));
+        if (replied) {
             return;
         }
         zm_port_sleep_ms(10);
     }
-    CHECK(!"no reply came");
+    CHECK_CTX(false, "%s", "no reply came");
 }
 
 static void test_allocs_per_get(void)
@@ -221,13 +234,13 @@ static bool kept_query_life(pair_t *p, long n)
 {
     atomic_store(&keep_queries, true);
     atomic_store(&kept_ready, false);
-    unsigned e0 = ends;
+    unsigned e0 = ends_now();
     long a0 = atomic_load(&attempts);
     atomic_store(&fail_at, n > 0 ? a0 + n : 0);
     z_result_t r = get(z_loan(p->b), "qa/y", Z_CONSOLIDATION_MODE_LATEST);
     if (r == Z_OK) {
         uint64_t deadline = zm_port_clock_ms() + 2000;
-        while (!atomic_load(&kept_ready) && zm_port_clock_ms() < deadline && ends == e0) {
+        while (!atomic_load(&kept_ready) && zm_port_clock_ms() < deadline && ends_now() == e0) {
             zm_port_sleep_ms(1); /* the callback's clone: no event crosses from it but this flag */
         }
         if (atomic_load(&kept_ready)) {
