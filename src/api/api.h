@@ -126,9 +126,19 @@ void zm_api_sample_clear(zm_api_sample_t *s);
 /** Provides need bytes held by a fresh holder (*owner; its count is set by the caller), or NULL. */
 typedef uint8_t *(*zm_api_buffer_fn)(void *ctx, size_t need, zm_owner_t **owner);
 
+/** The ordinary buffer source: a fresh block of the heap (zm_api_block_alloc); ctx unused. */
+uint8_t *zm_api_block_get(void *ctx, size_t need, zm_owner_t **owner);
+
 /**
- * Makes dst an owned copy of src: parts something keeps alive are shared, borrowed parts are
- * copied into one buffer from get (each followed by a NUL), whose holder counts them.
+ * Makes the n slices owned in place: those something keeps alive gain a reference, borrowed ones
+ * are copied into one buffer from get (each followed by a NUL), whose holder counts them, and
+ * empty ones become null. ZM_E_NOMEM when get fails: then nothing changed.
+ */
+ZM_NODISCARD z_result_t zm_api_parts_copy(zm_api_slice_t *const *parts, size_t n, zm_api_buffer_fn get, void *ctx);
+
+/**
+ * Makes dst (not src) an owned copy of src, its parts as zm_api_parts_copy makes them; dst is
+ * null (zeroed) on failure. The other copies below work the same way.
  */
 ZM_NODISCARD z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, zm_api_buffer_fn get,
                                            void *ctx);
@@ -155,6 +165,39 @@ typedef struct {
 zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback);
 void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx);
 void zm_api_subscriber_release(void *ctx);
+
+/* ---- owned queries and replies -------------------------------------------------------------------- */
+
+#if Z_FEATURE_QUERYABLE == 1
+/**
+ * Makes dst an owned copy of the query src (loaned in a callback, or owned), its parts as
+ * zm_api_parts_copy makes them: it keeps the query open until dropped. Z_EINVAL for a null or
+ * dropped query, ZM_E_NOMEM.
+ */
+ZM_NODISCARD z_result_t zm_api_query_copy(zm_api_query_t *dst, const zm_api_query_t *src, zm_api_buffer_fn get,
+                                          void *ctx);
+/** Drops an owned query: the last copy of a query sends its final response, from this stack. */
+void zm_api_query_drop(zm_api_query_t *q);
+/**
+ * Whether q may be dropped with zm_api_query_drop_during while during is being delivered: during
+ * is a query in its callback (not an owned one) of q's session.
+ */
+bool zm_api_query_droppable_during(const zm_api_query_t *q, const zm_api_query_t *during);
+/**
+ * Drops the owned query q while the callback of during runs on this thread (they must be
+ * droppable together): if q is the last copy of its query, its final response waits until
+ * during's dispatch ends, so that nothing is sent from the depth of the callback.
+ */
+void zm_api_query_drop_during(zm_api_query_t *q, const zm_api_query_t *during);
+#endif
+
+#if Z_FEATURE_QUERY == 1
+/** Makes dst an owned copy of the reply src; Z_EINVAL for a null reply, ZM_E_NOMEM. */
+ZM_NODISCARD z_result_t zm_api_reply_copy(zm_api_reply_t *dst, const zm_api_reply_t *src, zm_api_buffer_fn get,
+                                          void *ctx);
+/** Drops an owned reply's parts and leaves it null. */
+void zm_api_reply_clear(zm_api_reply_t *r);
+#endif
 
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
@@ -242,6 +285,8 @@ typedef struct zm_api_session zm_api_session_t;
 
 void zm_api_session_ref(zm_api_session_t *b);
 void zm_api_session_unref(zm_api_session_t *b);
+/** Drops a reference that is known not to be the last (another holder outlives the call). */
+void zm_api_session_unref_not_last(zm_api_session_t *b);
 
 /**
  * Starts a call on the session b: Z_OK and *out (end the call with zm_api_session_leave),

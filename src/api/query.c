@@ -152,7 +152,7 @@ const z_loaned_encoding_t *z_reply_err_encoding(const z_loaned_reply_err_t *repl
     return reply_err != NULL ? &reply_err->encoding : NULL;
 }
 
-static void reply_clear(zm_api_reply_t *r)
+void zm_api_reply_clear(zm_api_reply_t *r)
 {
     zm_api_sample_clear(&r->sample);
     reply_err_clear(&r->err);
@@ -173,39 +173,47 @@ ZM_API_DEFINE_TAKE(reply)
 void z_reply_drop(z_moved_reply_t *obj)
 {
     if (obj != NULL) {
-        reply_clear(&obj->_this._val);
+        zm_api_reply_clear(&obj->_this._val);
     }
 }
 
-static uint8_t *block_get(void *ctx, size_t need, zm_owner_t **owner)
+z_result_t zm_api_reply_copy(zm_api_reply_t *dst, const zm_api_reply_t *src, zm_api_buffer_fn get, void *ctx)
 {
-    ZM_UNUSED(ctx);
-    return zm_api_block_alloc(need, owner);
+    memset(dst, 0, sizeof(*dst));
+    if (src->state == ZM_API_REPLY_NULL) {
+        return Z_EINVAL;
+    }
+    z_result_t r;
+    if (src->state == ZM_API_REPLY_OK) {
+        r = zm_api_sample_copy(&dst->sample, &src->sample, get, ctx);
+    } else {
+        dst->err = src->err;
+        zm_api_slice_t *parts[] = {&dst->err.payload.slice, &dst->err.encoding.schema.slice};
+        r = zm_api_parts_copy(parts, ZM_ARRAY_LEN(parts), get, ctx);
+    }
+    if (r != Z_OK) {
+        memset(dst, 0, sizeof(*dst));
+        return r;
+    }
+    dst->state = src->state;
+    dst->has_replier = src->has_replier;
+    dst->replier_id = src->replier_id;
+    return Z_OK;
 }
 
 z_result_t z_reply_clone(z_owned_reply_t *dst, const z_loaned_reply_t *src)
 {
-    if (dst == NULL || src == NULL || src->state == ZM_API_REPLY_NULL) {
+    if (dst == NULL) {
         return Z_EINVAL;
     }
-    zm_api_reply_t r;
-    memset(&r, 0, sizeof(r));
-    r.state = src->state;
-    r.has_replier = src->has_replier;
-    r.replier_id = src->replier_id;
-    z_result_t rc = src->state == ZM_API_REPLY_OK ? zm_api_sample_copy(&r.sample, &src->sample, block_get, NULL)
-                                                  : reply_err_copy(&r.err, &src->err);
-    if (rc != Z_OK) {
-        return rc;
-    }
-    dst->_val = r;
-    return Z_OK;
+    z_internal_reply_null(dst);
+    return src != NULL ? zm_api_reply_copy(&dst->_val, src, zm_api_block_get, NULL) : Z_EINVAL;
 }
 
 z_result_t z_reply_take_from_loaned(z_owned_reply_t *dst, z_loaned_reply_t *src)
 {
     ZM_TRY(z_reply_clone(dst, src));
-    reply_clear(src);
+    zm_api_reply_clear(src);
     return Z_OK;
 }
 
@@ -258,7 +266,7 @@ static void get_deliver(const zm_reply_in_t *in, void *ctx)
     if (c->closure.call != NULL) {
         c->closure.call(&r, c->closure.context);
     }
-    reply_clear(&r); /* what the callback attached to it (a program writing into it) */
+    zm_api_reply_clear(&r); /* what the callback attached to it (a program writing into it) */
 }
 
 static void get_release(void *ctx)
@@ -627,12 +635,11 @@ bool z_internal_query_check(const z_owned_query_t *obj) { return obj != NULL && 
 
 ZM_API_DEFINE_TAKE(query)
 
-void z_query_drop(z_moved_query_t *obj)
+void zm_api_query_drop(zm_api_query_t *q)
 {
-    if (obj == NULL || obj->_this._val.rec == NULL) {
+    if (q->rec == NULL) {
         return;
     }
-    zm_api_query_t *q = &obj->_this._val;
     zm_session_t *s = NULL;
     bool entered = zm_api_session_enter(q->session, &s) == Z_OK;
     zm_query_release(entered ? s : NULL, q->rec); /* the last one sends the final response */
@@ -643,43 +650,58 @@ void z_query_drop(z_moved_query_t *obj)
     query_clear(q);
 }
 
-z_result_t z_query_clone(z_owned_query_t *dst, const z_loaned_query_t *src)
+bool zm_api_query_droppable_during(const zm_api_query_t *q, const zm_api_query_t *during)
 {
-    if (dst == NULL || src == NULL || (src->in == NULL && src->rec == NULL)) {
+    return q->rec != NULL && during->in != NULL && during->session == q->session;
+}
+
+void zm_api_query_drop_during(zm_api_query_t *q, const zm_api_query_t *during)
+{
+    ZM_ASSERT(zm_api_query_droppable_during(q, during));
+    zm_query_release_during(during->in, q->rec);
+    zm_api_session_unref_not_last(q->session); /* during's session: open until its dispatch ends */
+    query_clear(q);
+}
+
+void z_query_drop(z_moved_query_t *obj)
+{
+    if (obj != NULL) {
+        zm_api_query_drop(&obj->_this._val);
+    }
+}
+
+z_result_t zm_api_query_copy(zm_api_query_t *dst, const zm_api_query_t *src, zm_api_buffer_fn get, void *ctx)
+{
+    if (src->in == NULL && src->rec == NULL) {
+        memset(dst, 0, sizeof(*dst));
         return Z_EINVAL;
     }
-    zm_api_query_t q;
-    memset(&q, 0, sizeof(q));
-    z_result_t r = zm_api_keyexpr_clone(&q.keyexpr, &src->keyexpr);
-    if (r == Z_OK) {
-        r = zm_api_slice_clone(&q.parameters.slice, &src->parameters.slice);
-    }
-    if (r == Z_OK) {
-        r = zm_api_slice_clone(&q.payload.slice, &src->payload.slice);
-    }
-    if (r == Z_OK) {
-        r = zm_api_encoding_clone(&q.encoding, &src->encoding);
-    }
-    if (r == Z_OK) {
-        r = zm_api_slice_clone(&q.attachment.slice, &src->attachment.slice);
-    }
-    if (r == Z_OK) {
-        q.rec = src->rec != NULL ? zm_query_rec_ref(src->rec) : zm_query_retain(src->in);
-        r = q.rec != NULL ? Z_OK : ZM_E_NOMEM;
-    }
+    *dst = *src;
+    dst->in = NULL;
+    dst->keyexpr.id = 0;
+    dst->keyexpr.session = NULL;
+    dst->rec = src->rec != NULL ? zm_query_rec_ref(src->rec) : zm_query_retain(src->in);
+    zm_api_slice_t *parts[] = {&dst->keyexpr.key.slice, &dst->parameters.slice, &dst->payload.slice,
+                               &dst->encoding.schema.slice, &dst->attachment.slice};
+    z_result_t r = dst->rec != NULL ? zm_api_parts_copy(parts, ZM_ARRAY_LEN(parts), get, ctx) : ZM_E_NOMEM;
     if (r != Z_OK) {
-        query_clear(&q);
+        if (dst->rec != NULL) {
+            zm_query_rec_unref_not_last(dst->rec); /* src holds one too */
+        }
+        memset(dst, 0, sizeof(*dst));
         return r;
     }
-    q.keyexpr.id = 0;
-    q.keyexpr.session = NULL;
-    q.session = src->session;
-    zm_api_session_ref(q.session);
-    q.eid = src->eid;
-    q.has_source_info = src->has_source_info;
-    q.source_info = src->source_info;
-    dst->_val = q;
+    zm_api_session_ref(dst->session);
     return Z_OK;
+}
+
+z_result_t z_query_clone(z_owned_query_t *dst, const z_loaned_query_t *src)
+{
+    if (dst == NULL) {
+        return Z_EINVAL;
+    }
+    z_internal_query_null(dst);
+    return src != NULL ? zm_api_query_copy(&dst->_val, src, zm_api_block_get, NULL) : Z_EINVAL;
 }
 
 z_result_t z_query_take_from_loaned(z_owned_query_t *dst, z_loaned_query_t *src)

@@ -221,20 +221,17 @@ void zm_api_sample_clear(zm_api_sample_t *s)
     memset(s, 0, sizeof(*s));
 }
 
-static uint8_t *block_get(void *ctx, size_t need, zm_owner_t **owner)
+uint8_t *zm_api_block_get(void *ctx, size_t need, zm_owner_t **owner)
 {
     ZM_UNUSED(ctx);
     return zm_api_block_alloc(need, owner);
 }
 
-z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, zm_api_buffer_fn get, void *ctx)
+z_result_t zm_api_parts_copy(zm_api_slice_t *const *parts, size_t n, zm_api_buffer_fn get, void *ctx)
 {
-    zm_api_sample_t c = *src;
-    zm_api_slice_t *parts[SAMPLE_PARTS];
-    sample_parts(&c, parts);
     size_t need = 0;
     unsigned borrowed = 0;
-    for (size_t i = 0; i < SAMPLE_PARTS; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (parts[i]->owner == NULL && parts[i]->len > 0) {
             if (parts[i]->len > SIZE_MAX / 8 - need) {
                 return ZM_E_NOMEM;
@@ -253,7 +250,7 @@ z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, 
         atomic_store_explicit(&o->refs, borrowed, memory_order_relaxed);
     }
     size_t off = 0;
-    for (size_t i = 0; i < SAMPLE_PARTS; i++) {
+    for (size_t i = 0; i < n; i++) {
         zm_api_slice_t *p = parts[i];
         if (p->owner != NULL) {
             zm_owner_ref(p->owner);
@@ -267,8 +264,19 @@ z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, 
             off += p->len + 1;
         }
     }
-    *dst = c;
     return Z_OK;
+}
+
+z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sample_t *src, zm_api_buffer_fn get, void *ctx)
+{
+    *dst = *src; /* copied in place: no second sample on the stack of a delivery */
+    zm_api_slice_t *parts[SAMPLE_PARTS];
+    sample_parts(dst, parts);
+    z_result_t r = zm_api_parts_copy(parts, SAMPLE_PARTS, get, ctx);
+    if (r != Z_OK) {
+        memset(dst, 0, sizeof(*dst));
+    }
+    return r;
 }
 
 void z_internal_sample_null(z_owned_sample_t *obj)
@@ -298,7 +306,7 @@ z_result_t z_sample_clone(z_owned_sample_t *dst, const z_loaned_sample_t *src)
     if (src == NULL) {
         return Z_EINVAL;
     }
-    return zm_api_sample_copy(&dst->_val, src, block_get, NULL);
+    return zm_api_sample_copy(&dst->_val, src, zm_api_block_get, NULL);
 }
 
 z_result_t z_sample_take_from_loaned(z_owned_sample_t *dst, z_loaned_sample_t *src)

@@ -36,6 +36,13 @@ void zm_api_session_unref(zm_api_session_t *b)
     }
 }
 
+void zm_api_session_unref_not_last(zm_api_session_t *b)
+{
+    unsigned before = atomic_fetch_sub(&b->refs, 1u);
+    ZM_ASSERT(before > 1u);
+    ZM_UNUSED(before);
+}
+
 z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
 {
     *out = NULL;

@@ -71,6 +71,7 @@ static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
 
 struct zm_query_rec {
     atomic_uint refs;
+    struct zm_query_rec *next_ended; /* on a dispatch's list (zm_query_in_t.ended) once released */
     zm_query_route_t route;
     char key[];
 };
@@ -110,6 +111,7 @@ zm_query_rec_t *zm_query_retain(zm_query_in_t *q)
             return NULL;
         }
         atomic_init(&rec->refs, 1u); /* the callback's, ended by the dispatch */
+        rec->next_ended = NULL;
         rec->route = q->route;
         memcpy(rec->key, q->key, q->key_len);
         rec->route.key = rec->key;
@@ -121,21 +123,51 @@ zm_query_rec_t *zm_query_retain(zm_query_in_t *q)
 
 const zm_query_route_t *zm_query_rec_route(const zm_query_rec_t *rec) { return &rec->route; }
 
+void zm_query_rec_unref_not_last(zm_query_rec_t *rec)
+{
+    unsigned before = atomic_fetch_sub_explicit(&rec->refs, 1u, memory_order_relaxed);
+    ZM_ASSERT(before > 1u);
+    ZM_UNUSED(before);
+}
+
 zm_query_rec_t *zm_query_rec_ref(zm_query_rec_t *rec)
 {
     atomic_fetch_add_explicit(&rec->refs, 1u, memory_order_relaxed);
     return rec;
 }
 
-void zm_query_release(zm_session_t *s, zm_query_rec_t *rec)
+/* The end of a record nobody holds any more: its final response (unless s is gone), then free. */
+static void rec_end(zm_session_t *s, zm_query_rec_t *rec)
 {
-    if (atomic_fetch_sub_explicit(&rec->refs, 1u, memory_order_acq_rel) != 1u) {
-        return;
-    }
     if (s != NULL && !s->closing) {
         route_final(s, &rec->route);
     }
     zm_free(rec);
+}
+
+void zm_query_release(zm_session_t *s, zm_query_rec_t *rec)
+{
+    if (atomic_fetch_sub_explicit(&rec->refs, 1u, memory_order_acq_rel) == 1u) {
+        rec_end(s, rec);
+    }
+}
+
+void zm_query_release_during(zm_query_in_t *q, zm_query_rec_t *rec)
+{
+    if (atomic_fetch_sub_explicit(&rec->refs, 1u, memory_order_acq_rel) == 1u) {
+        rec->next_ended = q->ended;
+        q->ended = rec;
+    }
+}
+
+/* Ends the records released during a dispatch (zm_query_release_during). */
+static void ended_end(zm_session_t *s, zm_query_rec_t *list)
+{
+    while (list != NULL) {
+        zm_query_rec_t *next = list->next_ended;
+        rec_end(s, list);
+        list = next;
+    }
 }
 
 z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t len, bool complete, uint8_t origin,
@@ -219,6 +251,7 @@ z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *k
 static void qbls_dispatch(zm_session_t *s, zm_query_in_t *q, uint8_t target, bool remote)
 {
     q->rec = NULL;
+    q->ended = NULL;
     zm_cb_frame_t frame = {NULL, 0};
     bool framed = false;
     S_LOCK(s);
@@ -250,15 +283,16 @@ static void qbls_dispatch(zm_session_t *s, zm_query_in_t *q, uint8_t target, boo
 
 /*
  * Ends a query whose callbacks ran: now (its final response) unless one of them kept it, else
- * when the last one kept lets go.
+ * when the last one kept lets go; then the queries its callbacks let go of (ended).
  */
-static void query_end(zm_session_t *s, zm_query_rec_t *rec, const zm_query_route_t *route)
+static void query_end(zm_session_t *s, zm_query_rec_t *rec, const zm_query_route_t *route, zm_query_rec_t *ended)
 {
     if (rec != NULL) {
         zm_query_release(s, rec);
     } else {
         route_final(s, route);
     }
+    ended_end(s, ended);
 }
 
 static void query_from_msg(zm_query_in_t *q, const zm_query_t *qm)
@@ -275,10 +309,11 @@ static void query_from_msg(zm_query_in_t *q, const zm_query_t *qm)
 
 /*
  * Not inlined: the query is on the stack only while our queryables answer, not while the admin
- * space does nor while the final response is sent. Returns the record a callback kept, or NULL.
+ * space does nor while the final response is sent. Returns the record a callback kept, or NULL,
+ * and in *ended the records the callbacks let go of.
  */
 static ZM_NOINLINE zm_query_rec_t *request_answer(zm_peer_t *p, const zm_network_msg_t *m, const char *key,
-                                                  size_t len)
+                                                  size_t len, zm_query_rec_t **ended)
 {
     const zm_request_t *rq = &m->body.request;
     zm_query_in_t q;
@@ -295,6 +330,7 @@ static ZM_NOINLINE zm_query_rec_t *request_answer(zm_peer_t *p, const zm_network
     q.route.key_len = (uint16_t)len;
     uint8_t target = (m->ext.present & ZM_NET_EXT_TARGET) ? m->ext.target : ZM_TARGET_BEST_MATCHING;
     qbls_dispatch(p->s, &q, target, true);
+    *ended = q.ended;
     return q.rec;
 }
 
@@ -303,7 +339,9 @@ static ZM_NOINLINE void request_finish(zm_peer_t *p, const zm_network_msg_t *m, 
 {
     uint8_t qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
     zm_query_route_t route = {p->index, p->gen, m->body.request.rid, 0, qos, false, 0, NULL};
-    query_end(p->s, request_answer(p, m, key, len), &route);
+    zm_query_rec_t *ended = NULL;
+    zm_query_rec_t *rec = request_answer(p, m, key, len, &ended);
+    query_end(p->s, rec, &route, ended);
 }
 
 void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m)
@@ -782,7 +820,7 @@ static ZM_NOINLINE void get_local(zm_session_t *s, uint32_t rid, const zm_get_ar
     q.route.key = a->key;
     q.route.key_len = (uint16_t)a->key_len;
     qbls_dispatch(s, &q, a->target, false);
-    query_end(s, q.rec, &q.route);
+    query_end(s, q.rec, &q.route, q.ended);
 }
 #endif
 

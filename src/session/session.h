@@ -197,7 +197,8 @@ typedef struct zm_query_in {
     bool has_source;
     zm_source_info_t source;
     zm_query_route_t route;
-    struct zm_query_rec *rec; /* set by the first zm_query_retain */
+    struct zm_query_rec *rec;   /* set by the first zm_query_retain */
+    struct zm_query_rec *ended; /* released during the callback: their ends go with this one's */
 } zm_query_in_t;
 
 typedef void (*zm_query_fn)(zm_query_in_t *query, void *ctx);
@@ -262,9 +263,17 @@ ZM_NODISCARD z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t
 zm_query_rec_t *zm_query_retain(zm_query_in_t *q);
 /** Adds a reference to rec (an owned copy of the query); returns rec. */
 zm_query_rec_t *zm_query_rec_ref(zm_query_rec_t *rec);
+/** Drops a reference to rec that is known not to be the last (another holder outlives the call). */
+void zm_query_rec_unref_not_last(zm_query_rec_t *rec);
 const zm_query_route_t *zm_query_rec_route(const zm_query_rec_t *rec);
 /** Drops one reference; the last sends the final response through s (NULL: s is gone). */
 void zm_query_release(zm_session_t *s, zm_query_rec_t *rec);
+/**
+ * Drops one reference of another query's record from within q's callback: the last one's final
+ * response goes when q's dispatch ends, on the stack that began it, rather than from the
+ * callback's depth. rec must belong to q's session.
+ */
+void zm_query_release_during(zm_query_in_t *q, zm_query_rec_t *rec);
 
 /**
  * Sends a get; fn(reply, ctx) runs for each reply, and drop(ctx) once when the get ends (final

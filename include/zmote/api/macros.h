@@ -40,6 +40,10 @@
         z_owned_condvar_t: z_condvar_loan,                         \
         z_owned_fifo_handler_sample_t: z_fifo_handler_sample_loan, \
         z_owned_ring_handler_sample_t: z_ring_handler_sample_loan, \
+        z_owned_fifo_handler_query_t: z_fifo_handler_query_loan, \
+        z_owned_ring_handler_query_t: z_ring_handler_query_loan, \
+        z_owned_fifo_handler_reply_t: z_fifo_handler_reply_loan, \
+        z_owned_ring_handler_reply_t: z_ring_handler_reply_loan, \
         z_owned_query_t: z_query_loan, \
         z_owned_reply_t: z_reply_loan, \
         z_owned_reply_err_t: z_reply_err_loan, \
@@ -81,7 +85,13 @@
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
-        z_owned_condvar_t: z_condvar_loan_mut)(&(x))
+        z_owned_condvar_t: z_condvar_loan_mut, \
+        z_owned_fifo_handler_sample_t: z_fifo_handler_sample_loan_mut, \
+        z_owned_ring_handler_sample_t: z_ring_handler_sample_loan_mut, \
+        z_owned_fifo_handler_query_t: z_fifo_handler_query_loan_mut, \
+        z_owned_ring_handler_query_t: z_ring_handler_query_loan_mut, \
+        z_owned_fifo_handler_reply_t: z_fifo_handler_reply_loan_mut, \
+        z_owned_ring_handler_reply_t: z_ring_handler_reply_loan_mut)(&(x))
 
 /** Gives an owned object (an lvalue) away to the function it is passed to: `z_moved_X_t *`. */
 #define z_move(x)                                                  \
@@ -105,6 +115,10 @@
         z_owned_condvar_t: z_condvar_move,                         \
         z_owned_fifo_handler_sample_t: z_fifo_handler_sample_move, \
         z_owned_ring_handler_sample_t: z_ring_handler_sample_move, \
+        z_owned_fifo_handler_query_t: z_fifo_handler_query_move, \
+        z_owned_ring_handler_query_t: z_ring_handler_query_move, \
+        z_owned_fifo_handler_reply_t: z_fifo_handler_reply_move, \
+        z_owned_ring_handler_reply_t: z_ring_handler_reply_move, \
         z_owned_query_t: z_query_move, \
         z_owned_reply_t: z_reply_move, \
         z_owned_reply_err_t: z_reply_err_move, \
@@ -140,6 +154,10 @@
         z_moved_condvar_t *: z_condvar_drop,                         \
         z_moved_fifo_handler_sample_t *: z_fifo_handler_sample_drop, \
         z_moved_ring_handler_sample_t *: z_ring_handler_sample_drop, \
+        z_moved_fifo_handler_query_t *: z_fifo_handler_query_drop, \
+        z_moved_ring_handler_query_t *: z_ring_handler_query_drop, \
+        z_moved_fifo_handler_reply_t *: z_fifo_handler_reply_drop, \
+        z_moved_ring_handler_reply_t *: z_ring_handler_reply_drop, \
         z_moved_query_t *: z_query_drop, \
         z_moved_reply_t *: z_reply_drop, \
         z_moved_reply_err_t *: z_reply_err_drop, \
@@ -172,6 +190,10 @@
         z_owned_encoding_t: z_internal_encoding_check,                       \
         z_owned_fifo_handler_sample_t: z_internal_fifo_handler_sample_check, \
         z_owned_ring_handler_sample_t: z_internal_ring_handler_sample_check, \
+        z_owned_fifo_handler_query_t: z_internal_fifo_handler_query_check, \
+        z_owned_ring_handler_query_t: z_internal_ring_handler_query_check, \
+        z_owned_fifo_handler_reply_t: z_internal_fifo_handler_reply_check, \
+        z_owned_ring_handler_reply_t: z_internal_ring_handler_reply_check, \
         z_owned_query_t: z_internal_query_check, \
         z_owned_reply_t: z_internal_reply_check, \
         z_owned_reply_err_t: z_internal_reply_err_check, \
@@ -223,6 +245,10 @@
         z_owned_condvar_t *: z_condvar_take,                       \
         z_owned_fifo_handler_sample_t *: z_fifo_handler_sample_take, \
         z_owned_ring_handler_sample_t *: z_ring_handler_sample_take, \
+        z_owned_fifo_handler_query_t *: z_fifo_handler_query_take, \
+        z_owned_ring_handler_query_t *: z_ring_handler_query_take, \
+        z_owned_fifo_handler_reply_t *: z_fifo_handler_reply_take, \
+        z_owned_ring_handler_reply_t *: z_ring_handler_reply_take, \
         z_owned_query_t *: z_query_take, \
         z_owned_reply_t *: z_reply_take, \
         z_owned_reply_err_t *: z_reply_err_take, \
@@ -276,6 +302,10 @@
         z_owned_condvar_t *: z_internal_condvar_null,                       \
         z_owned_fifo_handler_sample_t *: z_internal_fifo_handler_sample_null, \
         z_owned_ring_handler_sample_t *: z_internal_ring_handler_sample_null, \
+        z_owned_fifo_handler_query_t *: z_internal_fifo_handler_query_null, \
+        z_owned_ring_handler_query_t *: z_internal_ring_handler_query_null, \
+        z_owned_fifo_handler_reply_t *: z_internal_fifo_handler_reply_null, \
+        z_owned_ring_handler_reply_t *: z_internal_ring_handler_reply_null, \
         z_owned_query_t *: z_internal_query_null, \
         z_owned_reply_t *: z_internal_reply_null, \
         z_owned_reply_err_t *: z_internal_reply_err_null, \
@@ -299,21 +329,37 @@
         z_loaned_closure_zid_t: z_closure_zid_call,          \
         z_loaned_closure_hello_t: z_closure_hello_call)(&(x), __VA_ARGS__)
 
-/** Takes a sample out of a loaned handler, waiting for one: `z_recv(z_loan(h), &sample)`. */
-#define z_recv(x, ...)                                                     \
-    _Generic((x),                                                          \
+/** Takes an item out of a loaned handler, waiting for one: `z_recv(z_loan(h), &sample)`. */
+#define z_recv(x, ...) \
+    _Generic((x), \
         const z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_recv, \
-        z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_recv,       \
+        z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_recv, \
         const z_loaned_ring_handler_sample_t *: z_ring_handler_sample_recv, \
-        z_loaned_ring_handler_sample_t *: z_ring_handler_sample_recv)(x, __VA_ARGS__)
+        z_loaned_ring_handler_sample_t *: z_ring_handler_sample_recv, \
+        const z_loaned_fifo_handler_query_t *: z_fifo_handler_query_recv, \
+        z_loaned_fifo_handler_query_t *: z_fifo_handler_query_recv, \
+        const z_loaned_ring_handler_query_t *: z_ring_handler_query_recv, \
+        z_loaned_ring_handler_query_t *: z_ring_handler_query_recv, \
+        const z_loaned_fifo_handler_reply_t *: z_fifo_handler_reply_recv, \
+        z_loaned_fifo_handler_reply_t *: z_fifo_handler_reply_recv, \
+        const z_loaned_ring_handler_reply_t *: z_ring_handler_reply_recv, \
+        z_loaned_ring_handler_reply_t *: z_ring_handler_reply_recv)(x, __VA_ARGS__)
 
-/** Takes a sample out of a loaned handler if one is queued, else Z_CHANNEL_NODATA. */
-#define z_try_recv(x, ...)                                                     \
-    _Generic((x),                                                              \
+/** Takes an item out of a loaned handler if one is queued, else Z_CHANNEL_NODATA. */
+#define z_try_recv(x, ...) \
+    _Generic((x), \
         const z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_try_recv, \
-        z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_try_recv,       \
+        z_loaned_fifo_handler_sample_t *: z_fifo_handler_sample_try_recv, \
         const z_loaned_ring_handler_sample_t *: z_ring_handler_sample_try_recv, \
-        z_loaned_ring_handler_sample_t *: z_ring_handler_sample_try_recv)(x, __VA_ARGS__)
+        z_loaned_ring_handler_sample_t *: z_ring_handler_sample_try_recv, \
+        const z_loaned_fifo_handler_query_t *: z_fifo_handler_query_try_recv, \
+        z_loaned_fifo_handler_query_t *: z_fifo_handler_query_try_recv, \
+        const z_loaned_ring_handler_query_t *: z_ring_handler_query_try_recv, \
+        z_loaned_ring_handler_query_t *: z_ring_handler_query_try_recv, \
+        const z_loaned_fifo_handler_reply_t *: z_fifo_handler_reply_try_recv, \
+        z_loaned_fifo_handler_reply_t *: z_fifo_handler_reply_try_recv, \
+        const z_loaned_ring_handler_reply_t *: z_ring_handler_reply_try_recv, \
+        z_loaned_ring_handler_reply_t *: z_ring_handler_reply_try_recv)(x, __VA_ARGS__)
 
 /*
  * z_closure(&c, call), z_closure(&c, call, drop) or z_closure(&c, call, drop, context) fills

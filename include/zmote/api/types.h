@@ -382,17 +382,19 @@ ZM_OWNED_TYPE(zm_api_closure_hello_t, closure_hello)
 
 struct zm_api_channel;
 
-/* One struct per kind so that the z_recv / z_loan selections tell them apart. */
-typedef struct {
-    struct zm_api_channel *ptr;
-} zm_api_fifo_handler_sample_t;
+/* One struct per kind and item so that the z_recv / z_loan selections tell them apart. */
+#define ZM_HANDLER_TYPE(name)              \
+    typedef struct {                       \
+        struct zm_api_channel *ptr;        \
+    } zm_api_##name##_t;                   \
+    ZM_OWNED_TYPE_RC(zm_api_##name##_t, name)
 
-typedef struct {
-    struct zm_api_channel *ptr;
-} zm_api_ring_handler_sample_t;
-
-ZM_OWNED_TYPE_RC(zm_api_fifo_handler_sample_t, fifo_handler_sample)
-ZM_OWNED_TYPE_RC(zm_api_ring_handler_sample_t, ring_handler_sample)
+ZM_HANDLER_TYPE(fifo_handler_sample)
+ZM_HANDLER_TYPE(ring_handler_sample)
+ZM_HANDLER_TYPE(fifo_handler_query)
+ZM_HANDLER_TYPE(ring_handler_query)
+ZM_HANDLER_TYPE(fifo_handler_reply)
+ZM_HANDLER_TYPE(ring_handler_reply)
 
 /* ---- platform objects ------------------------------------------------------------------------ */
 
