@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* zenoh-pico's header brings these along, and programs written for it use them unincluded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "zmote/opt.h"
 #include "zmote/result.h"
