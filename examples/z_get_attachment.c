@@ -1,0 +1,153 @@
+/*
+ * z_get_attachment: like z_get, with an attachment (the pair test_key = test_value) and the
+ * encoding zenoh/string;utf8 sent along with the query, and each reply's encoding and attachment
+ * printed. Flags, defaults and printed lines are zenoh-pico 1.9.0's z_get_attachment: -k key
+ * expression (a selector's parameters may follow a '?'), -v a value sent with the query,
+ * -e/-m/-l session config. Attachments are pairs of strings (attachment.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "attachment.h"
+#include "cli.h"
+#include "zenoh-pico.h"
+
+#if Z_FEATURE_QUERY == 1 && Z_FEATURE_MULTI_THREAD == 1
+
+#define GET_OPTIONS "k:v:e:m:l:"
+
+static z_owned_mutex_t mutex;
+static z_owned_condvar_t cond;
+static bool done;
+
+static void on_reply(z_loaned_reply_t *reply, void *ctx)
+{
+    (void)ctx;
+    if (!z_reply_is_ok(reply)) {
+        printf(">> Received an error\n");
+        return;
+    }
+    const z_loaned_sample_t *sample = z_reply_ok(reply);
+    z_view_string_t key;
+    z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
+    z_owned_string_t value;
+    z_bytes_to_string(z_sample_payload(sample), &value);
+    z_owned_string_t encoding;
+    z_encoding_to_string(z_sample_encoding(sample), &encoding);
+    printf(">> Received ('%.*s': '%.*s')\n", (int)z_string_len(z_loan(key)), z_string_data(z_loan(key)),
+           (int)z_string_len(z_loan(value)), z_string_data(z_loan(value)));
+    printf("    with encoding: %.*s\n", (int)z_string_len(z_loan(encoding)), z_string_data(z_loan(encoding)));
+    z_drop(z_move(value));
+    z_drop(z_move(encoding));
+    attachment_print(z_sample_attachment(sample));
+}
+
+static void on_end(void *ctx)
+{
+    (void)ctx;
+    printf(">> Received query final notification\n");
+    z_mutex_lock(z_loan_mut(mutex));
+    done = true;
+    z_condvar_signal(z_loan_mut(cond));
+    z_mutex_unlock(z_loan_mut(mutex));
+}
+
+static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, const char **value)
+{
+    int opt;
+    while ((opt = getopt(argc, argv, GET_OPTIONS)) != -1) {
+        if (cli_config_option(config, opt, optarg)) {
+            continue;
+        }
+        switch (opt) {
+        case 'k':
+            *key = optarg;
+            break;
+        case 'v':
+            *value = optarg;
+            break;
+        case '?':
+            return cli_bad_option(GET_OPTIONS);
+        default:
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *keyexpr = "demo/example/**";
+    const char *value = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+
+    z_owned_config_t config;
+    z_config_default(&config);
+    int ret = parse_args(argc, argv, &config, &keyexpr, &value);
+    if (ret != 0) {
+        z_drop(z_move(config));
+        return ret;
+    }
+    z_mutex_init(&mutex);
+    z_condvar_init(&cond);
+
+    printf("Opening session...\n");
+    z_owned_session_t s;
+    if (z_open(&s, z_move(config), NULL) < 0) {
+        printf("Unable to open session!\n");
+        return -1;
+    }
+
+    const char *params = strchr(keyexpr, '?');
+    size_t key_len = params != NULL ? (size_t)(params - keyexpr) : strlen(keyexpr);
+    z_view_keyexpr_t ke;
+    if (z_view_keyexpr_from_substr(&ke, keyexpr, key_len) < 0) {
+        printf("%s is not a valid key expression\n", keyexpr);
+        z_drop(z_move(s));
+        return -1;
+    }
+
+    printf("Sending Query '%s'...\n", keyexpr);
+    z_get_options_t opts;
+    z_get_options_default(&opts);
+    z_owned_bytes_t payload;
+    if (value != NULL) {
+        z_bytes_copy_from_str(&payload, value);
+        opts.payload = z_move(payload);
+    }
+    z_owned_bytes_t attachment;
+    if (attachment_of_pair(&attachment, "test_key", "test_value") == Z_OK) {
+        opts.attachment = z_move(attachment);
+    }
+    z_owned_encoding_t encoding;
+    if (z_encoding_from_str(&encoding, "zenoh/string;utf8") == Z_OK) {
+        opts.encoding = z_move(encoding);
+    }
+    z_owned_closure_reply_t callback;
+    z_closure(&callback, on_reply, on_end, NULL);
+    z_mutex_lock(z_loan_mut(mutex));
+    if (z_get(z_loan(s), z_loan(ke), params != NULL ? params + 1 : "", z_move(callback), &opts) < 0) {
+        z_mutex_unlock(z_loan_mut(mutex));
+        printf("Unable to send query.\n");
+        z_drop(z_move(s));
+        return -1;
+    }
+    while (!done) {
+        z_condvar_wait(z_loan_mut(cond), z_loan_mut(mutex));
+    }
+    z_mutex_unlock(z_loan_mut(mutex));
+
+    z_drop(z_move(s));
+    z_drop(z_move(cond));
+    z_drop(z_move(mutex));
+    return 0;
+}
+
+#else
+int main(void)
+{
+    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY or Z_FEATURE_MULTI_THREAD but this example requires "
+           "them.\n");
+    return -2;
+}
+#endif
