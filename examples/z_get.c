@@ -127,13 +127,13 @@ int main(int argc, char **argv)
     }
     z_owned_closure_reply_t callback;
     z_closure(&callback, on_reply, on_end, NULL);
-    z_mutex_lock(z_loan_mut(mutex));
+    /* Not under the lock: the query may end within z_get, which then runs on_end right here. */
     if (z_get(z_loan(s), z_loan(ke), params != NULL ? params + 1 : "", z_move(callback), &opts) < 0) {
-        z_mutex_unlock(z_loan_mut(mutex));
         printf("Unable to send query.\n");
         z_drop(z_move(s));
         return -1;
     }
+    z_mutex_lock(z_loan_mut(mutex));
     while (!done) {
         z_condvar_wait(z_loan_mut(cond), z_loan_mut(mutex));
     }
