@@ -83,8 +83,8 @@ static void query_once(const z_loaned_querier_t *querier, const char *params, co
     printf("Querying '%s' with payload '%s'...\n", selector, buf);
     z_querier_get_options_t opts;
     z_querier_get_options_default(&opts);
+    z_owned_bytes_t payload; /* lives as long as opts, which points to it */
     if (value != NULL) {
-        z_owned_bytes_t payload;
         z_bytes_copy_from_str(&payload, buf);
         opts.payload = z_move(payload);
     }

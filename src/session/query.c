@@ -866,7 +866,6 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     g->fn = fn;
     g->drop = drop;
     g->ctx = ctx;
-    g->busy = 1; /* ours until every request is out */
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     S_LOCK(s);
@@ -887,23 +886,28 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     bool local = Z_FEATURE_LOCAL_QUERYABLE && a->destination != ZM_LOCALITY_REMOTE;
     if (local) {
         wait_set(g, WAIT_LOCAL);
+    } else if (n == 0) {
+        get_end(s, g); /* asked nobody: it ends with no reply, here */
+        S_UNLOCK(s);
+        return Z_OK;
     }
     uint32_t rid = g->rid;
     S_UNLOCK(s);
-    /* a copy of the query goes to each peer with the same id, on its own channel */
-    request_send(s, rid, a, pinned, n);
-    zm_peers_unpin(s, pinned, n);
+    /*
+     * From here g may end, and be freed, on another thread: only its id is used. Our own
+     * queryables answer first, while the bits of the peers asked keep the get open: so when a peer
+     * was asked, the get ends (its drop runs) on the thread of that peer's final response, of the
+     * timeout or of the close, never within this call (where a caller may hold a lock its drop
+     * takes), unless a request cannot be sent.
+     */
 #if Z_FEATURE_LOCAL_QUERYABLE
     if (local) {
         get_local(s, rid, a);
     }
 #endif
-    S_LOCK(s);
-    if (n == 0 && !local) {
-        get_end(s, g); /* asked nobody: it ends with no reply */
-    }
-    get_unpin(s, g);
-    S_UNLOCK(s);
+    /* a copy of the query goes to each peer with the same id, on its own channel */
+    request_send(s, rid, a, pinned, n);
+    zm_peers_unpin(s, pinned, n);
     return Z_OK;
 }
 

@@ -6,7 +6,9 @@
  * replying thread for a queryable of this session), and the callback's drop runs exactly once
  * when the get ends: when everyone asked has sent its final response, when timeout_ms passes,
  * or when the session closes. Consolidation (latest by default) holds back the replies it
- * replaces; latest hands its replies over when the get ends.
+ * replaces; latest hands its replies over when the get ends. When a router or peer was asked,
+ * the end never comes within z_get itself (a program may hold, around z_get, a lock its drop
+ * takes); it does when only this session's queryables, or nobody, could be asked.
  *
  * Life of a query: the queryable's callback receives a query that borrows the received message.
  * Replying inside the callback needs nothing more; z_query_clone keeps an owned query that can
