@@ -3,14 +3,14 @@
  * and main takes them out, replies and drops them (the drop ends each query), instead of
  * answering on the session's read task. Flags, defaults and printed lines are zenoh-pico
  * 1.9.0's z_queryable_channel: -k key expression, -v the value replied, -e/-m/-l session config;
- * it runs until killed.
+ * it runs until killed. Single-thread builds have no read task to fill the channel: it needs threads.
  */
 #include <stdio.h>
 
 #include "cli.h"
 #include "zenoh-pico.h"
 
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE == 1 && Z_FEATURE_MULTI_THREAD == 1
 
 #define QUERYABLE_OPTIONS "k:v:e:m:l:"
 
@@ -125,7 +125,8 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERYABLE but this example requires it.\n");
+    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERYABLE or Z_FEATURE_MULTI_THREAD but this example "
+           "requires them.\n");
     return -2;
 }
 #endif
