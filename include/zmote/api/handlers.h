@@ -59,8 +59,10 @@ z_result_t z_ring_handler_sample_try_recv(const z_loaned_ring_handler_sample_t *
 /**
  * Makes a fifo channel of capacity queries for z_declare_queryable; as z_fifo_channel_sample_new
  * otherwise. Each query taken out is owned: reply to it from any thread, then drop it (its final
- * response goes then). A query a full ring forgets, or one still queued when the handler is
- * dropped, is dropped: its querier gets the final response without a reply.
+ * response goes then). A query still queued when the handler is dropped is dropped: its querier
+ * gets the final response without a reply. Queries of this session's own gets are delivered on
+ * the thread calling z_get: a full fifo makes that thread wait, so it must not be the one that
+ * takes the queries out.
  */
 z_result_t z_fifo_channel_query_new(z_owned_closure_query_t *callback, z_owned_fifo_handler_query_t *handler,
                                     size_t capacity);
@@ -68,7 +70,12 @@ z_result_t z_fifo_channel_query_new(z_owned_closure_query_t *callback, z_owned_f
 z_result_t z_fifo_handler_query_recv(const z_loaned_fifo_handler_query_t *handler, z_owned_query_t *query);
 /** Like z_fifo_handler_query_recv without waiting: Z_CHANNEL_NODATA when the queue is empty. */
 z_result_t z_fifo_handler_query_try_recv(const z_loaned_fifo_handler_query_t *handler, z_owned_query_t *query);
-/** Makes a ring channel of capacity queries: a full ring drops its oldest query. */
+/**
+ * Makes a ring channel of capacity queries: a full ring drops its oldest query as a new one comes
+ * (its querier gets the final response when the new query's delivery is over). A query handed to
+ * the closure by the program itself, rather than by its queryable, is not queued when the ring is
+ * full.
+ */
 z_result_t z_ring_channel_query_new(z_owned_closure_query_t *callback, z_owned_ring_handler_query_t *handler,
                                     size_t capacity);
 /** Same as z_fifo_handler_query_recv for a ring. */
