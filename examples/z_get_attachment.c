@@ -3,7 +3,7 @@
  * encoding zenoh/string;utf8 sent along with the query, and each reply's encoding and attachment
  * printed. Flags, defaults and printed lines are zenoh-pico 1.9.0's z_get_attachment: -k key
  * expression (a selector's parameters may follow a '?'), -v a value sent with the query,
- * -e/-m/-l session config. Attachments are pairs of strings (attachment.h).
+ * -e/-m/-l session config. Attachments are zenoh-ext lists of string pairs (attachment.h).
  */
 #include <stdio.h>
 #include <string.h>

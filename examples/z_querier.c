@@ -3,8 +3,8 @@
  * each query as main takes them out of a fifo channel of 16 replies. Flags, defaults and printed
  * lines are zenoh-pico 1.9.0's z_querier: -s selector (key expression, then parameters after a
  * '?'), -v a value sent with each query (numbered "[   i] value"), -n queries before leaving
- * (default: until killed), -t timeout of each query in ms (0: the default), -e/-m/-l session
- * config. -a (a matching listener) is refused: zmote's queriers have no matching status yet.
+ * (default: until killed), -t timeout of each query in ms (0: the default), -a a listener that
+ * tells when queryables start or stop matching the querier, -e/-m/-l session config.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -57,6 +57,18 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, args_t *a
     }
     return 0;
 }
+
+#if Z_FEATURE_MATCHING == 1
+static void on_matching(const z_matching_status_t *status, void *ctx)
+{
+    (void)ctx;
+    if (status->matching) {
+        printf("Querier has matching queryable.\n");
+    } else {
+        printf("Querier has NO MORE matching queryables.\n");
+    }
+}
+#endif
 
 static void print_reply(const z_loaned_reply_t *reply)
 {
@@ -147,10 +159,16 @@ int main(int argc, char **argv)
         return -1;
     }
     if (a.matching) {
-        printf("ERROR: zmote has no matching status for queriers yet; -a is not available.\n");
+#if Z_FEATURE_MATCHING == 1
+        z_owned_closure_matching_status_t listener;
+        z_closure(&listener, on_matching, NULL, NULL);
+        z_querier_declare_background_matching_listener(z_loan(querier), z_move(listener));
+#else
+        printf("ERROR: Zenoh pico was compiled without Z_FEATURE_MATCHING but this example requires it.\n");
         z_drop(z_move(querier));
         z_drop(z_move(s));
         return -2;
+#endif
     }
 
     printf("Press CTRL-C to quit...\n");

@@ -3,7 +3,7 @@
  * replying with the encoding zenoh/string;utf8 and an attachment (the pair reply_key =
  * reply_value). Flags, defaults and printed lines are zenoh-pico 1.9.0's z_queryable_attachment:
  * -k key expression, -v the value replied, -n queries to answer before leaving (0: run until
- * killed), -e/-m/-l session config. Attachments are pairs of strings (attachment.h).
+ * killed), -e/-m/-l session config. Attachments are zenoh-ext lists of string pairs (attachment.h).
  */
 #include <stdatomic.h>
 #include <stdio.h>

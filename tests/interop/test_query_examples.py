@@ -197,10 +197,17 @@ def test_z_querier_without_value_and_no_parameters(router, rust, children):
     assert [(k, p, v) for k, p, v, *_ in q.seen] == [("zm/qn/a", "", None)]
 
 
-def test_z_querier_matching_flag_is_refused(router, children):
-    qr = children.zm("z_querier", "-m", "client", "-e", router.endpoint, "-a", "-n", "1")
-    assert qr.wait_exit(20) == 254  # -2
-    assert qr.output().splitlines()[-1].startswith("ERROR: ")
+def test_z_querier_matching_listener_via_router(router, rust, children):
+    s = rust.client(router.endpoint)
+    qbl = s.declare_queryable("zm/qm/**", Queries("zm/qm/a", "m"))
+    qr = children.zm("z_querier", "-m", "client", "-e", router.endpoint, "-s", "zm/qm/**", "-a", "-n", "60")
+    qr.wait_line(r"^Querier has matching queryable\.$")
+    qr.wait_line(r"^>> Received \('zm/qm/a': 'm'\)$")
+    qbl.undeclare()
+    qr.wait_line(r"^Querier has NO MORE matching queryables\.$")
+    lines = qr.output().splitlines()
+    assert lines[:2] == ["Opening session...", "Declaring Querier on 'zm/qm/**'..."]
+    assert "Press CTRL-C to quit..." in lines  # the status may be told before or after it
 
 
 def test_z_querier_to_z_queryable_channel_peer_to_peer(children):
