@@ -135,7 +135,7 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 stage "TSan build (clang) + the threaded tests"
 t=$SECONDS
 if configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-    -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread; then
+    -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DZ_FEATURE_UNSTABLE_API=ON; then
     build build/tsan test_link test_unicast test_session test_api_session test_api_query test_query_channels \
         test_query_misuse test_query_wire test_accept test_peers || bad "tsan: build"
     TSAN_OPTIONS=halt_on_error=1 run_ctest build/tsan tsan \

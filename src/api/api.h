@@ -265,6 +265,27 @@ ZM_NODISCARD z_result_t zm_api_matching_listen(struct zm_api_session *b, uint32_
                                                z_moved_closure_matching_status_t *callback);
 #endif
 
+#if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+/* ---- cancellation tokens (cancel.c) ---------------------------------------------------------------- */
+
+typedef struct zm_api_cancel zm_api_cancel_t;
+
+/* A get's link in a cancellation token, inside the get's context: while the get waits. */
+typedef struct zm_api_cancel_link {
+    struct zm_api_cancel_link *next;
+    struct zm_api_session *session;
+    _Atomic(uint32_t) rid; /* 0 until the session registered the get */
+    bool asked;            /* cancel already ended it, or is ending it */
+} zm_api_cancel_link_t;
+
+/** Links l (a get about to start on b) into t: Z_ERR_CANCELLED (nothing linked) when t is cancelled. */
+ZM_NODISCARD z_result_t zm_api_cancel_link(zm_api_cancel_t *t, zm_api_cancel_link_t *l, struct zm_api_session *b);
+/** After the get rid started: ends it if t was cancelled meanwhile. */
+void zm_api_cancel_started(zm_api_cancel_t *t, struct zm_api_session *b, uint32_t rid);
+/** The linked get ended: unlinks l and lets go of t. */
+void zm_api_cancel_unlink(zm_api_cancel_t *t, zm_api_cancel_link_t *l);
+#endif
+
 /* ---- sessions ----------------------------------------------------------------------------------- */
 
 /*

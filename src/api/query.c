@@ -236,9 +236,13 @@ bool z_reply_replier_id(const z_loaned_reply_t *reply, z_entity_global_id_t *out
 
 /* ---- gets ---------------------------------------------------------------------------------------- */
 
-/* What a get gives the session as its context: the user's closure. */
+/* What a get gives the session as its context: the user's closure, and its cancellation token. */
 typedef struct {
     zm_api_closure_reply_t closure;
+#ifdef Z_FEATURE_UNSTABLE_API
+    zm_api_cancel_t *token; /* linked through link while the get waits, or NULL */
+    zm_api_cancel_link_t link;
+#endif
 } get_ctx_t;
 
 static void get_deliver(const zm_reply_in_t *in, void *ctx)
@@ -273,6 +277,11 @@ static void get_release(void *ctx)
 {
     get_ctx_t *c = ctx;
     zm_api_closure_reply_t closure = c->closure;
+#ifdef Z_FEATURE_UNSTABLE_API
+    if (c->token != NULL) {
+        zm_api_cancel_unlink(c->token, &c->link);
+    }
+#endif
     zm_free(c);
     if (closure.drop != NULL) { /* last: the get holds nothing once its end is told */
         closure.drop(closure.context);
@@ -313,8 +322,21 @@ static uint8_t consolidation_of(z_consolidation_mode_t m)
     }
 }
 
-/* Sends a on b with callback (taken on every path). */
-static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_closure_reply_t *callback)
+/* The token a get's options give, used for the call only: the get links its own reference. */
+#ifdef Z_FEATURE_UNSTABLE_API
+#define GET_TOKEN(o) ((o).cancellation_token != NULL ? (o).cancellation_token->_this._rc.ptr : NULL)
+#define GET_TOKEN_DROP(o) z_cancellation_token_drop((o).cancellation_token)
+#else
+#define GET_TOKEN(o) NULL
+#define GET_TOKEN_DROP(o) ((void)0)
+#endif
+
+/*
+ * Sends a on b with callback and token (each taken on every path; token NULL: none). The get
+ * may end inside this call only when no router or peer was asked.
+ */
+static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_closure_reply_t *callback,
+                              struct zm_api_cancel *token)
 {
     if (callback == NULL || callback->_this._val.call == NULL) {
         z_closure_reply_drop(callback);
@@ -327,16 +349,35 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
     }
     c->closure = callback->_this._val;
     z_internal_closure_reply_null(&callback->_this);
+    z_result_t r = Z_OK;
+#ifdef Z_FEATURE_UNSTABLE_API
+    c->token = NULL;
+    if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
+        c->token = token;
+        a->rid_shared = &c->link.rid;
+    }
+#else
+    ZM_UNUSED(token);
+#endif
     zm_session_t *s;
-    z_result_t r = zm_api_session_enter(b, &s);
+    uint32_t rid = 0;
     if (r == Z_OK) {
-        r = zm_session_get(s, a, get_deliver, get_release, c);
+        r = zm_api_session_enter(b, &s);
+    }
+    if (r == Z_OK) {
+        r = zm_session_get(s, a, get_deliver, get_release, c, &rid);
         zm_api_session_leave(b);
     }
     if (r != Z_OK) {
         get_release(c);
+        return r;
     }
-    return r;
+#ifdef Z_FEATURE_UNSTABLE_API
+    if (token != NULL) {
+        zm_api_cancel_started(token, b, rid); /* c may be gone already: only the token is used */
+    }
+#endif
+    return Z_OK;
 }
 
 /* The request parts of a get that borrow API objects; they must live as long as the args. */
@@ -410,13 +451,14 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
 #ifdef Z_FEATURE_UNSTABLE_API
         get_source(&a, &parts, o.source_info);
 #endif
-        r = session_get(record_of(zs), &a, callback);
+        r = session_get(record_of(zs), &a, callback, GET_TOKEN(o));
         callback = NULL;
     }
     z_closure_reply_drop(callback);
     z_bytes_drop(o.payload);
     z_encoding_drop(o.encoding);
     z_bytes_drop(o.attachment);
+    GET_TOKEN_DROP(o);
     return r;
 }
 
@@ -581,13 +623,14 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
 #ifdef Z_FEATURE_UNSTABLE_API
         get_source(&a, &parts, o.source_info);
 #endif
-        r = session_get(querier->session, &a, callback);
+        r = session_get(querier->session, &a, callback, GET_TOKEN(o));
         callback = NULL;
     }
     z_closure_reply_drop(callback);
     z_bytes_drop(o.payload);
     z_encoding_drop(o.encoding);
     z_bytes_drop(o.attachment);
+    GET_TOKEN_DROP(o);
     return r;
 }
 

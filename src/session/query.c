@@ -828,7 +828,7 @@ static ZM_NOINLINE void get_local(zm_session_t *s, uint32_t rid, const zm_get_ar
 #endif
 
 /* s->lock held: registers g under a fresh request id, bounded by ZM_GETS_MAX. */
-static z_result_t get_register(zm_session_t *s, zm_get_t *g)
+static z_result_t get_register(zm_session_t *s, zm_get_t *g, _Atomic(uint32_t) *rid_out)
 {
     if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
         return ZM_E_LIMIT;
@@ -836,11 +836,15 @@ static z_result_t get_register(zm_session_t *s, zm_get_t *g)
     do {
         g->rid = s->next_rid++;
     } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
+    if (rid_out != NULL) {
+        atomic_store_explicit(rid_out, g->rid, memory_order_release);
+    }
     void *old = NULL;
     return zm_idmap_put(&s->gets, g->rid, g, &old) == Z_OK ? Z_OK : ZM_E_NOMEM;
 }
 
-z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop, void *ctx)
+z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop, void *ctx,
+                          uint32_t *rid_out)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
@@ -869,7 +873,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     S_LOCK(s);
-    z_result_t rc = get_register(s, g);
+    z_result_t rc = get_register(s, g, a->rid_shared);
     if (rc != Z_OK) {
         S_UNLOCK(s);
         zm_free(g);
@@ -892,6 +896,9 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
         return Z_OK;
     }
     uint32_t rid = g->rid;
+    if (rid_out != NULL) {
+        *rid_out = rid;
+    }
     S_UNLOCK(s);
     /*
      * From here g may end, and be freed, on another thread: only its id is used. Our own
@@ -937,6 +944,16 @@ static void gets_end(zm_session_t *s, bool (*fn)(zm_get_t *g, uint64_t arg), uin
     S_LOCK(s);
     for (zm_get_t *g = gets_find(s, fn, arg); g != NULL; g = gets_find(s, fn, arg)) {
         get_end(s, g); /* it leaves the table */
+    }
+    S_UNLOCK(s);
+}
+
+void zm_session_get_cancel(zm_session_t *s, uint32_t rid)
+{
+    S_LOCK(s);
+    zm_get_t *g = zm_idmap_get(&s->gets, rid);
+    if (g != NULL) {
+        get_end(s, g);
     }
     S_UNLOCK(s);
 }

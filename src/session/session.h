@@ -13,6 +13,8 @@
 #ifndef ZM_SESSION_H
 #define ZM_SESSION_H
 
+#include <stdatomic.h>
+
 #include "proto/core.h"
 #include "proto/msg.h" /* ZM_TARGET_*, ZM_CONSOLIDATION_* of queries */
 #include "zmote/opt.h"
@@ -247,6 +249,7 @@ typedef struct {
     bool any_key;
     uint8_t destination; /* ZM_LOCALITY_* */
     uint64_t timeout_ms;
+    _Atomic(uint32_t) *rid_shared; /* if not NULL: gets the request id before any reply or end can come */
 } zm_get_args_t;
 
 ZM_NODISCARD z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t len, bool complete,
@@ -278,9 +281,13 @@ void zm_query_release_during(zm_query_in_t *q, zm_query_rec_t *rec);
 /**
  * Sends a get; fn(reply, ctx) runs for each reply, and drop(ctx) once when the get ends (final
  * responses from everyone asked, or timeout, or close). On error drop has not been called.
+ * *rid (if not NULL) gets its request id, for zm_session_get_cancel.
  */
 ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop,
-                                       void *ctx);
+                                       void *ctx, uint32_t *rid);
+
+/** Ends the get rid now, as its timeout would (nothing if it ended already). */
+void zm_session_get_cancel(zm_session_t *s, uint32_t rid);
 
 #if Z_FEATURE_ADMIN_SPACE
 /**

@@ -279,6 +279,57 @@ static void test_failing_allocations(void)
     CHECK_EQ_INT(live(), before);
 }
 
+#ifdef Z_FEATURE_UNSTABLE_API
+/* A get waiting on a kept query ends when its token is cancelled; a cancelled token refuses new gets. */
+static void test_cancellation(void)
+{
+    long before = live();
+    pair_t p;
+    pair_open(&p);
+    warm_up(&p);
+    z_owned_cancellation_token_t token;
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    atomic_store(&keep_queries, true);
+    atomic_store(&kept_ready, false);
+    unsigned e0 = ends_now();
+    z_view_keyexpr_t ke;
+    z_view_keyexpr_from_str(&ke, "qa/c");
+    z_get_options_t o;
+    z_get_options_default(&o);
+    o.timeout_ms = 30000;
+    z_owned_cancellation_token_t clone;
+    CHECK_EQ_INT(z_cancellation_token_clone(&clone, z_loan(token)), Z_OK);
+    o.cancellation_token = z_move(clone);
+    z_owned_closure_reply_t cb;
+    z_closure(&cb, on_reply, on_end, NULL);
+    uint64_t t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(z_get(z_loan(p.b), z_loan(ke), "", z_move(cb), &o), Z_OK);
+    while (!atomic_load(&kept_ready) && zm_port_clock_ms() < t0 + 5000) {
+        zm_port_sleep_ms(1); /* the queryable's callback sets it: no event crosses from there */
+    }
+    CHECK(atomic_load(&kept_ready));
+    CHECK_EQ_INT(ends_now(), e0); /* the query is held: the get waits */
+    CHECK(!z_cancellation_token_is_cancelled(z_loan(token)));
+    CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+    CHECK(z_cancellation_token_is_cancelled(z_loan(token)));
+    CHECK(wait_ends(e0 + 1, 2000)); /* at once, not at the 30 s timeout */
+    CHECK(zm_port_clock_ms() - t0 < 5000);
+    z_drop(z_move(kept)); /* its final response finds the get gone */
+    atomic_store(&keep_queries, false);
+
+    /* a cancelled token: the get is refused and its closure dropped */
+    z_get_options_default(&o);
+    CHECK_EQ_INT(z_cancellation_token_clone(&clone, z_loan(token)), Z_OK);
+    o.cancellation_token = z_move(clone);
+    z_closure(&cb, on_reply, on_end, NULL);
+    CHECK_EQ_INT(z_get(z_loan(p.b), z_loan(ke), "", z_move(cb), &o), Z_ERR_CANCELLED);
+    CHECK_EQ_INT(ends_now(), e0 + 2);
+    z_drop(z_move(token));
+    pair_close(&p);
+    CHECK_EQ_INT(live(), before);
+}
+#endif
+
 int main(void)
 {
     zm_allocator_t counting = {count_alloc, count_free, NULL};
@@ -287,6 +338,9 @@ int main(void)
     CHECK_EQ_INT(z_condvar_init(&changed), Z_OK);
     test_allocs_per_get();
     test_failing_allocations();
+#ifdef Z_FEATURE_UNSTABLE_API
+    test_cancellation();
+#endif
     z_drop(z_move(changed));
     z_drop(z_move(lock));
     CHECK_EQ_INT(live(), 0);

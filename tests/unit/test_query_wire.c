@@ -118,7 +118,7 @@ static uint32_t get(zm_session_t *s, const char *key)
     a.destination = ZM_LOCALITY_REMOTE;
     a.timeout_ms = 10000;
     unsigned before = v.requests;
-    CHECK_EQ_INT(zm_session_get(s, &a, on_reply, on_end, NULL), Z_OK);
+    CHECK_EQ_INT(zm_session_get(s, &a, on_reply, on_end, NULL, NULL), Z_OK);
     CHECK(wait_for(&v.requests, before + 1, false));
     return v.last_rid;
 }

@@ -15,6 +15,13 @@
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
+/* An association of cancellation tokens, which exist with queries and the unstable API only. */
+#if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+#define ZM_GENERIC_CANCEL(type, fn) type: fn,
+#else
+#define ZM_GENERIC_CANCEL(type, fn)
+#endif
+
 /** Borrows an owned or view object (an lvalue): `const z_loaned_X_t *`. */
 #define z_loan(x)                                                  \
     _Generic((x),                                                  \
@@ -53,6 +60,7 @@
         z_owned_closure_reply_t: z_closure_reply_loan, \
         z_owned_matching_listener_t: z_matching_listener_loan, \
         z_owned_closure_matching_status_t: z_closure_matching_status_loan, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan) \
         z_owned_closure_sample_t: z_closure_sample_loan,           \
         z_owned_closure_zid_t: z_closure_zid_loan,                 \
         z_owned_closure_hello_t: z_closure_hello_loan)(&(x))
@@ -83,6 +91,7 @@
         z_owned_queryable_t: z_queryable_loan_mut, \
         z_owned_querier_t: z_querier_loan_mut, \
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan_mut) \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
         z_owned_condvar_t: z_condvar_loan_mut, \
@@ -128,6 +137,7 @@
         z_owned_closure_reply_t: z_closure_reply_move, \
         z_owned_matching_listener_t: z_matching_listener_move, \
         z_owned_closure_matching_status_t: z_closure_matching_status_move, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_move) \
         z_owned_closure_sample_t: z_closure_sample_move,           \
         z_owned_closure_zid_t: z_closure_zid_move,                 \
         z_owned_closure_hello_t: z_closure_hello_move)(&(x))
@@ -167,6 +177,7 @@
         z_moved_closure_reply_t *: z_closure_reply_drop, \
         z_moved_matching_listener_t *: z_matching_listener_drop, \
         z_moved_closure_matching_status_t *: z_closure_matching_status_drop, \
+        ZM_GENERIC_CANCEL(z_moved_cancellation_token_t *, z_cancellation_token_drop) \
         z_moved_closure_sample_t *: z_closure_sample_drop,           \
         z_moved_closure_zid_t *: z_closure_zid_drop,                 \
         z_moved_closure_hello_t *: z_closure_hello_drop)(x)
@@ -203,6 +214,7 @@
         z_owned_closure_reply_t: z_internal_closure_reply_check, \
         z_owned_matching_listener_t: z_internal_matching_listener_check, \
         z_owned_closure_matching_status_t: z_internal_closure_matching_status_check, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_internal_cancellation_token_check) \
         z_owned_closure_sample_t: z_internal_closure_sample_check,           \
         z_owned_closure_zid_t: z_internal_closure_zid_check,                 \
         z_owned_closure_hello_t: z_internal_closure_hello_check)(&(x))
@@ -221,6 +233,7 @@
         z_owned_query_t *: z_query_clone, \
         z_owned_reply_t *: z_reply_clone, \
         z_owned_reply_err_t *: z_reply_err_clone, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_clone) \
         z_owned_encoding_t *: z_encoding_clone)(dst, src)
 
 /** Moves the moved object x into the owned object this_ (a `z_owned_X_t *`). */
@@ -258,6 +271,7 @@
         z_owned_closure_reply_t *: z_closure_reply_take, \
         z_owned_matching_listener_t *: z_matching_listener_take, \
         z_owned_closure_matching_status_t *: z_closure_matching_status_take, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_take) \
         z_owned_closure_sample_t *: z_closure_sample_take,         \
         z_owned_closure_zid_t *: z_closure_zid_take,               \
         z_owned_closure_hello_t *: z_closure_hello_take)(this_, x)
@@ -315,6 +329,7 @@
         z_owned_closure_reply_t *: z_internal_closure_reply_null, \
         z_owned_matching_listener_t *: z_internal_matching_listener_null, \
         z_owned_closure_matching_status_t *: z_internal_closure_matching_status_null, \
+        ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_internal_cancellation_token_null) \
         z_owned_closure_sample_t *: z_internal_closure_sample_null,         \
         z_owned_closure_zid_t *: z_internal_closure_zid_null,               \
         z_owned_closure_hello_t *: z_internal_closure_hello_null)(x)

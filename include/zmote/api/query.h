@@ -50,6 +50,22 @@ z_query_consolidation_t z_query_consolidation_latest(void);
 z_query_consolidation_t z_query_consolidation_monotonic(void);
 z_query_consolidation_t z_query_consolidation_none(void);
 
+#if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+/* ---- cancellation tokens (unstable) ------------------------------------------------------------ */
+
+ZM_OWNED_FUNCTIONS_RC(cancellation_token)
+/** Returns a clone of the token (the same token: cancelling one cancels both). */
+z_result_t z_cancellation_token_clone(z_owned_cancellation_token_t *dst, const z_loaned_cancellation_token_t *src);
+/** A new token, not cancelled; ZM_E_NOMEM. */
+z_result_t z_cancellation_token_new(z_owned_cancellation_token_t *cancellation_token);
+/**
+ * Cancels the token: every get given it and still waiting ends now (its closure's drop runs,
+ * as at a timeout), and a get given it later fails with Z_ERR_CANCELLED. Idempotent.
+ */
+z_result_t z_cancellation_token_cancel(z_loaned_cancellation_token_t *cancellation_token);
+bool z_cancellation_token_is_cancelled(const z_loaned_cancellation_token_t *cancellation_token);
+#endif
+
 #if Z_FEATURE_QUERY == 1
 /* ---- gets -------------------------------------------------------------------------------------- */
 

@@ -522,6 +522,15 @@ typedef struct {
     z_consolidation_mode_t mode;
 } z_query_consolidation_t;
 
+struct zm_api_cancel;
+
+/** A counted reference to a cancellation token shared by the gets given it (unstable API). */
+typedef struct {
+    struct zm_api_cancel *ptr;
+} zm_api_cancellation_token_t;
+
+ZM_OWNED_TYPE_RC(zm_api_cancellation_token_t, cancellation_token)
+
 typedef struct {
     z_moved_bytes_t *payload;
     z_moved_encoding_t *encoding;
@@ -537,6 +546,7 @@ typedef struct {
     z_moved_bytes_t *attachment;
 #ifdef Z_FEATURE_UNSTABLE_API
     z_source_info_t *source_info;
+    z_moved_cancellation_token_t *cancellation_token;
 #endif
     z_reply_keyexpr_t accept_replies;
 } z_get_options_t;
@@ -560,6 +570,7 @@ typedef struct z_querier_get_options_t {
     z_moved_encoding_t *encoding;
     z_moved_bytes_t *attachment;
 #ifdef Z_FEATURE_UNSTABLE_API
+    z_moved_cancellation_token_t *cancellation_token;
     z_source_info_t *source_info;
 #endif
 } z_querier_get_options_t;
