@@ -266,6 +266,9 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
  * why; a message too large to send (ZM_E_TOO_LARGE) left nothing on the link, which stays.
  */
 void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
+/* Their callers name the reasons in place; a build without warnings leaves them out. */
+#define zm_peer_kill(p, reason, why) (zm_peer_kill)((p), (reason), ZM_LOG_WHY(why))
+#define zm_peer_send_failed(p, rc, why) (zm_peer_send_failed)((p), (rc), ZM_LOG_WHY(why))
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
 /** Lease task: records which peers sent something since the last look (eviction order). */

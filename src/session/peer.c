@@ -276,7 +276,7 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
 }
 #endif
 
-void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
+void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
 {
     zm_session_t *s = p->s;
     S_LOCK(s);
@@ -297,7 +297,7 @@ void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why)
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
 }
 
-void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why)
+void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
 {
     if (rc == ZM_E_TOO_LARGE) {
         ZM_LOG_W("a message too large for this build was not sent (ZM_FRAG_MAX_SIZE, Z_FEATURE_FRAGMENTATION)");

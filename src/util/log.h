@@ -52,4 +52,14 @@ void zm_port_log(uint8_t level, const char *line);
 #define ZM_LOG_D(...) ZM_LOG_NONE(ZM_LOG_DEBUG, __VA_ARGS__)
 #endif
 
+/*
+ * A text that only a warning reads, such as why a peer was dropped: NULL when warnings are
+ * compiled out, and then neither the text nor what computes it (zm_strerror) is in the image.
+ */
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+#define ZM_LOG_WHY(text) (text)
+#else
+#define ZM_LOG_WHY(text) ((void)sizeof(text), (const char *)0)
+#endif
+
 #endif /* ZM_UTIL_LOG_H */
