@@ -345,10 +345,11 @@
 /* ---- codec -------------------------------------------------------------------------------- */
 
 /**
- * The codec encodes every message and extension of the protocol (1: tools, tests, a node that
- * may send anything), or only what this build sends (0: no query, reply, interest, OAM or JOIN
- * encoder unless a feature sends them, no handshake extension zmote never announces). Decoding
- * is always complete: a node must read, or skip, whatever a peer sends.
+ * The codec encodes and decodes every message and extension of the protocol (1: tools, tests, a
+ * node that may send anything), or only what this build sends and reads (0: no query, reply,
+ * interest, OAM or JOIN encoder unless a feature sends them, no handshake extension zmote never
+ * announces; a build that takes nothing from network messages, a publisher-only client, reads
+ * a batch no further than its first FRAME). A node still reads, or skips, whatever a peer sends.
  */
 #ifndef ZM_CODEC_FULL
 #define ZM_CODEC_FULL 1

@@ -24,7 +24,9 @@ uint32_t zm_sn_mask(uint8_t resolution_bits);
 /**
  * Decodes one transport message. sn_mask bounds FRAME/FRAGMENT/OPEN/JOIN sequence numbers
  * (ZM_E_SN_RANGE beyond it). A FRAME decodes to its header only: its network messages follow in
- * r. A FRAGMENT's payload is the rest of r, which is left empty.
+ * r. A FRAGMENT's payload is the rest of r, which is left empty. A build that decodes no network
+ * message (!ZM_DECODE_NETWORK) has no FRAME, FRAGMENT or OAM decoder, and one without multicast
+ * or the complete codec no JOIN decoder: ZM_E_MSG_UNKNOWN for those.
  */
 ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
 

@@ -316,6 +316,7 @@ z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid, 
 
 /* ---- extensions as data (zm_ext_table_t) ---------------------------------------------------- */
 
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
 /* The 0x51 body of a JOIN: one (reliable, best-effort) pair of next SNs per priority. */
 static z_result_t sn_pairs_check(zm_slice_t body, uint32_t sn_mask)
 {
@@ -330,12 +331,29 @@ static z_result_t sn_pairs_check(zm_slice_t body, uint32_t sn_mask)
     }
     return zm_reader_left(&r) == 0 ? Z_OK : ZM_E_TRAILING;
 }
+#endif
 
+/* A build that decodes no network message reads the extensions of INIT and OPEN only: units,
+ * z64s and bodies kept whole. */
 static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t sn_mask)
 {
+    ZM_UNUSED(sn_mask);
     switch (kind) {
     case ZM_EXTV_UNIT:
         return Z_OK;
+    case ZM_EXTV_U64:
+        *(uint64_t *)v = x->z64;
+        return Z_OK;
+    case ZM_EXTV_ZBUF:
+        *(zm_slice_t *)v = x->body;
+        return Z_OK;
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
+    case ZM_EXTV_SN_PAIRS:
+        ZM_TRY(sn_pairs_check(x->body, sn_mask));
+        *(zm_slice_t *)v = x->body;
+        return Z_OK;
+#endif
+#if ZM_DECODE_NETWORK
     case ZM_EXTV_U8:
         *(uint8_t *)v = (uint8_t)x->z64; /* only the low byte carries meaning */
         return Z_OK;
@@ -348,21 +366,11 @@ static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t s
         }
         *(uint32_t *)v = (uint32_t)x->z64;
         return Z_OK;
-    case ZM_EXTV_U64:
-        *(uint64_t *)v = x->z64;
-        return Z_OK;
     case ZM_EXTV_TARGET:
         if (x->z64 > 2u) {
             return ZM_E_FIELD;
         }
         *(uint8_t *)v = (uint8_t)x->z64;
-        return Z_OK;
-    case ZM_EXTV_SN_PAIRS:
-        ZM_TRY(sn_pairs_check(x->body, sn_mask));
-        *(zm_slice_t *)v = x->body;
-        return Z_OK;
-    case ZM_EXTV_ZBUF:
-        *(zm_slice_t *)v = x->body;
         return Z_OK;
     case ZM_EXTV_SOURCE: {
         zm_source_info_t *s = v;
@@ -374,13 +382,16 @@ static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t s
     }
     case ZM_EXTV_TIMESTAMP:
         return zm_timestamp_from_body(x->body, v);
-    default: { /* ZM_EXTV_ENC_BODY: the payload has no length of its own */
+    case ZM_EXTV_ENC_BODY: { /* the payload has no length of its own */
         zm_reader_t b;
         zm_reader_init(&b, x->body.ptr, x->body.len);
         ZM_TRY(zm_encoding_read(&b, v));
         *(zm_slice_t *)((uint8_t *)v + sizeof(zm_encoding_t)) = zm_slice(b.ptr, zm_reader_left(&b));
         return Z_OK;
     }
+#endif
+    default: /* a kind no table this build reads has */
+        return ZM_E_FIELD;
     }
 }
 

@@ -15,6 +15,18 @@
 
 #define ZM_PROTO_VERSION 0x09
 
+/*
+ * Whether this build decodes network messages, the contents of FRAMEs and FRAGMENTs: the complete
+ * codec does, and so does every build that takes something from them (samples, queries and
+ * replies, liveliness, matching, the admin space, the declarations and interests of peers). A
+ * publisher-only client takes nothing from them: its receiver reads no further than a FRAME's
+ * header, and the decoders of network messages and of their extensions are left out.
+ */
+#define ZM_DECODE_NETWORK                                                                          \
+    (ZM_CODEC_FULL || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||          \
+     Z_FEATURE_LIVELINESS || Z_FEATURE_MATCHING || Z_FEATURE_ADMIN_SPACE || Z_FEATURE_UNICAST_PEER || \
+     Z_FEATURE_MULTICAST_TRANSPORT)
+
 /* Header byte: |Z|F2|F1| ID(5) | */
 #define ZM_MID(h) ((uint8_t)((h)&0x1f))
 #define ZM_FLAG_1 0x20u

@@ -250,6 +250,7 @@ static z_result_t keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 
 /* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
 
+#if ZM_DECODE_NETWORK
 static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_frame_t *m = ctx;
@@ -270,6 +271,7 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
     ZM_TRY(sn_read(r, sn_mask, &m->sn));
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, frame_ext, m, &m->unknown);
 }
+#endif
 
 z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 {
@@ -287,6 +289,7 @@ z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 
 /* ---- FRAGMENT  |Z|M|R| 0x06 | %sn% | [0x31 QoS, 0x02 First, 0x03 Drop] | payload = the rest - */
 
+#if ZM_DECODE_NETWORK
 static z_result_t fragment_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_fragment_t *m = ctx;
@@ -322,6 +325,7 @@ static z_result_t fragment_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, z
     ZM_TRY(zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, fragment_ext, m, &m->unknown));
     return zm_read_bytes(r, zm_reader_left(r), &m->payload);
 }
+#endif
 
 z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
 {
@@ -348,6 +352,7 @@ z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
 /* ---- JOIN  |Z|S|T| 0x07 | version | zid_len|x|x|wai | zid | [res batch] | %lease% ----------
  *            %next_sn_reliable% %next_sn_best_effort% | [exts]                                 */
 
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
 /* 0x51 is one (reliable, best-effort) pair of next SNs per priority, nothing more. */
 static const zm_ext_spec_t join_ext_spec[] = {
     EXT(0x51, ZM_EXTV_SN_PAIRS, 0, zm_join_t, qos_sns),
@@ -375,7 +380,6 @@ static z_result_t join_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_jo
     return zm_exts_read(r, h, &join_exts, 0xffffu, m, sn_mask);
 }
 
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
 static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 {
     size_t mark = w->len;
@@ -400,6 +404,7 @@ static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 
 /* ---- OAM  |Z|ENC(2)| 0x00 | %id:z16% | [0x31 QoS] | body per ENC: - / %z64% / <bytes;z32> - */
 
+#if ZM_DECODE_NETWORK
 static z_result_t oam_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_oam_t *m = ctx;
@@ -430,6 +435,7 @@ static z_result_t oam_decode(zm_reader_t *r, uint8_t h, zm_oam_t *m)
     }
     return Z_OK;
 }
+#endif
 
 #if ZM_CODEC_FULL
 static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
@@ -462,8 +468,14 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
     ZM_TRY(zm_read_u8(r, &h));
     m->id = ZM_MID(h);
     switch (m->id) {
+#if ZM_DECODE_NETWORK /* else the receiver reads no further than their first byte */
     case ZM_MID_T_OAM:
         return oam_decode(r, h, &m->body.oam);
+    case ZM_MID_FRAME:
+        return frame_decode(r, h, sn_mask, &m->body.frame);
+    case ZM_MID_FRAGMENT:
+        return fragment_decode(r, h, sn_mask, &m->body.fragment);
+#endif
     case ZM_MID_INIT:
         return init_decode(r, h, &m->body.init);
     case ZM_MID_OPEN:
@@ -472,12 +484,10 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
         return close_decode(r, h, &m->body.close);
     case ZM_MID_KEEP_ALIVE:
         return keep_alive_decode(r, h, &m->body.keep_alive);
-    case ZM_MID_FRAME:
-        return frame_decode(r, h, sn_mask, &m->body.frame);
-    case ZM_MID_FRAGMENT:
-        return fragment_decode(r, h, sn_mask, &m->body.fragment);
+#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT /* else unexpected wherever it comes */
     case ZM_MID_JOIN:
         return join_decode(r, h, sn_mask, &m->body.join);
+#endif
     default:
         r->ptr--;
         return ZM_E_MSG_UNKNOWN;

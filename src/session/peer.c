@@ -178,7 +178,9 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
         return ZM_E_NO_SPACE;
     }
     p->t = *t;
+#if ZM_DECODE_NETWORK /* else the transport hands out no network message */
     p->t.on_message = zm_session_on_message;
+#endif
     p->t.ctx = p;
     p->s = s;
     p->index = (uint8_t)(p - s->peers);

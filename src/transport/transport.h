@@ -35,7 +35,8 @@ typedef struct {
 
 struct zm_transport;
 
-/** Called on the receiving thread for every network message; reliable is the FRAME's channel. */
+/** Called on the receiving thread for every network message; reliable is the FRAME's channel.
+ *  Never called in a build that decodes no network message (!ZM_DECODE_NETWORK). */
 typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
                                         bool reliable);
 
