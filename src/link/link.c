@@ -34,6 +34,7 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
     ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && (ops->write != NULL || ops->send != NULL));
+    ZM_ASSERT(ZM_LINK_BYTES || (ops->recv != NULL && ops->send != NULL));
     link_reset(l, ops, proto, ctx);
 }
 
@@ -84,10 +85,11 @@ z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
     return l->ops->local_port(l, port);
 }
 
-bool zm_link_is_streamed(const zm_link_t *l) { return l->ops->streamed; }
+bool zm_link_is_streamed(const zm_link_t *l) { return ZM_LINK_BYTES && l->ops->streamed; }
 
 uint16_t zm_link_mtu(const zm_link_t *l) { return l->ops->mtu; }
 
+#if ZM_LINK_BYTES
 /* Writes a whole frame: the first byte must leave by start, the rest by end (see link.h). */
 static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, uint64_t start, uint64_t end)
 {
@@ -102,10 +104,17 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
     size_t more = 0;
     return l->ops->write(l, frame + done, len - done, end, &more);
 }
+#endif
 
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
+#if !ZM_LINK_BYTES
+    if (len > l->ops->mtu) {
+        return ZM_E_FIELD;
+    }
+    return l->ops->send(l, batch, len, start_deadline_ms, end_deadline_ms);
+#else
     if (!l->ops->streamed) {
         if (len > l->ops->mtu) {
             return ZM_E_FIELD;
@@ -124,8 +133,25 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
     frame[0] = (uint8_t)(len & 0xffu);
     frame[1] = (uint8_t)(len >> 8);
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
+#endif
 }
 
+void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
+
+/* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
+ * (zm_link_rebuffer is the way to change it with bytes pending). */
+static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
+{
+    if (buf != l->rx_buf || cap != l->rx_cap) {
+        ZM_ASSERT(l->rx_pos == l->rx_len);
+        l->rx_buf = buf;
+        l->rx_cap = cap;
+        l->rx_pos = 0;
+        l->rx_len = 0;
+    }
+}
+
+#if ZM_LINK_BYTES
 /* The length announced by the buffered prefix; the caller checked two bytes are there. */
 static size_t buffered_len(const zm_link_t *l)
 {
@@ -155,21 +181,6 @@ static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
         ZM_TRY(l->ops->wait_readable(l, (uint32_t)(l->rx_deadline_ms - now)));
     }
     return l->ops->read(l, buf, len, n);
-}
-
-void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
-
-/* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
- * (zm_link_rebuffer is the way to change it with bytes pending). */
-static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
-{
-    if (buf != l->rx_buf || cap != l->rx_cap) {
-        ZM_ASSERT(l->rx_pos == l->rx_len);
-        l->rx_buf = buf;
-        l->rx_cap = cap;
-        l->rx_pos = 0;
-        l->rx_len = 0;
-    }
 }
 
 /* Hands out the next buffered batch of a stream link: Z_OK, ZM_E_FIELD if its announced length
@@ -222,18 +233,11 @@ static z_result_t read_step(zm_link_t *l, bool wait, uint8_t *buf, size_t len, s
     return l->ops->read(l, buf, len, n);
 }
 
-/* recv_batch and try_recv_batch: the same buffered reader, with reads that wait or not. Each
- * round reads what the link gives, up to the room left; the loop ends because a batch that fits
- * completes within cap bytes, or, without waiting, the link runs dry first. */
-static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+/* The buffered reader of byte links, with reads that wait or not. Each round reads what the link
+ * gives, up to the room left; the loop ends because a batch that fits completes within cap bytes,
+ * or, without waiting, the link runs dry first. */
+static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
-    adopt_buffer(l, buf, cap);
-    if (l->ops->recv != NULL) {
-        size_t n = 0;
-        ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
-        *batch = zm_slice(buf, n);
-        return Z_OK;
-    }
     if (!l->ops->streamed) {
         size_t n = 0;
         ZM_TRY(read_step(l, wait, buf, cap, &n));
@@ -252,6 +256,22 @@ static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *ba
         ZM_TRY(read_step(l, wait, buf + l->rx_len, cap - l->rx_len, &got));
         l->rx_len += got;
     }
+}
+#endif /* ZM_LINK_BYTES */
+
+/* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
+static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+{
+    adopt_buffer(l, buf, cap);
+#if ZM_LINK_BYTES
+    if (l->ops->recv == NULL) {
+        return receive_bytes(l, buf, cap, batch, wait);
+    }
+#endif
+    size_t n = 0;
+    ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
+    *batch = zm_slice(buf, n);
+    return Z_OK;
 }
 
 z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
@@ -283,7 +303,12 @@ z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
 /* True if a receive on l (an accept on a listener) has work without waiting for its line. */
 static bool ready_now(zm_link_t *l)
 {
-    return (l->ops->streamed && batch_buffered(l)) || (l->ops->pending != NULL && l->ops->pending(l));
+#if ZM_LINK_BYTES
+    if (l->ops->streamed && batch_buffered(l)) {
+        return true;
+    }
+#endif
+    return l->ops->pending != NULL && l->ops->pending(l);
 }
 
 #if Z_FEATURE_LINK_TCP

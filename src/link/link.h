@@ -29,6 +29,13 @@
 /* Bytes a sender reserves in front of every batch, for the stream length prefix. */
 #define ZM_LINK_HEADROOM 2u
 
+/*
+ * Whether this build has a link that moves bytes (read and write: TCP's stream) rather than whole
+ * batches (send and recv: the serial line, which frames its batches itself). Only such a link
+ * needs the stream framing and the buffered reader below; a build without one has neither.
+ */
+#define ZM_LINK_BYTES Z_FEATURE_LINK_TCP
+
 /* Largest batch a stream link can frame: the prefix is a u16. */
 #define ZM_LINK_STREAM_BATCH_MAX 65535u
 
