@@ -8,21 +8,35 @@
 
 #include <string.h>
 
-static const char *const proto_names[ZM_PROTO_COUNT] = {
-    [ZM_PROTO_TCP] = "tcp",
-    [ZM_PROTO_UDP] = "udp",
-    [ZM_PROTO_TLS] = "tls",
-    [ZM_PROTO_SERIAL] = "serial",
-};
+/* Words a piece of an endpoint is looked up in: each ends with a NUL, the list with another. */
+#define PROTO_WORDS "tcp\0udp\0tls\0serial\0" /* in zm_link_proto_t order */
+#define SERIAL_KEYS "baudrate\0tout\0exclusive\0release_on_close\0"
+#define TRUE_FALSE "true\0false\0"
+
+/* The index of s among words, or the number of words if it is none of them. */
+static unsigned word_index(zm_slice_t s, const char *words)
+{
+    unsigned i = 0;
+    for (; *words != '\0'; words += strlen(words) + 1, i++) {
+        if (strlen(words) == s.len && memcmp(words, s.ptr, s.len) == 0) {
+            break;
+        }
+    }
+    return i;
+}
 
 const char *zm_link_proto_name(zm_link_proto_t proto)
 {
-    return (unsigned)proto < ZM_PROTO_COUNT ? proto_names[proto] : "?";
+    const char *name = PROTO_WORDS;
+    for (unsigned i = 0; i < (unsigned)proto && *name != '\0'; i++) {
+        name += strlen(name) + 1;
+    }
+    return *name != '\0' ? name : "?";
 }
 
+#if Z_FEATURE_LINK_TCP
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
-#if Z_FEATURE_LINK_TCP
 static bool is_hex(uint8_t c)
 {
     return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -90,27 +104,25 @@ static bool valid_ipv6(zm_slice_t h)
     return true;
 }
 
-/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). */
 #endif
 
+/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). The bound
+ * of each step is a constant, so no 64-bit division is needed on a 32-bit target. */
 static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
 {
-    if (digits.len == 0 || digits.len > 20) {
+    if (digits.len == 0) {
         return false;
     }
     uint64_t v = 0;
     for (size_t i = 0; i < digits.len; i++) {
-        if (!is_digit(digits.ptr[i])) {
-            return false;
-        }
-        uint64_t d = (uint64_t)(digits.ptr[i] - '0');
-        if (v > (max - d) / 10u) {
+        unsigned d = (unsigned)digits.ptr[i] - '0';
+        if (d > 9u || v > UINT64_MAX / 10u || (v == UINT64_MAX / 10u && d > UINT64_MAX % 10u)) {
             return false;
         }
         v = v * 10u + d;
     }
     *out = v;
-    return true;
+    return v <= max;
 }
 
 #if Z_FEATURE_LINK_TCP
@@ -217,12 +229,8 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         return ZM_E_LOCATOR;
     }
     zm_slice_t proto = sub(all, 0, slash);
-    size_t p = 0;
-    while (p < ZM_PROTO_COUNT &&
-           !zm_slice_eq(proto, zm_slice(proto_names[p], strlen(proto_names[p])))) {
-        p++;
-    }
-    if (p == ZM_PROTO_COUNT) {
+    unsigned p = word_index(proto, PROTO_WORDS);
+    if (p >= ZM_PROTO_COUNT) {
         return ZM_E_UNSUPPORTED;
     }
     ep->proto = (zm_link_proto_t)p;
@@ -266,36 +274,42 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     return Z_OK;
 }
 
-/* `true` is what zmote does; `false` is a behaviour it does not offer; anything else is a typo. */
-static z_result_t only_true(zm_slice_t value)
-{
-    if (zm_slice_eq(value, zm_slice("true", 4))) {
-        return Z_OK;
-    }
-    return zm_slice_eq(value, zm_slice("false", 5)) ? ZM_E_UNSUPPORTED : ZM_E_LOCATOR;
-}
-
 z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
 {
     cfg->baudrate = 9600;
-    cfg->reset_wait_us = 50000;
+    cfg->reset_wait_ms = 50;
     zm_slice_t rest = ep->config, key, value;
     while (next_param(&rest, &key, &value)) {
         uint64_t v = 0;
-        if (zm_slice_eq(key, zm_slice("baudrate", 8))) {
+        switch (word_index(key, SERIAL_KEYS)) {
+        case 0: /* baudrate */
             if (!parse_decimal(value, UINT32_MAX, &v) || v == 0) {
                 return ZM_E_LOCATOR;
             }
             cfg->baudrate = (uint32_t)v;
-        } else if (zm_slice_eq(key, zm_slice("tout", 4))) {
-            if (!parse_decimal(value, UINT64_MAX, &v)) {
+            break;
+        case 1: { /* tout, in milliseconds rounded up: its last three digits are the fraction */
+            uint64_t ms = 0;
+            if (!parse_decimal(value, UINT64_MAX, &v) ||
+                (value.len > 3 && !parse_decimal(zm_slice(value.ptr, value.len - 3), UINT64_MAX, &ms))) {
                 return ZM_E_LOCATOR;
             }
-            cfg->reset_wait_us = v;
-        } else if (zm_slice_eq(key, zm_slice("exclusive", 9)) ||
-                   zm_slice_eq(key, zm_slice("release_on_close", 16))) {
-            ZM_TRY(only_true(value));
-        } else {
+            ms += v != ms * 1000u;
+            cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+            break;
+        }
+        case 2: /* exclusive */
+        case 3: /* release_on_close: `true` is what zmote does, `false` one it does not offer */
+            switch (word_index(value, TRUE_FALSE)) {
+            case 0:
+                break;
+            case 1:
+                return ZM_E_UNSUPPORTED;
+            default:
+                return ZM_E_LOCATOR; /* a typo */
+            }
+            break;
+        default:
             return ZM_E_UNSUPPORTED;
         }
     }

@@ -65,14 +65,16 @@ ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size
  * - `baudrate=N`: bits per second, 1..2^32-1 (default 9600, as Rust; the port refuses rates its
  *   line cannot do when it opens).
  * - `tout=N`: microseconds an opener waits after the listener answered RESET before it sends
- *   INIT again (default 50000, as Rust).
+ *   INIT again (default 50000, as Rust), 0..2^64-1; kept in whole milliseconds, rounded up, and
+ *   at most 2^32-1 of them (an open's own deadline, a 32-bit count of milliseconds, ends a
+ *   longer wait first).
  * - `exclusive=true` and `release_on_close=true`: Rust's defaults, which are what zmote does (the
  *   line is opened exclusively; a listener's line is closed with its link and opened again for
  *   the next). `false` for either is refused with ZM_E_UNSUPPORTED.
  */
 typedef struct {
     uint32_t baudrate;
-    uint64_t reset_wait_us;
+    uint32_t reset_wait_ms;
 } zm_serial_config_t;
 
 /**

@@ -298,6 +298,13 @@ typedef struct {
     size_t cap;
 } line_tx_t;
 
+/* The device's name as a line keeps it, which only log lines print: none without warnings. */
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+#define LINE_NAME_SIZE (ZM_SERIAL_DEV_MAX + 1)
+#else
+#define LINE_NAME_SIZE 1
+#endif
+
 /* An open line. The reader owns rx, raw and the counters, the sender owns tx and tx_chunk: a
  * frame goes to the port a chunk at a time as it is encoded, kept here rather than on the stack,
  * which the publish path has little of. */
@@ -310,7 +317,7 @@ typedef struct {
     line_tx_t tx;          /* tx.chunk points to tx_chunk */
     uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
-    char dev[ZM_SERIAL_DEV_MAX + 1];
+    char dev[LINE_NAME_SIZE];
 } serial_line_t;
 
 /* A listener: the line waiting for an INIT (NULL while its link is out, or while the device
@@ -352,7 +359,11 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
     s->tx.chunk = s->tx_chunk;
     s->tx.cap = sizeof(s->tx_chunk);
     s->claim = NULL;
-    strcpy(s->dev, dev);
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+    memcpy(s->dev, dev, strlen(dev) + 1);
+#else
+    s->dev[0] = '\0';
+#endif
     *out = s;
     return Z_OK;
 }
@@ -477,7 +488,7 @@ static void sleep_until(uint64_t when, uint64_t deadline)
  * it opened its device, so an opener that started first would otherwise wait for ever. Frames of
  * any other kind are leftovers of an older link and are skipped.
  */
-static z_result_t opener_handshake(serial_line_t *s, uint64_t reset_wait_ms, uint64_t deadline)
+static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uint64_t deadline)
 {
     for (;;) {
         ZM_TRY(send_control(s, ZM_SERIAL_FLAG_INIT, deadline));
@@ -513,7 +524,7 @@ static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t ti
     ZM_TRY(device_name(ep, dev));
     serial_line_t *s = NULL;
     ZM_TRY(line_open(&s, dev, cfg.baudrate));
-    z_result_t r = opener_handshake(s, (cfg.reset_wait_us + 999u) / 1000u, deadline);
+    z_result_t r = opener_handshake(s, cfg.reset_wait_ms, deadline);
     if (r != Z_OK) {
         line_free(s);
         return r;
@@ -665,7 +676,7 @@ static z_result_t serial_listen(zm_link_t *l, const zm_endpoint_t *ep)
     L->failing = false;
     L->retry_at = 0;
     L->baudrate = cfg.baudrate;
-    strcpy(L->dev, dev);
+    memcpy(L->dev, dev, sizeof(L->dev));
     /* Opened now, so that a wrong name or baud rate fails the listen rather than every accept. */
     z_result_t r = line_open(&L->line, dev, cfg.baudrate);
     if (r != Z_OK) {

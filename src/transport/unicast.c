@@ -122,9 +122,12 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
 
 void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
 {
+    /* Seconds when whole, as Rust announces; a lease beyond 32 bits goes in milliseconds, which
+     * means the same and keeps 64-bit division out of a 32-bit target. */
+    uint32_t ms = (uint32_t)lease_ms;
     memset(open, 0, sizeof(*open));
-    open->lease_secs = lease_ms % 1000u == 0;
-    open->lease = open->lease_secs ? lease_ms / 1000u : lease_ms;
+    open->lease_secs = ms == lease_ms && ms % 1000u == 0;
+    open->lease = open->lease_secs ? ms / 1000u : lease_ms;
     open->initial_sn = initial_sn;
 }
 

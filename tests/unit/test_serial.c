@@ -354,13 +354,43 @@ static void test_endpoint_config(void)
     CHECK_EQ_INT(zm_endpoint_parse(&ep, s, strlen(s), ZM_ENDPOINT_CONNECT), Z_OK);
     CHECK_EQ_INT(zm_endpoint_serial_config(&ep, &cfg), Z_OK);
     CHECK_EQ_INT(cfg.baudrate, 921600);
-    CHECK_EQ_INT(cfg.reset_wait_us, 1500);
+    CHECK_EQ_INT(cfg.reset_wait_ms, 2); /* 1500 us, in whole milliseconds rounded up */
     CHECK_EQ_MEM(ep.address.ptr, ep.address.len, "/dev/ttyACM0", 12);
     s = "serial/ttyS1";
     CHECK_EQ_INT(zm_endpoint_parse(&ep, s, strlen(s), ZM_ENDPOINT_LISTEN), Z_OK);
     CHECK_EQ_INT(zm_endpoint_serial_config(&ep, &cfg), Z_OK);
     CHECK_EQ_INT(cfg.baudrate, 9600); /* Rust's defaults */
-    CHECK_EQ_INT(cfg.reset_wait_us, 50000);
+    CHECK_EQ_INT(cfg.reset_wait_ms, 50);
+    static const struct {
+        const char *endpoint;
+        z_result_t rc;
+        uint32_t ms;
+    } touts[] = {
+        {"serial/a#tout=0", Z_OK, 0},
+        {"serial/a#tout=1", Z_OK, 1},
+        {"serial/a#tout=999", Z_OK, 1},
+        {"serial/a#tout=1000", Z_OK, 1},
+        {"serial/a#tout=1001", Z_OK, 2},
+        {"serial/a#tout=004000", Z_OK, 4},
+        {"serial/a#tout=4294967295000", Z_OK, UINT32_MAX},
+        {"serial/a#tout=4294967295001", Z_OK, UINT32_MAX},
+        {"serial/a#tout=18446744073709551615", Z_OK, UINT32_MAX},
+        {"serial/a#tout=18446744073709551616", ZM_E_LOCATOR, 0},
+        {"serial/a#tout=99999999999999999999", ZM_E_LOCATOR, 0},
+        {"serial/a#tout=1x", ZM_E_LOCATOR, 0},
+        {"serial/a#baudrate=4294967295", Z_OK, 50},
+        {"serial/a#baudrate=4294967296", ZM_E_LOCATOR, 0},
+        {"serial/a#baudrate=00000000000000000000009600", Z_OK, 50},
+    };
+    for (size_t i = 0; i < sizeof(touts) / sizeof(touts[0]); i++) {
+        s = touts[i].endpoint;
+        z_result_t rc = zm_endpoint_parse(&ep, s, strlen(s), ZM_ENDPOINT_CONNECT);
+        if (rc == Z_OK) {
+            rc = zm_endpoint_serial_config(&ep, &cfg);
+        }
+        CHECK_CTX(rc == touts[i].rc && (rc != Z_OK || cfg.reset_wait_ms == touts[i].ms), "%s: %d, %u ms", s,
+                  (int)rc, (unsigned)cfg.reset_wait_ms);
+    }
 }
 
 /* ---- pseudo-terminals -------------------------------------------------------------------------- */
