@@ -223,6 +223,12 @@ z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool m
 
 z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more)
 {
+#if !ZM_CODEC_FULL
+    /* Only a decoded message has unknown extensions, and only the complete codec re-encodes one. */
+    ZM_UNUSED(w);
+    ZM_UNUSED(more);
+    return u->n == 0 ? Z_OK : Z_EINVAL;
+#else
     size_t mark = w->len;
     for (uint8_t i = 0; i < u->n; i++) {
         const zm_slice_t *raw = &u->raw[i];
@@ -237,6 +243,7 @@ z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool 
         }
     }
     return Z_OK;
+#endif
 }
 
 z_result_t zm_ext_loop(zm_reader_t *r, bool more, zm_ext_fn on, void *ctx, zm_ext_unknown_t *unknown)
@@ -465,6 +472,18 @@ static z_result_t ext_write_enc_body(zm_writer_t *w, uint8_t id, const zm_encodi
 }
 #endif
 
+/*
+ * The kinds of value a build that encodes only what it sends may leave out: an entity (a sample's
+ * source info, an unstable part of the API, or a reply's responder), a timestamp extension
+ * (zmote puts a sample's timestamp in its PUT, never in a network extension) and a query's body.
+ * A message that carries one all the same fails to encode (Z_EINVAL) rather than go out without.
+ */
+#if ZM_CODEC_FULL || defined(Z_FEATURE_UNSTABLE_API) || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE
+#define WRITE_ENTITIES 1
+#else
+#define WRITE_ENTITIES 0
+#endif
+
 static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const void *v, bool more)
 {
     uint64_t z;
@@ -484,6 +503,7 @@ static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const vo
     case ZM_EXTV_U64:
         z = *(const uint64_t *)v;
         break;
+#if WRITE_ENTITIES
     case ZM_EXTV_SOURCE: {
         const zm_source_info_t *s = v;
         return zm_ext_write_entity(w, e->header, &s->zid, s->eid, &s->sn, more);
@@ -492,13 +512,26 @@ static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const vo
         const zm_entity_id_t *s = v;
         return zm_ext_write_entity(w, e->header, &s->zid, s->eid, NULL, more);
     }
+#else
+    case ZM_EXTV_SOURCE:
+    case ZM_EXTV_ENTITY:
+        return Z_EINVAL;
+#endif
+#if ZM_CODEC_FULL
     case ZM_EXTV_TIMESTAMP:
         return zm_ext_write_timestamp(w, e->header, v, more);
+#else
+    case ZM_EXTV_TIMESTAMP:
+        return Z_EINVAL;
+#endif
 #if ZM_CODEC_FULL || Z_FEATURE_QUERY
     case ZM_EXTV_ENC_BODY:
         return ext_write_enc_body(w, e->header, v,
                                   (const zm_slice_t *)(const void *)((const uint8_t *)v + sizeof(zm_encoding_t)),
                                   more);
+#else
+    case ZM_EXTV_ENC_BODY:
+        return Z_EINVAL;
 #endif
     default: /* ZM_EXTV_ZBUF, ZM_EXTV_SN_PAIRS */
         return zm_ext_write_zbuf(w, e->header, *(const zm_slice_t *)v, more);

@@ -27,6 +27,20 @@ static z_result_t ext_wire_read(zm_slice_t body, zm_wire_expr_t *we)
     return zm_utf8_valid(we->suffix) ? Z_OK : Z_EUTF8;
 }
 
+/*
+ * What a build that encodes only what it sends declares decides which extensions it writes: the
+ * 0x5F one names the entity a U_* undeclares (a build that declares none, a publisher-only one,
+ * undeclares key expressions only), the 0x21 one a queryable's info. A declaration carrying one
+ * a build cannot write fails to encode (Z_EINVAL) rather than go out without it.
+ */
+#if ZM_CODEC_FULL || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE
+#define WRITE_EXT_WIRE 1
+#else
+#define WRITE_EXT_WIRE 0
+#endif
+#define WRITE_QBL_INFO (ZM_CODEC_FULL || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE)
+
+#if WRITE_EXT_WIRE
 static z_result_t ext_wire_write(zm_writer_t *w, const zm_wire_expr_t *we, bool more)
 {
     size_t mark = w->len;
@@ -43,6 +57,7 @@ static z_result_t ext_wire_write(zm_writer_t *w, const zm_wire_expr_t *we, bool 
     ZM_ENC_TRY(w, mark, zm_write_bytes(w, we->suffix.ptr, we->suffix.len));
     return Z_OK;
 }
+#endif
 
 /* The kinds by what they carry: a D_* but D_FINAL declares an expression; a U_* of an entity may
  * name it by the 0x5F extension; the key expression kinds' ids are z16 (Rust keeps the low 16
@@ -117,7 +132,8 @@ z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
     bool has_wire_ext = d->has_ext_wire && kind_undeclares_entity(kind);
     bool has_info = d->has_qbl_info && kind == ZM_DECL_QUERYABLE;
     unsigned left = (has_wire_ext ? 1u : 0u) + (has_info ? 1u : 0u) + d->unknown.n;
-    if (kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) {
+    if ((kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) || (has_wire_ext && !WRITE_EXT_WIRE) ||
+        (has_info && !WRITE_QBL_INFO)) {
         return Z_EINVAL;
     }
     uint8_t h = (uint8_t)(kind | (left ? ZM_FLAG_Z : 0u));
@@ -134,13 +150,17 @@ z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
     if (kind_declares(kind)) {
         ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
     }
+#if WRITE_QBL_INFO
     if (has_info) {
         uint64_t info = (d->qbl_complete ? 1u : 0u) | ((uint64_t)d->qbl_distance << 8);
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, info, --left > 0));
     }
+#endif
+#if WRITE_EXT_WIRE
     if (has_wire_ext) {
         ZM_ENC_TRY(w, mark, ext_wire_write(w, &d->wire_expr, --left > 0));
     }
+#endif
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &d->unknown, false));
     return Z_OK;
 }

@@ -116,10 +116,12 @@ typedef struct {
 typedef struct {
     bool session; /* S: the whole session, not only this link */
     uint8_t reason;
+    uint16_t exts; /* none known: always 0 */
     zm_ext_unknown_t unknown;
 } zm_close_t;
 
 typedef struct {
+    uint16_t exts; /* none known: always 0 */
     zm_ext_unknown_t unknown;
 } zm_keep_alive_t;
 

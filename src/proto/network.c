@@ -326,10 +326,12 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         }
     }
 #endif
+#if ZM_DECODE_NETWORK /* a build that answers queries, which it must read */
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
         return net_exts_write(w, m->id, &m->ext, z);
+#endif
 #if ZM_CODEC_FULL
     case ZM_MID_N_INTEREST: {
         const zm_interest_t *it = &m->body.interest;

@@ -86,20 +86,6 @@ static z_result_t size_write(zm_writer_t *w, uint8_t resolution, uint16_t batch_
     return zm_write_u16le(w, batch_size);
 }
 
-static z_result_t no_ext(void *ctx, const zm_ext_t *ext, bool *known)
-{
-    ZM_UNUSED(ctx);
-    ZM_UNUSED(ext);
-    *known = false;
-    return Z_OK;
-}
-
-static void unknown_clear(zm_ext_unknown_t *u)
-{
-    u->n = 0;
-    u->dropped = 0;
-}
-
 static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM_FLAG_Z : 0u; }
 
 /* ---- INIT  |Z|S|A| 0x01 | version | zid_len|x|x|wai | zid | [res batch] | [cookie] | [exts] - */
@@ -216,12 +202,16 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 
 /* ---- CLOSE  |Z|X|S| 0x03 | reason(u8) | [exts]   and   KEEP_ALIVE  |Z|X|X| 0x04 | [exts] -- */
 
+/* They know no extension: the table reader keeps or skips whatever comes. */
+static const zm_ext_table_t close_exts = {NULL, 0, offsetof(zm_close_t, exts), offsetof(zm_close_t, unknown)};
+static const zm_ext_table_t keep_alive_exts = {NULL, 0, offsetof(zm_keep_alive_t, exts),
+                                               offsetof(zm_keep_alive_t, unknown)};
+
 static z_result_t close_decode(zm_reader_t *r, uint8_t h, zm_close_t *m)
 {
-    unknown_clear(&m->unknown);
     m->session = (h & ZM_CLOSE_FLAG_S) != 0;
     ZM_TRY(zm_read_u8(r, &m->reason));
-    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, no_ext, NULL, &m->unknown);
+    return zm_exts_read(r, h, &close_exts, 0, m, 0);
 }
 
 z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
@@ -236,8 +226,7 @@ z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
 
 static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *m)
 {
-    unknown_clear(&m->unknown);
-    return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, no_ext, NULL, &m->unknown);
+    return zm_exts_read(r, h, &keep_alive_exts, 0, m, 0);
 }
 
 static z_result_t keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
@@ -251,6 +240,12 @@ static z_result_t keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 /* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
 
 #if ZM_DECODE_NETWORK
+static void unknown_clear(zm_ext_unknown_t *u)
+{
+    u->n = 0;
+    u->dropped = 0;
+}
+
 static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_frame_t *m = ctx;
