@@ -32,13 +32,18 @@ ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm
 
 /** A CLOSE reason (ZM_CLOSE_*) in words, for log lines; "unknown" for any other value. */
 const char *zm_close_reason_name(uint8_t reason);
-/** Encodes one transport message; a FRAME writes its header only, a FRAGMENT its payload too. */
+/**
+ * Encodes one transport message; a FRAME writes its header only, a FRAGMENT its payload too. A
+ * build that encodes only what it sends (!ZM_CODEC_FULL) takes INIT, OPEN and (with multicast)
+ * JOIN here, and ZM_E_MSG_UNKNOWN for the others, which it sends through the functions below.
+ */
 ZM_NODISCARD z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m);
-/** The FRAME, FRAGMENT and CLOSE cases of zm_transport_encode, for a sender that keeps the
- * 120-byte transport message off its stack: their own bodies are a third of that or less. */
+/** The FRAME, FRAGMENT, CLOSE and KEEP_ALIVE cases of zm_transport_encode, for a sender that keeps
+ * the 120-byte transport message off its stack: their own bodies are a third of that or less. */
 ZM_NODISCARD z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m);
 ZM_NODISCARD z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m);
 ZM_NODISCARD z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m);
+ZM_NODISCARD z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m);
 
 /* ---- network -------------------------------------------------------------------------------- */
 /** True if header's id is in the network namespace (0x19..0x1f): ends a FRAME's payload if not. */

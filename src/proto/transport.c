@@ -229,7 +229,7 @@ static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *
     return zm_exts_read(r, h, &keep_alive_exts, 0, m, 0);
 }
 
-static z_result_t keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
+z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 {
     size_t mark = w->len;
     ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_KEEP_ALIVE | z_flag(m->unknown.n))));
@@ -492,21 +492,19 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
 z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
 {
     switch (m->id) {
-#if ZM_CODEC_FULL
-    case ZM_MID_T_OAM:
-        return oam_encode(w, &m->body.oam);
-#endif
     case ZM_MID_INIT:
         return init_encode(w, &m->body.init);
     case ZM_MID_OPEN:
         return open_encode(w, &m->body.open);
+#if ZM_CODEC_FULL /* a transport sends the others through their own encoders */
+    case ZM_MID_T_OAM:
+        return oam_encode(w, &m->body.oam);
     case ZM_MID_CLOSE:
         return zm_close_encode(w, &m->body.close);
     case ZM_MID_KEEP_ALIVE:
-        return keep_alive_encode(w, &m->body.keep_alive);
+        return zm_keep_alive_encode(w, &m->body.keep_alive);
     case ZM_MID_FRAME:
         return zm_frame_encode(w, &m->body.frame);
-#if ZM_CODEC_FULL || Z_FEATURE_FRAGMENTATION
     case ZM_MID_FRAGMENT:
         return zm_fragment_encode(w, &m->body.fragment);
 #endif

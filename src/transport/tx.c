@@ -387,10 +387,9 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
             rc = Z_OK; /* no room now: it waits for the next tick or the next flush */
         }
     } else if (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
-        zm_transport_msg_t ka;
+        zm_keep_alive_t ka;
         memset(&ka, 0, sizeof(ka));
-        ka.id = ZM_MID_KEEP_ALIVE;
-        if (zm_transport_encode(&t->tx, &ka) == Z_OK) {
+        if (zm_keep_alive_encode(&t->tx, &ka) == Z_OK) {
             rc = write_batch(t, now, end);
             if (rc == ZM_E_AGAIN) {
                 batch_reset(t); /* no room: skipped, a peer that does not read needs none */
