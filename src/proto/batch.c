@@ -34,6 +34,8 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
  * - a transport id never decodes as a network message in Rust, so its FRAME ends there, as here;
  * - ids 0x08..0x18 belong to neither namespace, and both end in an unknown-message error.
  * So a malformed network message is a batch error, reported here with its own code and offset.
+ * A build that decodes some network messages only (zm_network_decodes) reads a batch no further
+ * than the first of the others, which Rust never sends it.
  * After any error the reader stays where the problem was found; the batch is then unusable and
  * the link is to be closed, as Rust closes it.
  */
@@ -45,6 +47,11 @@ z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool 
         return Z_OK;
     }
     if (zm_peek_u8(&it->r, &h) != Z_OK || !zm_is_network_header(h)) {
+        it->in_frame = false;
+        return Z_OK;
+    }
+    if (!zm_network_decodes(h)) {
+        it->r.ptr = it->r.end; /* a message this build takes nothing from: the batch ends here */
         it->in_frame = false;
         return Z_OK;
     }

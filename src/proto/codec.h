@@ -48,6 +48,24 @@ ZM_NODISCARD z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive
 /* ---- network -------------------------------------------------------------------------------- */
 /** True if header's id is in the network namespace (0x19..0x1f): ends a FRAME's payload if not. */
 static inline bool zm_is_network_header(uint8_t h) { return ZM_MID(h) >= 0x19; }
+
+/** True if this build decodes the network message that header starts (ZM_DECODE_PUSH and the
+ *  others, proto/core.h): a batch is read no further than one it does not. */
+static inline bool zm_network_decodes(uint8_t h)
+{
+    switch (ZM_MID(h)) {
+    case ZM_MID_N_PUSH:
+        return ZM_DECODE_PUSH;
+    case ZM_MID_N_REQUEST:
+        return ZM_DECODE_REQUEST;
+    case ZM_MID_N_RESPONSE:
+    case ZM_MID_N_RESPONSE_FINAL:
+        return ZM_DECODE_RESPONSE;
+    default:
+        return ZM_DECODE_NETWORK;
+    }
+}
+
 ZM_NODISCARD z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m);
 ZM_NODISCARD z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m);
 

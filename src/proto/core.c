@@ -367,6 +367,14 @@ static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t s
     case ZM_EXTV_U16:
         *(uint16_t *)v = (uint16_t)x->z64;
         return Z_OK;
+    case ZM_EXTV_SOURCE: {
+        zm_source_info_t *s = v;
+        return zm_entity_body_read(x->body, &s->zid, &s->eid, &s->sn);
+    }
+    case ZM_EXTV_TIMESTAMP:
+        return zm_timestamp_from_body(x->body, v);
+#endif
+#if ZM_DECODE_REQUEST || ZM_DECODE_RESPONSE /* the kinds only queries and replies have */
     case ZM_EXTV_U32:
         if (x->z64 > UINT32_MAX) {
             return ZM_E_ZINT_OVERFLOW;
@@ -379,16 +387,10 @@ static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t s
         }
         *(uint8_t *)v = (uint8_t)x->z64;
         return Z_OK;
-    case ZM_EXTV_SOURCE: {
-        zm_source_info_t *s = v;
-        return zm_entity_body_read(x->body, &s->zid, &s->eid, &s->sn);
-    }
     case ZM_EXTV_ENTITY: {
         zm_entity_id_t *s = v;
         return zm_entity_body_read(x->body, &s->zid, &s->eid, NULL);
     }
-    case ZM_EXTV_TIMESTAMP:
-        return zm_timestamp_from_body(x->body, v);
     case ZM_EXTV_ENC_BODY: { /* the payload has no length of its own */
         zm_reader_t b;
         zm_reader_init(&b, x->body.ptr, x->body.len);

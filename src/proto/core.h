@@ -27,6 +27,20 @@
      Z_FEATURE_LIVELINESS || Z_FEATURE_MATCHING || Z_FEATURE_ADMIN_SPACE || Z_FEATURE_UNICAST_PEER || \
      Z_FEATURE_MULTICAST_TRANSPORT)
 
+/*
+ * The network messages a build that decodes them reads: the complete codec, a peer and a
+ * multicast node read every one; a client only those its features take something from, for
+ * Rust sends it no other (data only to its subscribers, queries only to its queryables, replies
+ * only to its queries). Decoding one of the others is ZM_E_MSG_UNKNOWN, and a batch that holds
+ * one is read no further (zm_batch_next_network), as a build that reads no network message
+ * reads no further than a FRAME.
+ */
+#define ZM_DECODE_ALL_NETWORK (ZM_CODEC_FULL || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
+#define ZM_DECODE_PUSH (ZM_DECODE_ALL_NETWORK || Z_FEATURE_SUBSCRIPTION)
+#define ZM_DECODE_REQUEST \
+    (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE)
+#define ZM_DECODE_RESPONSE (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERY || Z_FEATURE_LIVELINESS)
+
 /* Header byte: |Z|F2|F1| ID(5) | */
 #define ZM_MID(h) ((uint8_t)((h)&0x1f))
 #define ZM_FLAG_1 0x20u

@@ -61,6 +61,7 @@ static bool net_has_exts(uint8_t mid, const zm_net_exts_t *x)
     return zm_exts_count(&net_exts, net_ext_allowed(mid), x, true) != 0;
 }
 
+#if ZM_DECODE_PUSH || ZM_DECODE_REQUEST || ZM_DECODE_RESPONSE
 /* WireExpr whose N and M flags come from the message header. */
 static z_result_t wire_expr_from_header(zm_reader_t *r, uint8_t header, zm_wire_expr_t *we)
 {
@@ -68,6 +69,7 @@ static z_result_t wire_expr_from_header(zm_reader_t *r, uint8_t header, zm_wire_
     we->mapping = (header & ZM_NET_FLAG_M) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
     return zm_wire_expr_read(r, we);
 }
+#endif
 
 static uint8_t wire_expr_flags(const zm_wire_expr_t *we)
 {
@@ -111,6 +113,7 @@ static z_result_t oam_body_write(zm_writer_t *w, const zm_oam_t *o)
 
 /* ---- decode ----------------------------------------------------------------------------------- */
 
+#if ZM_DECODE_PUSH
 static z_result_t push_body_read(zm_reader_t *r, zm_push_t *p)
 {
     uint8_t h;
@@ -127,7 +130,9 @@ static z_result_t push_body_read(zm_reader_t *r, zm_push_t *p)
         return ZM_E_BODY_UNKNOWN;
     }
 }
+#endif
 
+#if ZM_DECODE_RESPONSE
 static z_result_t response_body_read(zm_reader_t *r, zm_response_t *p)
 {
     uint8_t h;
@@ -144,7 +149,9 @@ static z_result_t response_body_read(zm_reader_t *r, zm_response_t *p)
         return ZM_E_BODY_UNKNOWN;
     }
 }
+#endif
 
+#if ZM_DECODE_REQUEST
 static z_result_t request_body_read(zm_reader_t *r, zm_request_t *q)
 {
     uint8_t h;
@@ -155,6 +162,7 @@ static z_result_t request_body_read(zm_reader_t *r, zm_request_t *q)
     r->ptr++;
     return zm_query_decode(r, h, &q->query);
 }
+#endif
 
 static z_result_t interest_read(zm_reader_t *r, uint8_t h, zm_interest_t *it)
 {
@@ -187,6 +195,7 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
     m->id = ZM_MID(h);
     z_result_t rc;
     switch (m->id) {
+#if ZM_DECODE_PUSH
     case ZM_MID_N_PUSH: {
         zm_push_t *p = &m->body.push;
         rc = wire_expr_from_header(r, h, &p->wire_expr);
@@ -198,6 +207,8 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         }
         break;
     }
+#endif
+#if ZM_DECODE_REQUEST
     case ZM_MID_N_REQUEST: {
         zm_request_t *q = &m->body.request;
         rc = zm_read_z32(r, &q->rid);
@@ -212,6 +223,8 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         }
         break;
     }
+#endif
+#if ZM_DECODE_RESPONSE
     case ZM_MID_N_RESPONSE: {
         zm_response_t *p = &m->body.response;
         rc = zm_read_z32(r, &p->rid);
@@ -232,6 +245,7 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
             rc = net_exts_read(r, h, m->id, &m->ext);
         }
         break;
+#endif
     case ZM_MID_N_INTEREST:
         rc = interest_read(r, h, &m->body.interest);
         if (rc == Z_OK) {

@@ -99,6 +99,9 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
         return Z_OK;
     }
     d->active = false;
+    if (d->len > 0 && !zm_network_decodes(d->buf[0])) {
+        return Z_OK; /* a message this build takes nothing from, as in a FRAME (batch.c) */
+    }
     bool reliable = f->reliable;
     zm_reader_t r;
     zm_reader_init(&r, d->buf, d->len);
