@@ -45,6 +45,7 @@ static void batch_reset(zm_transport_t *t)
 static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
+#if Z_FEATURE_MULTI_THREAD
     uint64_t now = zm_port_clock_ms();
     z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, now < start ? now : start, end);
     if (rc == ZM_E_AGAIN && now < start) {
@@ -54,6 +55,9 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
         rc = zm_link_send_batch(&t->link, batch, t->tx.len, start, end);
         atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);
     }
+#else
+    z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, start, end); /* no other sender to tell */
+#endif
     if (rc == ZM_E_AGAIN) {
         return rc;
     }
