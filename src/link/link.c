@@ -350,6 +350,26 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
     }
     return Z_OK;
 }
+#elif !Z_FEATURE_UNICAST_PEER
+/* A client waits on one link at most, its router's (none while it has no router): in that
+ * link's own wait_readable, so it wakes as soon as its bytes come. */
+z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
+{
+    if (n > 1) {
+        return ZM_E_LIMIT;
+    }
+    zm_link_t *l = n == 1 ? links[0] : NULL;
+    if (l == NULL || l->ops == NULL) {
+        zm_port_sleep_ms(timeout_ms);
+        if (n == 1) {
+            ready[0] = 0;
+        }
+        return ZM_E_TIMEOUT;
+    }
+    z_result_t r = l->ops->wait_readable != NULL ? zm_link_wait_readable(l, timeout_ms) : Z_OK;
+    ready[0] = r != ZM_E_TIMEOUT; /* an error is ready too: the read meets it */
+    return r == ZM_E_TIMEOUT ? r : Z_OK;
+}
 #else
 /* Without sockets nothing watches many lines at once: each link is asked in turn, without
  * waiting, and the round repeats every ZM_LINK_POLL_SLICE_MS until one is ready. A single link
