@@ -34,8 +34,8 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
  * - a transport id never decodes as a network message in Rust, so its FRAME ends there, as here;
  * - ids 0x08..0x18 belong to neither namespace, and both end in an unknown-message error.
  * So a malformed network message is a batch error, reported here with its own code and offset.
- * A build that decodes some network messages only (zm_network_decodes) reads a batch no further
- * than the first of the others, which Rust never sends it.
+ * A build that decodes some messages only (zm_transport_decodes, zm_network_decodes) reads a
+ * batch no further than the first of the others, which Rust never sends it.
  * After any error the reader stays where the problem was found; the batch is then unusable and
  * the link is to be closed, as Rust closes it.
  */
@@ -71,7 +71,8 @@ z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got)
             ZM_TRY(zm_batch_next_network(it, &skipped, &more));
         }
     }
-    if (zm_reader_left(&it->r) == 0) {
+    if (zm_reader_left(&it->r) == 0 || !zm_transport_decodes(*it->r.ptr)) {
+        it->r.ptr = it->r.end; /* a message this build does not read: the batch ends here */
         return Z_OK;
     }
     ZM_TRY(zm_transport_decode(&it->r, it->sn_mask, m));

@@ -24,11 +24,27 @@ uint32_t zm_sn_mask(uint8_t resolution_bits);
 /**
  * Decodes one transport message. sn_mask bounds FRAME/FRAGMENT/OPEN/JOIN sequence numbers
  * (ZM_E_SN_RANGE beyond it). A FRAME decodes to its header only: its network messages follow in
- * r. A FRAGMENT's payload is the rest of r, which is left empty. A build that decodes no network
- * message (!ZM_DECODE_NETWORK) has no FRAME, FRAGMENT or OAM decoder, and one without multicast
- * or the complete codec no JOIN decoder: ZM_E_MSG_UNKNOWN for those.
+ * r. A FRAGMENT's payload is the rest of r, which is left empty. A build decodes only the messages
+ * zm_transport_decodes names, and JOIN only with multicast or the complete codec:
+ * ZM_E_MSG_UNKNOWN for the others.
  */
 ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
+
+/** True if this build decodes the transport message that header starts (ZM_DECODE_NETWORK and
+ *  the others, proto/core.h): a batch is read no further than one it does not. */
+static inline bool zm_transport_decodes(uint8_t h)
+{
+    switch (ZM_MID(h)) {
+    case ZM_MID_FRAME:
+        return ZM_DECODE_NETWORK;
+    case ZM_MID_FRAGMENT:
+        return ZM_DECODE_FRAGMENT;
+    case ZM_MID_T_OAM:
+        return ZM_DECODE_T_OAM;
+    default:
+        return true;
+    }
+}
 
 /** A CLOSE reason (ZM_CLOSE_*) in words, for log lines; "unknown" for any other value. */
 const char *zm_close_reason_name(uint8_t reason);

@@ -41,6 +41,15 @@
     (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE)
 #define ZM_DECODE_RESPONSE (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERY || Z_FEATURE_LIVELINESS)
 
+/*
+ * Transport messages a receiver reads no further than, besides a FRAME where it decodes no
+ * network message: a FRAGMENT where it reassembles none (its payload is the rest of the batch
+ * anyway), and, outside the complete codec and multicast, an OAM, which Rust does not send on a
+ * unicast link. Decoding one of them is then ZM_E_MSG_UNKNOWN.
+ */
+#define ZM_DECODE_FRAGMENT (ZM_CODEC_FULL || (ZM_DECODE_NETWORK && Z_FEATURE_FRAGMENTATION))
+#define ZM_DECODE_T_OAM (ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT)
+
 /* Header byte: |Z|F2|F1| ID(5) | */
 #define ZM_MID(h) ((uint8_t)((h)&0x1f))
 #define ZM_FLAG_1 0x20u

@@ -239,13 +239,15 @@ z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 
 /* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
 
-#if ZM_DECODE_NETWORK
+#if ZM_DECODE_NETWORK || ZM_DECODE_FRAGMENT || ZM_DECODE_T_OAM
 static void unknown_clear(zm_ext_unknown_t *u)
 {
     u->n = 0;
     u->dropped = 0;
 }
+#endif
 
+#if ZM_DECODE_NETWORK
 static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_frame_t *m = ctx;
@@ -284,7 +286,7 @@ z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 
 /* ---- FRAGMENT  |Z|M|R| 0x06 | %sn% | [0x31 QoS, 0x02 First, 0x03 Drop] | payload = the rest - */
 
-#if ZM_DECODE_NETWORK
+#if ZM_DECODE_FRAGMENT
 static z_result_t fragment_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_fragment_t *m = ctx;
@@ -399,7 +401,7 @@ static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 
 /* ---- OAM  |Z|ENC(2)| 0x00 | %id:z16% | [0x31 QoS] | body per ENC: - / %z64% / <bytes;z32> - */
 
-#if ZM_DECODE_NETWORK
+#if ZM_DECODE_T_OAM
 static z_result_t oam_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_oam_t *m = ctx;
@@ -463,11 +465,16 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
     ZM_TRY(zm_read_u8(r, &h));
     m->id = ZM_MID(h);
     switch (m->id) {
-#if ZM_DECODE_NETWORK /* else the receiver reads no further than their first byte */
+    /* the receiver reads no further than the first byte of one this build does not decode */
+#if ZM_DECODE_T_OAM
     case ZM_MID_T_OAM:
         return oam_decode(r, h, &m->body.oam);
+#endif
+#if ZM_DECODE_NETWORK
     case ZM_MID_FRAME:
         return frame_decode(r, h, sn_mask, &m->body.frame);
+#endif
+#if ZM_DECODE_FRAGMENT
     case ZM_MID_FRAGMENT:
         return fragment_decode(r, h, sn_mask, &m->body.fragment);
 #endif

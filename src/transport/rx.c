@@ -181,9 +181,8 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
     zm_reader_t r;
     zm_reader_init(&r, batch.ptr, batch.len);
     while (zm_reader_left(&r) > 0) {
-        uint8_t id = ZM_MID(*r.ptr);
-        if (id == ZM_MID_FRAME || id == ZM_MID_FRAGMENT || id == ZM_MID_T_OAM) {
-            return Z_OK;
+        if (!zm_transport_decodes(*r.ptr)) {
+            return Z_OK; /* a FRAME, FRAGMENT or OAM: the rest goes unread */
         }
         zm_transport_msg_t m;
         ZM_TRY(zm_transport_decode(&r, t->sn_mask, &m));

@@ -2,7 +2,7 @@
  * The batch reader of a client that subscribes but neither queries nor answers queries (built
  * with that client's options by tests/CMakeLists.txt): PUSH, DECLARE and INTEREST are decoded
  * and checked as ever; a REQUEST, RESPONSE or RESPONSE_FINAL, which Rust never sends such a
- * client, ends the reading of its batch instead.
+ * client, ends the reading of its batch instead, and so does a transport OAM.
  */
 #include <string.h>
 
@@ -60,6 +60,8 @@ int main(void)
     EXPECT(IDS(0x1d), 0x25, 0x01, PUSH_DEMO, 0x1b, 0x01, 0x00, 0x04, 0x03, 0x00);
     EXPECT(IDS(0x1d), 0x25, 0x01, PUSH_DEMO, 0x1a, 0x01, 0x25, 0x02, PUSH_DEMO);
     EXPECT(IDS(0x1e), 0x25, 0x01, DECL_DEMO, 0x1a);
+    /* and so does a transport OAM, which Rust does not send on a unicast link */
+    EXPECT(IDS(0x1d), 0x25, 0x01, PUSH_DEMO, 0x00, 0xff, 0x25, 0x02, PUSH_DEMO);
 
     /* the decoder itself refuses them, as messages it does not know */
     static const uint8_t final_[] = {0x1a, 0x01};
