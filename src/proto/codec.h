@@ -77,6 +77,10 @@ static inline bool zm_network_decodes(uint8_t h)
     case ZM_MID_N_RESPONSE:
     case ZM_MID_N_RESPONSE_FINAL:
         return ZM_DECODE_RESPONSE;
+    case ZM_MID_N_INTEREST:
+        return ZM_DECODE_INTEREST;
+    case ZM_MID_N_OAM:
+        return ZM_DECODE_N_OAM;
     default:
         return ZM_DECODE_NETWORK;
     }

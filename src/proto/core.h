@@ -40,6 +40,10 @@
 #define ZM_DECODE_REQUEST \
     (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE)
 #define ZM_DECODE_RESPONSE (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERY || Z_FEATURE_LIVELINESS)
+/* Nor does anyone send a client an INTEREST (it asks its router what it needs, no one asks it)
+ * or a network OAM (routers exchange them). */
+#define ZM_DECODE_INTEREST (ZM_DECODE_ALL_NETWORK || Z_FEATURE_LIVELINESS)
+#define ZM_DECODE_N_OAM ZM_DECODE_ALL_NETWORK
 
 /*
  * Transport messages a receiver reads no further than, besides a FRAME where it decodes no

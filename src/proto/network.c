@@ -79,6 +79,7 @@ static uint8_t wire_expr_flags(const zm_wire_expr_t *we)
 
 /* ---- OAM body, shared with the transport OAM: none, %u64% or <bytes;z32> --------------------- */
 
+#if ZM_DECODE_N_OAM
 static z_result_t oam_body_read(zm_reader_t *r, zm_oam_t *o)
 {
     o->z64 = 0;
@@ -94,6 +95,7 @@ static z_result_t oam_body_read(zm_reader_t *r, zm_oam_t *o)
         return ZM_E_EXT_ENCODING;
     }
 }
+#endif
 
 #if ZM_CODEC_FULL
 static z_result_t oam_body_write(zm_writer_t *w, const zm_oam_t *o)
@@ -164,6 +166,7 @@ static z_result_t request_body_read(zm_reader_t *r, zm_request_t *q)
 }
 #endif
 
+#if ZM_DECODE_INTEREST
 static z_result_t interest_read(zm_reader_t *r, uint8_t h, zm_interest_t *it)
 {
     uint64_t id;
@@ -186,6 +189,7 @@ static z_result_t interest_read(zm_reader_t *r, uint8_t h, zm_interest_t *it)
     }
     return Z_OK;
 }
+#endif
 
 z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
 {
@@ -246,12 +250,14 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         }
         break;
 #endif
+#if ZM_DECODE_INTEREST
     case ZM_MID_N_INTEREST:
         rc = interest_read(r, h, &m->body.interest);
         if (rc == Z_OK) {
             rc = net_exts_read(r, h, m->id, &m->ext);
         }
         break;
+#endif
     case ZM_MID_N_DECLARE: {
         zm_declare_t *d = &m->body.declare;
         d->has_interest_id = (h & ZM_DECLARE_FLAG_I) != 0;
@@ -270,6 +276,7 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         }
         break;
     }
+#if ZM_DECODE_N_OAM
     case ZM_MID_N_OAM: {
         zm_oam_t *o = &m->body.oam;
         o->enc = (uint8_t)((h >> 5) & 0x03u);
@@ -287,6 +294,7 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
         }
         break;
     }
+#endif
     default:
         r->ptr = start;
         return ZM_E_MSG_UNKNOWN;
@@ -340,13 +348,13 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         }
     }
 #endif
-#if ZM_DECODE_NETWORK /* a build that answers queries, which it must read */
+#if ZM_DECODE_REQUEST /* a build that answers queries, which it must read */
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
         return net_exts_write(w, m->id, &m->ext, z);
 #endif
-#if ZM_CODEC_FULL
+#if ZM_CODEC_FULL || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS /* a client's questions to its router */
     case ZM_MID_N_INTEREST: {
         const zm_interest_t *it = &m->body.interest;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_INTEREST | z | ((it->mode & 0x03u) << 5))));

@@ -384,7 +384,7 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 }
 #endif
 
-#if !Z_FEATURE_QUERYABLE
+#if !Z_FEATURE_QUERYABLE && ZM_DECODE_REQUEST
 /* A build without queryables answers every query with its final response alone. */
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
@@ -415,9 +415,12 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         on_declare(p, &m->body.declare);
         break;
 #endif
+#if ZM_DECODE_INTEREST /* the transport hands out only what the build decodes (proto/core.h) */
     case ZM_MID_N_INTEREST:
         zm_decl_on_interest(p, &m->body.interest);
         break;
+#endif
+#if ZM_DECODE_REQUEST
     case ZM_MID_N_REQUEST:
 #if Z_FEATURE_QUERYABLE
         zm_query_on_request(p, m);
@@ -425,6 +428,7 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
         on_request(p, m);
 #endif
         break;
+#endif
 #if Z_FEATURE_QUERY
     case ZM_MID_N_RESPONSE:
         zm_query_on_response(p, m);

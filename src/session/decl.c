@@ -199,6 +199,7 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
     return rc != Z_OK ? rc : flushed;
 }
 
+#if ZM_DECODE_INTEREST
 void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
 {
     if ((it->mode & ZM_INTEREST_CURRENT) == 0) {
@@ -251,6 +252,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     zm_decl_fill(&m.body.declare.decl, ZM_DECL_FINAL, 0, NULL, 0);
     zm_peer_send(p, &m, ZM_PRIO_CONTROL, true);
 }
+#endif
 
 /* ---- key expressions ---------------------------------------------------------------------------- */
 
