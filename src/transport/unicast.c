@@ -200,19 +200,19 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
     batch = zm_min_u16(batch, cap);
-    uint8_t cookie[256];
-    size_t cookie_len = ack->cookie.len;
-    if (cookie_len > sizeof(cookie)) {
+    /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
+     * once the OpenSyn that carries it is out. Rust's are well under this bound. */
+    zm_slice_t cookie = ack->cookie;
+    if (cookie.len > 256u) {
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
         return ZM_E_FIELD;
     }
-    memcpy(cookie, ack->cookie.ptr, cookie_len); /* it points into rx_buf, reused below */
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
     memset(&m, 0, sizeof(m));
     m.id = ZM_MID_OPEN;
     zm_transport_open_fill(&m.body.open, p->lease_ms, initial_sn);
-    m.body.open.cookie = zm_slice(cookie, cookie_len);
+    m.body.open.cookie = cookie;
     ZM_TRY(zm_transport_send_one(&t->link, &m, deadline, deadline));
 
     ZM_TRY(recv_one(t, deadline, ZM_MID_OPEN, true, &m));
