@@ -185,6 +185,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     p->s = s;
     p->index = (uint8_t)(p - s->peers);
     p->gen++;
+#if ZM_REMOTE_DECLS /* else nothing it declares is kept */
     uint32_t seed[2];
     zm_port_random(seed, sizeof(seed));
     zm_idmap_init(&p->remote.keys, seed[0]);
@@ -197,6 +198,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     p->remote.n = 0;
     p->remote.bytes = 0;
     p->remote.last_key = NULL;
+#endif
 #if ZM_SUB_TRACKING
     zm_hits_reset_peer(s, p->index);
 #endif
@@ -336,7 +338,9 @@ void zm_peer_reap(zm_session_t *s)
         }
 #endif
         zm_transport_free(&p->t);
+#if ZM_REMOTE_DECLS
         zm_remote_free(s, p);
+#endif
 #if Z_FEATURE_QUERY
         zm_gets_peer_gone(s, p->index);
 #endif
