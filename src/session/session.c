@@ -37,17 +37,28 @@ static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t));
 static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
+/* Bytes the n strings of list take with their NULs; with into, they are copied there as well,
+ * and list points at the copies. */
+static size_t strings_copy(const char **list, size_t n, char *into)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(list[i]) + 1;
+        if (into != NULL) {
+            memcpy(into + total, list[i], len);
+            list[i] = into + total;
+        }
+        total += len;
+    }
+    return total;
+}
+
 /* Copies the endpoint strings so the caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < cfg->n_connect; i++) {
-        total += strlen(cfg->connect[i]) + 1;
-    }
-    for (size_t i = 0; i < cfg->n_listen; i++) {
-        total += strlen(cfg->listen[i]) + 1;
-    }
     s->cfg = *cfg;
+    size_t connect = strings_copy(s->cfg.connect, cfg->n_connect, NULL);
+    size_t total = connect + strings_copy(s->cfg.listen, cfg->n_listen, NULL);
     if (total == 0) {
         return Z_OK;
     }
@@ -55,19 +66,8 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     if (s->strings == NULL) {
         return ZM_E_NOMEM;
     }
-    char *p = s->strings;
-    for (size_t i = 0; i < cfg->n_connect; i++) {
-        size_t n = strlen(cfg->connect[i]) + 1;
-        memcpy(p, cfg->connect[i], n);
-        s->cfg.connect[i] = p;
-        p += n;
-    }
-    for (size_t i = 0; i < cfg->n_listen; i++) {
-        size_t n = strlen(cfg->listen[i]) + 1;
-        memcpy(p, cfg->listen[i], n);
-        s->cfg.listen[i] = p;
-        p += n;
-    }
+    (void)strings_copy(s->cfg.connect, cfg->n_connect, s->strings);
+    (void)strings_copy(s->cfg.listen, cfg->n_listen, s->strings + connect);
     return Z_OK;
 }
 
