@@ -416,6 +416,14 @@ static z_result_t read_chunk(serial_line_t *s)
     return Z_OK;
 }
 
+/* Milliseconds until the monotonic deadline: 0 once it passed, at most what a wait takes. */
+static uint32_t ms_until(uint64_t deadline)
+{
+    uint64_t now = zm_port_clock_ms();
+    uint64_t left = now < deadline ? deadline - now : 0;
+    return left > UINT32_MAX ? UINT32_MAX : (uint32_t)left;
+}
+
 /* The next frame of the handshake, waiting for bytes until the monotonic deadline (ZM_E_TIMEOUT
  * past it; a deadline already past still takes what the line has now, within TRY_READS_MAX reads).
  * Only its flags count: its payload, if any, is skipped, so it needs no buffer. */
@@ -426,12 +434,11 @@ static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_fram
         if (r == Z_OK || r == ZM_E_FIELD) {
             return Z_OK;
         }
-        uint64_t now = zm_port_clock_ms();
-        uint64_t left = now < deadline ? deadline - now : 0;
+        uint32_t left = ms_until(deadline);
         if (left == 0 && reads >= TRY_READS_MAX) {
             return ZM_E_TIMEOUT;
         }
-        ZM_TRY(zm_port_serial_wait_readable(&s->port, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left));
+        ZM_TRY(zm_port_serial_wait_readable(&s->port, left));
         ZM_TRY(read_chunk(s));
     }
 }
@@ -474,10 +481,9 @@ static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadlin
 
 static void sleep_until(uint64_t when, uint64_t deadline)
 {
-    uint64_t now = zm_port_clock_ms();
-    uint64_t until = when < deadline ? when : deadline;
-    if (until > now) {
-        zm_port_sleep_ms((uint32_t)(until - now));
+    uint32_t ms = ms_until(when < deadline ? when : deadline);
+    if (ms > 0) {
+        zm_port_sleep_ms(ms);
     }
 }
 
@@ -589,12 +595,11 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
                 return ZM_E_AGAIN;
             }
         } else if (l->rx_deadline_ms != 0) {
-            uint64_t now = zm_port_clock_ms();
-            if (now >= l->rx_deadline_ms) {
+            uint32_t left = ms_until(l->rx_deadline_ms);
+            if (left == 0) {
                 return ZM_E_TIMEOUT;
             }
-            uint64_t left = l->rx_deadline_ms - now;
-            ZM_TRY(zm_port_serial_wait_readable(&s->port, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left));
+            ZM_TRY(zm_port_serial_wait_readable(&s->port, left));
         }
         ZM_TRY(read_chunk(s));
     }
