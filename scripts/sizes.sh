@@ -30,9 +30,9 @@ ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=no
 # name | app source | feature flags | port dir | extra port sources | flash limit | flash goal (bytes)
 # (zenoh-pico 1.9.0's share of the same apps, linked the same way: 26815 and 35001 bytes)
 apps=(
-    "pub|tools/sizes/app_pub.c|-DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|port/baremetal|tools/sizes/board_stub.c|23500|10240"
-    "pubsub|tools/sizes/app_pubsub.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||31750|20480"
-    "full|tools/sizes/app_full.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=1 -DZ_FEATURE_QUERYABLE=1 -DZ_FEATURE_LOCAL_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||36000|33792"
+    "pub|tools/sizes/app_pub.c|-DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|port/baremetal|tools/sizes/board_stub.c|17500|10240"
+    "pubsub|tools/sizes/app_pubsub.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||25250|20480"
+    "full|tools/sizes/app_full.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=1 -DZ_FEATURE_QUERYABLE=1 -DZ_FEATURE_LOCAL_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||33200|33792"
 )
 
 rm -rf "$out"
