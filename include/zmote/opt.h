@@ -94,14 +94,16 @@
 #define Z_FEATURE_MATCHING (Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #endif
 
-/*
- * Not implemented yet (0, and 1 is refused below): liveliness, scouting,
- * multicast transports, the connectivity API. Programs written for zenoh-pico test these
- * switches in #if blocks, so they exist with value 0.
- */
+/** Liveliness: tokens, liveliness subscribers and z_liveliness_get (the query part needs Z_FEATURE_QUERY). */
 #ifndef Z_FEATURE_LIVELINESS
-#define Z_FEATURE_LIVELINESS 0
+#define Z_FEATURE_LIVELINESS 1
 #endif
+
+/*
+ * Not implemented yet (0, and 1 is refused below): scouting, multicast transports, the
+ * connectivity API. Programs written for zenoh-pico test these switches in #if blocks, so they
+ * exist with value 0.
+ */
 #ifndef Z_FEATURE_SCOUTING
 #define Z_FEATURE_SCOUTING 0
 #endif
@@ -445,9 +447,6 @@
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"
 #endif
 
-#if Z_FEATURE_LIVELINESS
-#error "zmote does not implement liveliness yet: leave Z_FEATURE_LIVELINESS at 0"
-#endif
 #if Z_FEATURE_LOCAL_QUERYABLE && !(Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE)
 #error "Z_FEATURE_LOCAL_QUERYABLE needs Z_FEATURE_QUERY and Z_FEATURE_QUERYABLE"
 #endif

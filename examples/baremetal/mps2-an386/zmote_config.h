@@ -14,6 +14,7 @@
 #define Z_FEATURE_QUERY 0     /* a publisher and a subscriber: no queries */
 #define Z_FEATURE_QUERYABLE 0
 #define Z_FEATURE_MATCHING 0
+#define Z_FEATURE_LIVELINESS 0
 #define ZM_CODEC_FULL 0 /* encode only what a client sends */
 
 /* A serial link carries batches up to its MTU; the receive buffer and the transmit batch are this size. */
