@@ -364,8 +364,14 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
 #endif
 
 #if ZM_REMOTE_DECLS
-static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
+/* Not inlined: what it keeps in registers stays out of the frame of every other message. */
+static ZM_NOINLINE void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
+#if ZM_LIVELINESS_GET
+    if (zm_liveliness_on_reply(p, dm)) {
+        return; /* a liveliness get's answer: from here, a frame less deep than any declaration */
+    }
+#endif
     z_result_t rc = zm_remote_on_declare(p, dm);
 #if Z_FEATURE_MATCHING
     uint8_t kind = dm->decl.kind;

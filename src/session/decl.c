@@ -186,6 +186,11 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
         rc = push_qbls(s, p);
     }
 #endif
+#if Z_FEATURE_LIVELINESS
+    if (rc == Z_OK) {
+        rc = zm_liveliness_push_all(s, p);
+    }
+#endif
     zm_declaration_t d;
     S_LOCK(s);
     bool batching = s->batching;
@@ -212,7 +217,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     m.ext.qos = ZM_QOS_DECLARE;
     m.body.declare.has_interest_id = true;
     m.body.declare.interest_id = it->id;
-#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE
+#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS
     zm_session_t *s = p->s;
     const char *rkey = NULL;
     size_t rlen = 0;
@@ -244,6 +249,14 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
 #if Z_FEATURE_QUERYABLE
     if (it->options & ZM_INTEREST_Q) {
         z_result_t rc = zm_query_push_queryables(s, p, rkey, rlen, &m);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(p, rc, "a declaration could not be sent");
+        }
+    }
+#endif
+#if Z_FEATURE_LIVELINESS
+    if (it->options & ZM_INTEREST_T) {
+        z_result_t rc = zm_liveliness_push_tokens(s, p, rkey, rlen, &m);
         if (rc != Z_OK) {
             zm_peer_send_failed(p, rc, "a declaration could not be sent");
         }

@@ -48,8 +48,16 @@ typedef struct zm_cb_frame {
     zm_thread_id_t thread;
 } zm_cb_frame_t;
 
-/* Local entities with a callback: subscribers (s->subs) and queryables (s->qbls). */
-#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING)
+/* Liveliness subscribers (they deliver samples) and liveliness gets (they are queries). */
+#define ZM_LIVELINESS_SUBS (Z_FEATURE_LIVELINESS && Z_FEATURE_SUBSCRIPTION)
+#define ZM_LIVELINESS_GET (Z_FEATURE_LIVELINESS && Z_FEATURE_QUERY)
+
+/*
+ * Local entities kept in lists: subscribers (s->subs), queryables (s->qbls) and matching
+ * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens) and liveliness
+ * subscribers (s->lsubs).
+ */
+#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS)
 
 /*
  * A local subscriber or queryable. busy counts callbacks running now; removed ones are freed at
@@ -62,6 +70,7 @@ typedef struct zm_sub {
     bool removed;
     bool awaited;  /* its undeclare waits for busy to reach 0, and frees it */
     bool complete; /* queryables: it answers for every key its own key expression covers */
+    bool history;  /* liveliness subscribers: the tokens alive when it came are delivered too */
     unsigned busy;
     zm_sample_fn fn; /* subscribers */
 #if Z_FEATURE_QUERYABLE
@@ -90,7 +99,8 @@ typedef struct zm_sub {
  * matching). A build with none of these, a publisher-only client, ignores them.
  */
 #define ZM_REMOTE_DECLS \
-    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_MATCHING)
+    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_MATCHING || \
+     Z_FEATURE_LIVELINESS)
 
 /*
  * Peers' subscribers are counted against our keys for the write filter, and for the matching
@@ -141,7 +151,8 @@ typedef struct {
 /*
  * What one peer declared. keys: its D_KEYEXPR, used and changed by its read thread only. subs:
  * its D_SUBSCRIBER with full keys, changed by the read thread under s->lock, read under it.
- * Both together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes.
+ * tokens: its D_TOKEN with full keys (to name them when they go), read thread only. All
+ * together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes.
  */
 typedef struct {
     zm_idmap_t keys;
@@ -150,6 +161,9 @@ typedef struct {
 #endif
 #if ZM_QBL_TRACKING
     zm_idmap_t qbls; /* its D_QUERYABLE, like subs */
+#endif
+#if ZM_LIVELINESS_SUBS
+    zm_idmap_t tokens;
 #endif
     uint32_t n;
     size_t bytes;
@@ -220,6 +234,13 @@ struct zm_session {
 #if Z_FEATURE_MATCHING
     zm_sub_t *mls; /* matching listeners */
 #endif
+#if Z_FEATURE_LIVELINESS
+    zm_sub_t *tokens; /* our liveliness tokens */
+#endif
+#if ZM_LIVELINESS_SUBS
+    zm_sub_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
+    struct zm_gone_tokens *gone; /* tokens of peers that went, their DELETEs still to deliver */
+#endif
 #if Z_FEATURE_QUERY
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
@@ -282,7 +303,7 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /** Sends one declaration to every live peer; a peer that cannot take it is dropped. */
 void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d);
-/** Answers an INTEREST's current part with our matching subscribers, then D_FINAL. */
+/** Answers an INTEREST's current part with our matching subscribers, queryables and tokens, then D_FINAL. */
 void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it);
 /** Frees our key expressions and publishers (at close). */
 void zm_decl_free_all(zm_session_t *s);
@@ -300,6 +321,14 @@ ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we
 #if ZM_REMOTE_DECLS
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
+/**
+ * Stores a declaration of p (key copied) in map, within p's bounds (ZM_E_LIMIT past them):
+ * *stored is the new entry (NULL if none), *old the one it replaced, to release.
+ */
+ZM_NODISCARD z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
+                                     zm_rdecl_t **stored, zm_rdecl_t **old);
+/** Frees an entry that left p's maps, and gives its room back to p's bounds. */
+void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d);
 #endif
 /** Forgets everything p declared (its reader joined); s->lock not held. */
 void zm_remote_free(zm_session_t *s, zm_peer_t *p);
@@ -344,6 +373,62 @@ void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on);
 ZM_NODISCARD z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p);
 /** Undeclares the listeners of a publisher that goes. */
 void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id);
+#endif
+
+/* liveliness.c */
+#if Z_FEATURE_LIVELINESS
+/** A peer's D_TOKEN or U_TOKEN (read thread); an error means the peer must be closed. */
+ZM_NODISCARD z_result_t zm_liveliness_on_token(zm_peer_t *p, const zm_declare_t *dm);
+/** Our tokens that intersect key (NULL: all) to p, each in the DECLARE m (header set by the caller). */
+ZM_NODISCARD z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
+                                                  zm_network_msg_t *m);
+/** Our tokens to a new peer and, if it tells only when asked, the interests of our liveliness subscribers. */
+ZM_NODISCARD z_result_t zm_liveliness_push_all(zm_session_t *s, zm_peer_t *p);
+/** Ends the liveliness subscribers and forgets the tokens (at close). */
+void zm_liveliness_free_all(zm_session_t *s);
+#endif
+#if ZM_LIVELINESS_SUBS
+/**
+ * Takes p's tokens away (its reader joined) into s->gone, for zm_liveliness_report_gone: the
+ * reaper that calls this may sit deep in an accept, too deep for subscribers' callbacks.
+ */
+void zm_liveliness_peer_gone(zm_session_t *s, zm_peer_t *p);
+/** Each token of the peers that went is a DELETE to our liveliness subscribers (none when closing). */
+void zm_liveliness_report_gone(zm_session_t *s);
+#endif
+#if ZM_LIVELINESS_GET
+/**
+ * A DECLARE of p that may answer one of our liveliness gets (a D_TOKEN with its interest id):
+ * true when it did and was handled (a key that cannot be resolved included), false when it is
+ * for zm_remote_on_declare.
+ */
+bool zm_liveliness_on_reply(zm_peer_t *p, const zm_declare_t *dm);
+/** The D_FINAL of interest_id from p: a liveliness get stops waiting for p. */
+void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
+#endif
+
+/* query.c: the records of liveliness gets, which wait and end as gets do */
+#if ZM_LIVELINESS_GET
+/** The place of this session in a get's awaited answers (the others are peer slots). */
+#define ZM_GET_WAIT_LOCAL ZM_PEERS_MAX
+struct zm_get;
+/**
+ * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
+ * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
+ * caller), and for this session (ZM_GET_WAIT_LOCAL). *out stays pinned for the caller until
+ * zm_token_get_release. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not
+ * run on error.
+ */
+ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
+                                          zm_reply_fn fn, zm_drop_fn drop, void *ctx,
+                                          bool (*ask)(const zm_peer_t *p), zm_peer_t **peers, size_t *n,
+                                          struct zm_get **out, uint32_t *id);
+/** Gives r to the liveliness get of id; false when there is none (any more). */
+bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
+/** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
+void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
+/** Ends the pin zm_token_get_open left. */
+void zm_token_get_release(zm_session_t *s, struct zm_get *g);
 #endif
 
 /* decl.c: the callbacks of local entities */

@@ -186,7 +186,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     p->index = (uint8_t)(p - s->peers);
     p->gen++;
 #if ZM_REMOTE_DECLS /* else nothing it declares is kept */
-    uint32_t seed[2];
+    uint32_t seed[3];
     zm_port_random(seed, sizeof(seed));
     zm_idmap_init(&p->remote.keys, seed[0]);
 #if ZM_SUB_TRACKING
@@ -194,6 +194,9 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
 #endif
 #if ZM_QBL_TRACKING
     zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
+#endif
+#if ZM_LIVELINESS_SUBS
+    zm_idmap_init(&p->remote.tokens, seed[2]);
 #endif
     p->remote.n = 0;
     p->remote.bytes = 0;

@@ -457,12 +457,13 @@ typedef struct zm_kept {
     char data[]; /* key, then (LATEST) payload, encoding schema, attachment */
 } zm_kept_t;
 
-typedef struct {
+typedef struct zm_get {
     uint32_t rid;
     uint64_t deadline_ms;
     uint32_t waiting[WAIT_WORDS];
     uint8_t consolidation;
     bool any_key;
+    bool tokens; /* a liveliness get: its replies come as D_TOKEN, its finals as D_FINAL */
     bool ended;
     unsigned busy; /* reply callbacks running, plus the ender while it hands over kept replies */
     unsigned n_kept;
@@ -538,7 +539,7 @@ static void get_end(zm_session_t *s, zm_get_t *g)
 static zm_get_t *get_pin(zm_session_t *s, uint32_t rid)
 {
     zm_get_t *g = zm_idmap_get(&s->gets, rid);
-    if (g == NULL || g->ended) {
+    if (g == NULL || g->ended || g->tokens) {
         return NULL;
     }
     g->busy++;
@@ -704,12 +705,12 @@ void zm_query_on_response(zm_peer_t *p, const zm_network_msg_t *m)
     S_UNLOCK(s);
 }
 
-/* A final response for rid from the waiter bit (a peer slot, or WAIT_LOCAL). */
-static void get_final(zm_session_t *s, uint32_t rid, unsigned bit)
+/* A final response (or, tokens, a D_FINAL) for rid from the waiter bit (a peer slot, or WAIT_LOCAL). */
+static void get_final(zm_session_t *s, uint32_t rid, unsigned bit, bool tokens)
 {
     S_LOCK(s);
     zm_get_t *g = zm_idmap_get(&s->gets, rid);
-    if (g != NULL && !g->ended && wait_clear(g, bit)) {
+    if (g != NULL && !g->ended && g->tokens == tokens && wait_clear(g, bit)) {
         get_end(s, g);
     }
     S_UNLOCK(s);
@@ -717,11 +718,11 @@ static void get_final(zm_session_t *s, uint32_t rid, unsigned bit)
 
 void zm_query_on_response_final(zm_peer_t *p, const zm_network_msg_t *m)
 {
-    get_final(p->s, m->body.response_final.rid, p->index);
+    get_final(p->s, m->body.response_final.rid, p->index, false);
 }
 
 #if Z_FEATURE_QUERYABLE
-static void get_local_final(zm_session_t *s, uint32_t rid) { get_final(s, rid, WAIT_LOCAL); }
+static void get_local_final(zm_session_t *s, uint32_t rid) { get_final(s, rid, WAIT_LOCAL, false); }
 #endif
 
 #if Z_FEATURE_LOCAL_QUERYABLE
@@ -793,7 +794,7 @@ static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get
         z_result_t rc = zm_transport_send(&peers[i]->t, &m, true, a->priority, a->express);
         if (rc != Z_OK) {
             zm_peer_send_failed(peers[i], rc, "a query could not be sent");
-            get_final(s, rid, peers[i]->index); /* no answer will come from it */
+            get_final(s, rid, peers[i]->index, false); /* no answer will come from it */
         }
     }
 }
@@ -917,6 +918,86 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     zm_peers_unpin(s, pinned, n);
     return Z_OK;
 }
+
+#if ZM_LIVELINESS_GET
+z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,
+                             zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,
+                             size_t *n, zm_get_t **out, uint32_t *id)
+{
+    *n = 0;
+    zm_get_t *g = zm_alloc(sizeof(*g) + len);
+    if (g == NULL) {
+        return ZM_E_NOMEM;
+    }
+    memset(g, 0, sizeof(*g));
+    memcpy(g->key, key, len);
+    g->key_len = len;
+    g->consolidation = ZM_CONSOLIDATION_NONE;
+    g->tokens = true;
+    g->deadline_ms = zm_port_clock_ms() + timeout_ms;
+    g->fn = fn;
+    g->drop = drop;
+    g->ctx = ctx;
+    g->busy = 1; /* the caller's, until zm_token_get_release */
+    S_LOCK(s);
+    if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
+        S_UNLOCK(s);
+        zm_free(g);
+        return ZM_E_LIMIT;
+    }
+    /* an interest id: from the entity ids, which liveliness subscribers' interests use too */
+    do {
+        g->rid = s->next_id++;
+    } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
+    void *old = NULL;
+    if (zm_idmap_put(&s->gets, g->rid, g, &old) != Z_OK) {
+        S_UNLOCK(s);
+        zm_free(g);
+        return ZM_E_NOMEM;
+    }
+    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && ask(p)) {
+            p->refs++;
+            peers[(*n)++] = p;
+            wait_set(g, (unsigned)i);
+        }
+    }
+    wait_set(g, WAIT_LOCAL);
+    *id = g->rid;
+    *out = g;
+    S_UNLOCK(s);
+    return Z_OK;
+}
+
+bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
+{
+    S_LOCK(s);
+    zm_get_t *g = zm_idmap_get(&s->gets, id);
+    bool ours = g != NULL && g->tokens && !g->ended;
+    if (ours) {
+        g->busy++;
+    }
+    S_UNLOCK(s);
+    if (!ours) {
+        return false;
+    }
+    get_deliver(s, g, r);
+    S_LOCK(s);
+    get_unpin(s, g);
+    S_UNLOCK(s);
+    return true;
+}
+
+void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit) { get_final(s, id, bit, true); }
+
+void zm_token_get_release(zm_session_t *s, zm_get_t *g)
+{
+    S_LOCK(s);
+    get_unpin(s, g);
+    S_UNLOCK(s);
+}
+#endif
 
 /* s->lock held: the first get fn picks, or NULL. */
 static zm_get_t *gets_find(zm_session_t *s, bool (*fn)(zm_get_t *g, uint64_t arg), uint64_t arg)

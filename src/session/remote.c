@@ -175,25 +175,21 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
 /* ---- declarations ---------------------------------------------------------------------------- */
 
 #if ZM_REMOTE_DECLS
-static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
+void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 {
     p->remote.n--;
     p->remote.bytes -= d->key_len;
     zm_free(d);
 }
 
-/*
- * Stores a key expression or subscriber of p within its bounds: *stored is the new entry (NULL
- * if nothing was stored), *old the one it replaced, for the caller to release.
- */
-static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
-                            zm_rdecl_t **stored, zm_rdecl_t **old)
+/* A redeclaration replaces its entry: it counts once, with its new key. */
+z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
+                        zm_rdecl_t **stored, zm_rdecl_t **old)
 {
     *stored = NULL;
     *old = NULL;
     zm_remote_t *r = &p->remote;
     const zm_rdecl_t *prev = zm_idmap_get(map, id);
-    /* a redeclaration replaces its entry: it counts once, with its new key */
     uint32_t n = r->n + (prev == NULL ? 1u : 0u);
     size_t bytes = r->bytes - (prev != NULL ? prev->key_len : 0u) + len;
     if (n > ZM_PEER_DECLS_MAX || bytes > ZM_PEER_DECL_BYTES_MAX) {
@@ -212,7 +208,7 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
         zm_free(d);
         return rc;
     }
-    r->n++; /* and the replaced one is released by the caller, through rdecl_release */
+    r->n++; /* and the replaced one is released by the caller, through zm_rdecl_release */
     r->bytes += len;
     *stored = d;
     *old = replaced;
@@ -234,23 +230,23 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_DECL_KEYEXPR:
         p->remote.last_key = NULL;
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
-        rc = rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
+        rc = zm_rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
         if (old != NULL) {
-            rdecl_release(p, old); /* a redeclaration replaces */
+            zm_rdecl_release(p, old); /* a redeclaration replaces */
         }
         return rc;
     case ZM_UNDECL_KEYEXPR:
         p->remote.last_key = NULL;
         old = zm_idmap_remove(&p->remote.keys, d->id);
         if (old != NULL) {
-            rdecl_release(p, old);
+            zm_rdecl_release(p, old);
         }
         return Z_OK;
 #if ZM_SUB_TRACKING
     case ZM_DECL_SUBSCRIBER: {
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
-        rc = rdecl_put(p, &p->remote.subs, d->id, key, len, &stored, &old);
+        rc = zm_rdecl_put(p, &p->remote.subs, d->id, key, len, &stored, &old);
         if (old != NULL) {
             hits_change(s, old, p->index, -1);
         }
@@ -259,7 +255,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            rdecl_release(p, old);
+            zm_rdecl_release(p, old);
         }
         return rc;
     }
@@ -271,7 +267,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            rdecl_release(p, old);
+            zm_rdecl_release(p, old);
         }
         return Z_OK;
 #endif
@@ -279,13 +275,13 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_DECL_QUERYABLE:
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
-        rc = rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
+        rc = zm_rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
         if (stored != NULL) {
             stored->complete = d->has_qbl_info && d->qbl_complete;
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            rdecl_release(p, old);
+            zm_rdecl_release(p, old);
         }
         return rc;
     case ZM_UNDECL_QUERYABLE:
@@ -293,21 +289,33 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         old = zm_idmap_remove(&p->remote.qbls, d->id);
         S_UNLOCK(s);
         if (old != NULL) {
-            rdecl_release(p, old);
+            zm_rdecl_release(p, old);
         }
         return Z_OK;
 #endif
-#if ZM_SUB_TRACKING
+#if Z_FEATURE_LIVELINESS
+    case ZM_DECL_TOKEN:
+    case ZM_UNDECL_TOKEN:
+        return zm_liveliness_on_token(p, dm);
+#endif
+#if ZM_SUB_TRACKING || ZM_LIVELINESS_GET
     case ZM_DECL_FINAL:
+#if ZM_SUB_TRACKING
         if (dm->has_interest_id && dm->interest_id == 0) {
             S_LOCK(s);
             p->declared = true; /* its initial declarations are all in */
             S_UNLOCK(s);
         }
+#endif
+#if ZM_LIVELINESS_GET
+        if (dm->has_interest_id && dm->interest_id != 0) {
+            zm_liveliness_on_final(p, dm->interest_id);
+        }
+#endif
         return Z_OK;
 #endif
     default:
-        return Z_OK; /* queryables and tokens: not served yet */
+        return Z_OK; /* what this build keeps nothing of */
     }
 }
 #endif /* ZM_REMOTE_DECLS */
@@ -322,6 +330,9 @@ static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
 
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
+#if ZM_LIVELINESS_SUBS
+    zm_liveliness_peer_gone(s, p);
+#endif
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
 #if ZM_SUB_TRACKING

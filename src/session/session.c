@@ -137,6 +137,9 @@ static z_result_t lease_step(zm_session_t *s)
 #endif
     ZM_UNUSED(now);
     zm_peer_reap(s);
+#if ZM_LIVELINESS_SUBS
+    zm_liveliness_report_gone(s);
+#endif
 #if Z_FEATURE_QUERY
     zm_gets_tick(s, now);
 #endif
@@ -498,6 +501,9 @@ void zm_session_close(zm_session_t *s)
 #endif
 #if Z_FEATURE_MATCHING
     zm_entities_free_all(&s->mls);
+#endif
+#if Z_FEATURE_LIVELINESS
+    zm_liveliness_free_all(s);
 #endif
     zm_decl_free_all(s);
 #if Z_FEATURE_MULTI_THREAD
