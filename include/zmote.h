@@ -2,8 +2,9 @@
  * zmote: the Zenoh 1.x C API, as zenoh-pico 1.9.0 has it, over a from-scratch implementation of
  * the Zenoh 1.x protocol (version 0x09). Programs written for zenoh-pico include "zenoh-pico.h",
  * which is this header. Nothing internal is declared here; zmote-only additions carry the zm_
- * prefix. The API lives in zmote/api/: constants, types, primitives (the functions), serialization
- * (zenoh-ext's format), encodings, channel handlers, platform helpers and the generic macros.
+ * prefix. The API lives in zmote/api/: constants, types, primitives (the functions), queries,
+ * liveliness, serialization (zenoh-ext's format), encodings, channel handlers, platform helpers
+ * and the generic macros.
  */
 #ifndef ZMOTE_H
 #define ZMOTE_H
@@ -44,6 +45,7 @@ extern "C" {
 #include "zmote/api/types.h"
 #include "zmote/api/primitives.h"
 #include "zmote/api/query.h"
+#include "zmote/api/liveliness.h"
 #include "zmote/api/serialization.h"
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"

@@ -81,8 +81,8 @@ INDIRECT_TABLE = {
     "port/baremetal/serial.c:s->uart->write": [APP],
     "port/baremetal/serial.c:s->uart->close": [APP],
     # session/query.c: a get's drop, kept in a local as the get is freed before it runs; the
-    # API's get_release is the only one zm_session_get is given.
-    "src/session/query.c:drop": ["get_release"],
+    # API's zm_api_get_release is the only one zm_session_get and zm_token_get_open are given.
+    "src/session/query.c:drop": ["zm_api_get_release"],
 }
 
 # A member name shared by unrelated structs would join their functions (and invent a recursion):

@@ -286,6 +286,24 @@ void zm_api_cancel_started(zm_api_cancel_t *t, struct zm_api_session *b, uint32_
 void zm_api_cancel_unlink(zm_api_cancel_t *t, zm_api_cancel_link_t *l);
 #endif
 
+#if Z_FEATURE_QUERY == 1
+/*
+ * What a get gives the session as its context: the user's closure, and its cancellation token.
+ * The session calls zm_api_get_deliver for each reply and zm_api_get_release once at the end
+ * (query.c); liveliness gets are given them too.
+ */
+typedef struct {
+    zm_api_closure_reply_t closure;
+#ifdef Z_FEATURE_UNSTABLE_API
+    zm_api_cancel_t *token; /* linked through link while the get waits, or NULL */
+    zm_api_cancel_link_t link;
+#endif
+} zm_api_get_ctx_t;
+
+void zm_api_get_deliver(const zm_reply_in_t *reply, void *ctx);
+void zm_api_get_release(void *ctx);
+#endif
+
 /* ---- sessions ----------------------------------------------------------------------------------- */
 
 /*

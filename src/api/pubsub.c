@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "session/liveliness.h"
 
 #if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_SUBSCRIPTION == 1
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
@@ -489,7 +490,12 @@ z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub)
     zm_session_t *s;
     z_result_t r = zm_api_session_enter(v->session, &s);
     if (r == Z_OK) {
+#if Z_FEATURE_LIVELINESS == 1
+        r = v->liveliness ? zm_session_undeclare_liveliness_subscriber(s, v->id)
+                          : zm_session_undeclare_subscriber(s, v->id);
+#else
         r = zm_session_undeclare_subscriber(s, v->id);
+#endif
         zm_api_session_leave(v->session);
     } else if (r == Z_ESESSION_CLOSED) {
         r = Z_OK; /* closing the session ended it (and ran the closure's drop) */

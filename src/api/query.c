@@ -236,18 +236,9 @@ bool z_reply_replier_id(const z_loaned_reply_t *reply, z_entity_global_id_t *out
 
 /* ---- gets ---------------------------------------------------------------------------------------- */
 
-/* What a get gives the session as its context: the user's closure, and its cancellation token. */
-typedef struct {
-    zm_api_closure_reply_t closure;
-#ifdef Z_FEATURE_UNSTABLE_API
-    zm_api_cancel_t *token; /* linked through link while the get waits, or NULL */
-    zm_api_cancel_link_t link;
-#endif
-} get_ctx_t;
-
-static void get_deliver(const zm_reply_in_t *in, void *ctx)
+void zm_api_get_deliver(const zm_reply_in_t *in, void *ctx)
 {
-    get_ctx_t *c = ctx;
+    zm_api_get_ctx_t *c = ctx;
     zm_api_reply_t r;
     memset(&r, 0, sizeof(r));
     if (in->kind == ZM_REPLY_OK) {
@@ -273,9 +264,9 @@ static void get_deliver(const zm_reply_in_t *in, void *ctx)
     zm_api_reply_clear(&r); /* what the callback attached to it (a program writing into it) */
 }
 
-static void get_release(void *ctx)
+void zm_api_get_release(void *ctx)
 {
-    get_ctx_t *c = ctx;
+    zm_api_get_ctx_t *c = ctx;
     zm_api_closure_reply_t closure = c->closure;
 #ifdef Z_FEATURE_UNSTABLE_API
     if (c->token != NULL) {
@@ -342,7 +333,7 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
         z_closure_reply_drop(callback);
         return Z_EINVAL;
     }
-    get_ctx_t *c = zm_alloc(sizeof(*c));
+    zm_api_get_ctx_t *c = zm_alloc(sizeof(*c));
     if (c == NULL) {
         z_closure_reply_drop(callback);
         return ZM_E_NOMEM;
@@ -365,11 +356,11 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
         r = zm_api_session_enter(b, &s);
     }
     if (r == Z_OK) {
-        r = zm_session_get(s, a, get_deliver, get_release, c, &rid);
+        r = zm_session_get(s, a, zm_api_get_deliver, zm_api_get_release, c, &rid);
         zm_api_session_leave(b);
     }
     if (r != Z_OK) {
-        get_release(c);
+        zm_api_get_release(c);
         return r;
     }
 #ifdef Z_FEATURE_UNSTABLE_API

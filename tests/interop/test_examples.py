@@ -349,6 +349,9 @@ EXAMPLES = {
     "z_sub_thr": "k:e:m:l:f:",
     "z_ping": "s:n:w:e:m:l:",
     "z_pong": "e:m:l:",
+    "z_liveliness": "k:t:e:m:l:",
+    "z_sub_liveliness": "k:e:m:l:n:h",
+    "z_get_liveliness": "k:e:m:l:",
 }
 
 

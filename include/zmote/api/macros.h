@@ -9,6 +9,7 @@
 
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
+#include "zmote/api/liveliness.h"
 #include "zmote/api/platform.h"
 #include "zmote/api/primitives.h"
 #include "zmote/api/serialization.h"
@@ -56,6 +57,7 @@
         z_owned_reply_err_t: z_reply_err_loan, \
         z_owned_queryable_t: z_queryable_loan, \
         z_owned_querier_t: z_querier_loan, \
+        z_owned_liveliness_token_t: z_liveliness_token_loan, \
         z_owned_closure_query_t: z_closure_query_loan, \
         z_owned_closure_reply_t: z_closure_reply_loan, \
         z_owned_matching_listener_t: z_matching_listener_loan, \
@@ -92,6 +94,7 @@
         z_owned_querier_t: z_querier_loan_mut, \
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan_mut) \
+        z_owned_liveliness_token_t: z_liveliness_token_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
         z_owned_condvar_t: z_condvar_loan_mut, \
@@ -133,6 +136,7 @@
         z_owned_reply_err_t: z_reply_err_move, \
         z_owned_queryable_t: z_queryable_move, \
         z_owned_querier_t: z_querier_move, \
+        z_owned_liveliness_token_t: z_liveliness_token_move, \
         z_owned_closure_query_t: z_closure_query_move, \
         z_owned_closure_reply_t: z_closure_reply_move, \
         z_owned_matching_listener_t: z_matching_listener_move, \
@@ -173,6 +177,7 @@
         z_moved_reply_err_t *: z_reply_err_drop, \
         z_moved_queryable_t *: z_queryable_drop, \
         z_moved_querier_t *: z_querier_drop, \
+        z_moved_liveliness_token_t *: z_liveliness_token_drop, \
         z_moved_closure_query_t *: z_closure_query_drop, \
         z_moved_closure_reply_t *: z_closure_reply_drop, \
         z_moved_matching_listener_t *: z_matching_listener_drop, \
@@ -210,6 +215,7 @@
         z_owned_reply_err_t: z_internal_reply_err_check, \
         z_owned_queryable_t: z_internal_queryable_check, \
         z_owned_querier_t: z_internal_querier_check, \
+        z_owned_liveliness_token_t: z_internal_liveliness_token_check, \
         z_owned_closure_query_t: z_internal_closure_query_check, \
         z_owned_closure_reply_t: z_internal_closure_reply_check, \
         z_owned_matching_listener_t: z_internal_matching_listener_check, \
@@ -267,6 +273,7 @@
         z_owned_reply_err_t *: z_reply_err_take, \
         z_owned_queryable_t *: z_queryable_take, \
         z_owned_querier_t *: z_querier_take, \
+        z_owned_liveliness_token_t *: z_liveliness_token_take, \
         z_owned_closure_query_t *: z_closure_query_take, \
         z_owned_closure_reply_t *: z_closure_reply_take, \
         z_owned_matching_listener_t *: z_matching_listener_take, \
@@ -325,6 +332,7 @@
         z_owned_reply_err_t *: z_internal_reply_err_null, \
         z_owned_queryable_t *: z_internal_queryable_null, \
         z_owned_querier_t *: z_internal_querier_null, \
+        z_owned_liveliness_token_t *: z_internal_liveliness_token_null, \
         z_owned_closure_query_t *: z_internal_closure_query_null, \
         z_owned_closure_reply_t *: z_internal_closure_reply_null, \
         z_owned_matching_listener_t *: z_internal_matching_listener_null, \

@@ -222,6 +222,7 @@ typedef struct {
     struct zm_api_session *session; /* counted reference */
     uint32_t id;
     zm_api_keyexpr_t keyexpr;
+    bool liveliness; /* a liveliness subscriber (z_liveliness_declare_subscriber) */
 } zm_api_subscriber_t;
 
 ZM_OWNED_TYPE(zm_api_subscriber_t, subscriber)
