@@ -321,6 +321,8 @@ ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we
 #if ZM_REMOTE_DECLS
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
+#endif
+#if ZM_LIVELINESS_SUBS
 /**
  * Stores a declaration of p (key copied) in map, within p's bounds (ZM_E_LIMIT past them):
  * *stored is the new entry (NULL if none), *old the one it replaced, to release.

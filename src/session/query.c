@@ -463,7 +463,9 @@ typedef struct zm_get {
     uint32_t waiting[WAIT_WORDS];
     uint8_t consolidation;
     bool any_key;
+#if ZM_LIVELINESS_GET
     bool tokens; /* a liveliness get: its replies come as D_TOKEN, its finals as D_FINAL */
+#endif
     bool ended;
     unsigned busy; /* reply callbacks running, plus the ender while it hands over kept replies */
     unsigned n_kept;
@@ -474,6 +476,12 @@ typedef struct zm_get {
     size_t key_len;
     char key[];
 } zm_get_t;
+
+#if ZM_LIVELINESS_GET
+#define IS_TOKENS_GET(g) ((g)->tokens)
+#else
+#define IS_TOKENS_GET(g) false
+#endif
 
 static void wait_set(zm_get_t *g, unsigned bit) { g->waiting[bit / 32] |= 1u << (bit % 32); }
 
@@ -539,7 +547,7 @@ static void get_end(zm_session_t *s, zm_get_t *g)
 static zm_get_t *get_pin(zm_session_t *s, uint32_t rid)
 {
     zm_get_t *g = zm_idmap_get(&s->gets, rid);
-    if (g == NULL || g->ended || g->tokens) {
+    if (g == NULL || g->ended || IS_TOKENS_GET(g)) {
         return NULL;
     }
     g->busy++;
@@ -710,7 +718,7 @@ static void get_final(zm_session_t *s, uint32_t rid, unsigned bit, bool tokens)
 {
     S_LOCK(s);
     zm_get_t *g = zm_idmap_get(&s->gets, rid);
-    if (g != NULL && !g->ended && g->tokens == tokens && wait_clear(g, bit)) {
+    if (g != NULL && !g->ended && IS_TOKENS_GET(g) == tokens && wait_clear(g, bit)) {
         get_end(s, g);
     }
     S_UNLOCK(s);

@@ -175,21 +175,25 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
 /* ---- declarations ---------------------------------------------------------------------------- */
 
 #if ZM_REMOTE_DECLS
-void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
+static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 {
     p->remote.n--;
     p->remote.bytes -= d->key_len;
     zm_free(d);
 }
 
-/* A redeclaration replaces its entry: it counts once, with its new key. */
-z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
-                        zm_rdecl_t **stored, zm_rdecl_t **old)
+/*
+ * Stores a key expression or subscriber of p within its bounds: *stored is the new entry (NULL
+ * if nothing was stored), *old the one it replaced, for the caller to release.
+ */
+static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
+                            zm_rdecl_t **stored, zm_rdecl_t **old)
 {
     *stored = NULL;
     *old = NULL;
     zm_remote_t *r = &p->remote;
     const zm_rdecl_t *prev = zm_idmap_get(map, id);
+    /* a redeclaration replaces its entry: it counts once, with its new key */
     uint32_t n = r->n + (prev == NULL ? 1u : 0u);
     size_t bytes = r->bytes - (prev != NULL ? prev->key_len : 0u) + len;
     if (n > ZM_PEER_DECLS_MAX || bytes > ZM_PEER_DECL_BYTES_MAX) {
@@ -208,12 +212,23 @@ z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *
         zm_free(d);
         return rc;
     }
-    r->n++; /* and the replaced one is released by the caller, through zm_rdecl_release */
+    r->n++; /* and the replaced one is released by the caller, through rdecl_release */
     r->bytes += len;
     *stored = d;
     *old = replaced;
     return Z_OK;
 }
+
+#if ZM_LIVELINESS_SUBS
+/* The same two for the tokens liveliness.c keeps in p's bounds. */
+z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len, zm_rdecl_t **stored,
+                        zm_rdecl_t **old)
+{
+    return rdecl_put(p, map, id, key, len, stored, old);
+}
+
+void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d) { rdecl_release(p, d); }
+#endif
 
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
@@ -230,23 +245,23 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_DECL_KEYEXPR:
         p->remote.last_key = NULL;
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
-        rc = zm_rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
+        rc = rdecl_put(p, &p->remote.keys, d->id, key, len, &stored, &old);
         if (old != NULL) {
-            zm_rdecl_release(p, old); /* a redeclaration replaces */
+            rdecl_release(p, old); /* a redeclaration replaces */
         }
         return rc;
     case ZM_UNDECL_KEYEXPR:
         p->remote.last_key = NULL;
         old = zm_idmap_remove(&p->remote.keys, d->id);
         if (old != NULL) {
-            zm_rdecl_release(p, old);
+            rdecl_release(p, old);
         }
         return Z_OK;
 #if ZM_SUB_TRACKING
     case ZM_DECL_SUBSCRIBER: {
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
-        rc = zm_rdecl_put(p, &p->remote.subs, d->id, key, len, &stored, &old);
+        rc = rdecl_put(p, &p->remote.subs, d->id, key, len, &stored, &old);
         if (old != NULL) {
             hits_change(s, old, p->index, -1);
         }
@@ -255,7 +270,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            zm_rdecl_release(p, old);
+            rdecl_release(p, old);
         }
         return rc;
     }
@@ -267,7 +282,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            zm_rdecl_release(p, old);
+            rdecl_release(p, old);
         }
         return Z_OK;
 #endif
@@ -275,13 +290,13 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_DECL_QUERYABLE:
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
-        rc = zm_rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
+        rc = rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
         if (stored != NULL) {
             stored->complete = d->has_qbl_info && d->qbl_complete;
         }
         S_UNLOCK(s);
         if (old != NULL) {
-            zm_rdecl_release(p, old);
+            rdecl_release(p, old);
         }
         return rc;
     case ZM_UNDECL_QUERYABLE:
@@ -289,7 +304,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         old = zm_idmap_remove(&p->remote.qbls, d->id);
         S_UNLOCK(s);
         if (old != NULL) {
-            zm_rdecl_release(p, old);
+            rdecl_release(p, old);
         }
         return Z_OK;
 #endif
