@@ -413,24 +413,21 @@ void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
 #if ZM_LIVELINESS_GET
 /** The place of this session in a get's awaited answers (the others are peer slots). */
 #define ZM_GET_WAIT_LOCAL ZM_PEERS_MAX
-struct zm_get;
 /**
  * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
  * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
- * caller), and for this session (ZM_GET_WAIT_LOCAL). *out stays pinned for the caller until
- * zm_token_get_release. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not
- * run on error.
+ * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
+ * end on another thread. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has
+ * not run on error.
  */
 ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
                                           zm_reply_fn fn, zm_drop_fn drop, void *ctx,
                                           bool (*ask)(const zm_peer_t *p), zm_peer_t **peers, size_t *n,
-                                          struct zm_get **out, uint32_t *id);
+                                          uint32_t *id);
 /** Gives r to the liveliness get of id; false when there is none (any more). */
 bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
 /** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
 void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
-/** Ends the pin zm_token_get_open left. */
-void zm_token_get_release(zm_session_t *s, struct zm_get *g);
 #endif
 
 /* decl.c: the callbacks of local entities */

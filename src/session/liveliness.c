@@ -609,17 +609,14 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     }
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
-    struct zm_get *g = NULL;
     uint32_t id = 0;
-    ZM_TRY(zm_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, &g, &id));
-    for (size_t i = 0; i < n; i++) {
-        z_result_t rc = interest_send(pinned[i], id, ZM_INTEREST_CURRENT, key, len, true);
-        if (rc != Z_OK) {
-            zm_peer_send_failed(pinned[i], rc, "an interest could not be sent");
-            zm_token_get_final(s, id, pinned[i]->index); /* no answer will come from it */
-        }
-    }
-    zm_peers_unpin(s, pinned, n);
+    ZM_TRY(zm_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, &id));
+    /*
+     * What is known here answers first, while the peers asked keep the get open: so when one was
+     * asked, the get ends on the thread of the last answer, of the timeout or of the close, never
+     * within this call (where a caller may hold a lock its drop takes), unless an interest
+     * cannot be sent. A get that asks nobody ends here.
+     */
     if (s->cfg.mode == ZM_MODE_PEER) {
         tokens_to_get(s, id, key, len);
 #if ZM_LIVELINESS_SUBS
@@ -633,7 +630,14 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
 #endif
     }
     zm_token_get_final(s, id, ZM_GET_WAIT_LOCAL);
-    zm_token_get_release(s, g);
+    for (size_t i = 0; i < n; i++) {
+        z_result_t rc = interest_send(pinned[i], id, ZM_INTEREST_CURRENT, key, len, true);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(pinned[i], rc, "an interest could not be sent");
+            zm_token_get_final(s, id, pinned[i]->index); /* no answer will come from it */
+        }
+    }
+    zm_peers_unpin(s, pinned, n);
     return Z_OK;
 }
 

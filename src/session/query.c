@@ -457,7 +457,7 @@ typedef struct zm_kept {
     char data[]; /* key, then (LATEST) payload, encoding schema, attachment */
 } zm_kept_t;
 
-typedef struct zm_get {
+typedef struct {
     uint32_t rid;
     uint64_t deadline_ms;
     uint32_t waiting[WAIT_WORDS];
@@ -930,7 +930,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
 #if ZM_LIVELINESS_GET
 z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,
                              zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,
-                             size_t *n, zm_get_t **out, uint32_t *id)
+                             size_t *n, uint32_t *id)
 {
     *n = 0;
     zm_get_t *g = zm_alloc(sizeof(*g) + len);
@@ -946,7 +946,6 @@ z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint6
     g->fn = fn;
     g->drop = drop;
     g->ctx = ctx;
-    g->busy = 1; /* the caller's, until zm_token_get_release */
     S_LOCK(s);
     if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
         S_UNLOCK(s);
@@ -973,7 +972,6 @@ z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint6
     }
     wait_set(g, WAIT_LOCAL);
     *id = g->rid;
-    *out = g;
     S_UNLOCK(s);
     return Z_OK;
 }
@@ -998,13 +996,6 @@ bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
 }
 
 void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit) { get_final(s, id, bit, true); }
-
-void zm_token_get_release(zm_session_t *s, zm_get_t *g)
-{
-    S_LOCK(s);
-    get_unpin(s, g);
-    S_UNLOCK(s);
-}
 #endif
 
 /* s->lock held: the first get fn picks, or NULL. */
