@@ -1,8 +1,8 @@
 /*
  * z_get_liveliness: asks once for the liveliness tokens alive and prints each, then exits.
  * Flags, defaults and printed lines are zenoh-pico 1.9.0's z_get_liveliness: -k key expression,
- * -e/-m/-l session config. The program waits for the end of the query (the reply closure's drop)
- * on a condition variable.
+ * -e/-m/-l session config. Replies go through a fifo channel of 16, which the end of the query
+ * disconnects, ending the loop.
  */
 #include <stdio.h>
 
@@ -12,32 +12,6 @@
 #if Z_FEATURE_LIVELINESS == 1 && Z_FEATURE_QUERY == 1 && Z_FEATURE_MULTI_THREAD == 1
 
 #define GET_LIVELINESS_OPTIONS "k:e:m:l:"
-
-static z_owned_mutex_t mutex;
-static z_owned_condvar_t cond;
-static bool done;
-
-static void on_reply(z_loaned_reply_t *reply, void *ctx)
-{
-    (void)ctx;
-    if (z_reply_is_ok(reply)) {
-        const z_loaned_sample_t *sample = z_reply_ok(reply);
-        z_view_string_t key;
-        z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
-        printf(">> Alive token ('%.*s')\n", (int)z_string_len(z_loan(key)), z_string_data(z_loan(key)));
-    } else {
-        printf("Received an error\n");
-    }
-}
-
-static void on_end(void *ctx)
-{
-    (void)ctx;
-    z_mutex_lock(z_loan_mut(mutex));
-    done = true;
-    z_condvar_signal(z_loan_mut(cond));
-    z_mutex_unlock(z_loan_mut(mutex));
-}
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key)
 {
@@ -71,8 +45,6 @@ int main(int argc, char **argv)
         z_drop(z_move(config));
         return ret;
     }
-    z_mutex_init(&mutex);
-    z_condvar_init(&cond);
 
     printf("Opening session...\n");
     z_owned_session_t s;
@@ -89,32 +61,43 @@ int main(int argc, char **argv)
     }
 
     printf("Sending liveliness query '%s'...\n", keyexpr);
-    z_owned_closure_reply_t callback;
-    z_closure(&callback, on_reply, on_end, NULL);
-    /* the query may end before the call returns (every answer in, or nobody to ask): on_end then
-     * runs on this thread, so the lock is not held across the call */
-    if (z_liveliness_get(z_loan(s), z_loan(ke), z_move(callback), NULL) < 0) {
-        printf("Liveliness query failed");
+    z_owned_fifo_handler_reply_t handler;
+    z_owned_closure_reply_t closure;
+    if (z_fifo_channel_reply_new(&closure, &handler, 16) < 0) {
+        printf("Unable to create a channel.\n");
         z_drop(z_move(s));
         return -1;
     }
-    z_mutex_lock(z_loan_mut(mutex));
-    while (!done) {
-        z_condvar_wait(z_loan_mut(cond), z_loan_mut(mutex));
+    if (z_liveliness_get(z_loan(s), z_loan(ke), z_move(closure), NULL) < 0) {
+        printf("Liveliness query failed");
+        z_drop(z_move(handler));
+        z_drop(z_move(s));
+        return -1;
     }
-    z_mutex_unlock(z_loan_mut(mutex));
+    /* recv waits for each reply and fails once the query has ended and every reply is out */
+    z_owned_reply_t reply;
+    while (z_recv(z_loan(handler), &reply) == Z_OK) {
+        if (z_reply_is_ok(z_loan(reply))) {
+            const z_loaned_sample_t *sample = z_reply_ok(z_loan(reply));
+            z_view_string_t key;
+            z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
+            printf(">> Alive token ('%.*s')\n", (int)z_string_len(z_loan(key)), z_string_data(z_loan(key)));
+        } else {
+            printf("Received an error\n");
+        }
+        z_drop(z_move(reply));
+    }
 
+    z_drop(z_move(handler));
     z_drop(z_move(s));
-    z_drop(z_move(cond));
-    z_drop(z_move(mutex));
     return 0;
 }
 
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY or Z_FEATURE_LIVELINESS but this example requires "
-           "them.\n");
+    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY, Z_FEATURE_LIVELINESS or Z_FEATURE_MULTI_THREAD but "
+           "this example requires them.\n");
     return -2;
 }
 #endif
