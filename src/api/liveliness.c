@@ -187,40 +187,78 @@ z_result_t z_liveliness_get_options_default(z_liveliness_get_options_t *options)
     if (options == NULL) {
         return Z_EINVAL;
     }
-    options->timeout_ms = 0;
+    memset(options, 0, sizeof(*options));
+    return Z_OK;
+}
+
+/* Starts the get of c (which it owns from here) on b; token (NULL: none) is linked to it. */
+static z_result_t liveliness_get(zm_api_session_t *b, const zm_api_keyexpr_t *keyexpr, uint64_t timeout_ms,
+                                 zm_api_get_ctx_t *c, struct zm_api_cancel *token)
+{
+    z_result_t r = Z_OK;
+    _Atomic(uint32_t) *shared = NULL;
+#ifdef Z_FEATURE_UNSTABLE_API
+    if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
+        c->token = token;
+        shared = &c->link.rid;
+    }
+#else
+    ZM_UNUSED(token);
+#endif
+    zm_session_t *s;
+    uint32_t id = 0;
+    if (r == Z_OK) {
+        r = zm_api_session_enter(b, &s);
+    }
+    if (r == Z_OK) {
+        r = zm_session_liveliness_get(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len, timeout_ms,
+                                      zm_api_get_deliver, zm_api_get_release, c, shared, &id);
+        zm_api_session_leave(b);
+    }
+    if (r != Z_OK) {
+        zm_api_get_release(c); /* the closure's drop runs once, here */
+        return r;
+    }
+#ifdef Z_FEATURE_UNSTABLE_API
+    if (token != NULL) {
+        zm_api_cancel_started(token, b, id); /* c may be gone already: only the token is used */
+    }
+#endif
     return Z_OK;
 }
 
 z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
                             z_moved_closure_reply_t *callback, z_liveliness_get_options_t *options)
 {
-    if (callback == NULL) {
-        return Z_EINVAL;
+    z_liveliness_get_options_t o;
+    if (options != NULL) {
+        o = *options;
+    } else {
+        z_liveliness_get_options_default(&o);
     }
-    if (!key_valid(keyexpr) || callback->_this._val.call == NULL) {
+    struct zm_api_cancel *token = NULL;
+#ifdef Z_FEATURE_UNSTABLE_API
+    token = o.cancellation_token != NULL ? o.cancellation_token->_this._rc.ptr : NULL; /* the get links its own */
+#endif
+    z_result_t r = Z_EINVAL;
+    if (callback == NULL || !key_valid(keyexpr) || callback->_this._val.call == NULL) {
         z_closure_reply_drop(callback);
-        return Z_EINVAL;
+    } else {
+        zm_api_get_ctx_t *c = zm_alloc(sizeof(*c));
+        if (c == NULL) {
+            z_closure_reply_drop(callback);
+            r = ZM_E_NOMEM;
+        } else {
+            memset(c, 0, sizeof(*c));
+            c->closure = callback->_this._val;
+            z_internal_closure_reply_null(&callback->_this);
+            r = liveliness_get(record_of(zs), keyexpr, o.timeout_ms != 0 ? o.timeout_ms : Z_GET_TIMEOUT_DEFAULT, c,
+                               token);
+        }
     }
-    uint64_t timeout_ms = options != NULL && options->timeout_ms != 0 ? options->timeout_ms : Z_GET_TIMEOUT_DEFAULT;
-    zm_api_get_ctx_t *c = zm_alloc(sizeof(*c));
-    if (c == NULL) {
-        z_closure_reply_drop(callback);
-        return ZM_E_NOMEM;
-    }
-    memset(c, 0, sizeof(*c));
-    c->closure = callback->_this._val;
-    z_internal_closure_reply_null(&callback->_this);
-    zm_api_session_t *b = record_of(zs);
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(b, &s);
-    if (r == Z_OK) {
-        r = zm_session_liveliness_get(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len, timeout_ms,
-                                      zm_api_get_deliver, zm_api_get_release, c);
-        zm_api_session_leave(b);
-    }
-    if (r != Z_OK) {
-        zm_api_get_release(c); /* the closure's drop runs once, here */
-    }
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_cancellation_token_drop(o.cancellation_token);
+#endif
     return r;
 }
 

@@ -417,13 +417,13 @@ void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
  * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
  * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
  * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
- * end on another thread. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has
- * not run on error.
+ * end on another thread. The id goes to *id_shared too (if not NULL) before the get is in the
+ * table. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not run on error.
  */
 ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
                                           zm_reply_fn fn, zm_drop_fn drop, void *ctx,
                                           bool (*ask)(const zm_peer_t *p), zm_peer_t **peers, size_t *n,
-                                          uint32_t *id);
+                                          _Atomic(uint32_t) *id_shared, uint32_t *id);
 /** Gives r to the liveliness get of id; false when there is none (any more). */
 bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
 /** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */

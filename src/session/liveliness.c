@@ -598,7 +598,8 @@ static bool is_client(const zm_peer_t *p) { return p->t.remote_whatami == ZM_WAI
 static bool ask_for_tokens(const zm_peer_t *p) { return !is_client(p); }
 
 z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx)
+                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, _Atomic(uint32_t) *id_shared,
+                                     uint32_t *id_out)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
@@ -610,7 +611,8 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     uint32_t id = 0;
-    ZM_TRY(zm_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, &id));
+    ZM_TRY(zm_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, id_shared, &id));
+    *id_out = id;
     /*
      * What is known here answers first, while the peers asked keep the get open: so when one was
      * asked, the get ends on the thread of the last answer, of the timeout or of the close, never

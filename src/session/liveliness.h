@@ -34,10 +34,12 @@ ZM_NODISCARD z_result_t zm_session_undeclare_liveliness_subscriber(zm_session_t 
 /**
  * Asks every peer for the tokens alive on key: fn(reply, ctx) runs with an OK reply (a PUT
  * sample on the token's key) per token, drop(ctx) once when every peer asked has answered, at
- * timeout_ms, or at close. On error drop has not run.
+ * timeout_ms, at close, or when zm_session_get_cancel is given its id. The id goes to *id_shared
+ * (if not NULL) before any reply or end can come, and to *id. On error drop has not run.
  */
 ZM_NODISCARD z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                                  zm_reply_fn fn, zm_drop_fn drop, void *ctx);
+                                                  zm_reply_fn fn, zm_drop_fn drop, void *ctx,
+                                                  _Atomic(uint32_t) *id_shared, uint32_t *id);
 #endif
 
 #endif /* Z_FEATURE_LIVELINESS */

@@ -930,7 +930,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
 #if ZM_LIVELINESS_GET
 z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,
                              zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,
-                             size_t *n, uint32_t *id)
+                             size_t *n, _Atomic(uint32_t) *id_shared, uint32_t *id)
 {
     *n = 0;
     zm_get_t *g = zm_alloc(sizeof(*g) + len);
@@ -956,6 +956,9 @@ z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint6
     do {
         g->rid = s->next_id++;
     } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
+    if (id_shared != NULL) {
+        atomic_store_explicit(id_shared, g->rid, memory_order_release);
+    }
     void *old = NULL;
     if (zm_idmap_put(&s->gets, g->rid, g, &old) != Z_OK) {
         S_UNLOCK(s);

@@ -411,7 +411,8 @@ static void test_get(void)
     events_t got;
     events_init(&got);
     unsigned mark = fake_msgs(&f);
-    CHECK_EQ_INT(zm_session_liveliness_get(s, "live/**", 7, 10000, on_reply, on_drop, &got), Z_OK);
+    uint32_t gid = 0;
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "live/**", 7, 10000, on_reply, on_drop, &got, NULL, &gid), Z_OK);
     CHECK(event_is(&got, 0, ZM_SAMPLE_PUT, "live/own", 0)); /* our own, at once */
     fake_msg_t m;
     CHECK(fake_wait_msg(&f, mark, ZM_MID_N_INTEREST, 0, &m, 3000) >= 0);
@@ -433,21 +434,33 @@ static void test_get(void)
     events_t slow;
     events_init(&slow);
     uint64_t t0 = zm_port_clock_ms();
-    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 300, on_reply, on_drop, &slow), Z_OK);
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 300, on_reply, on_drop, &slow, NULL, &gid), Z_OK);
     CHECK(wait_dropped(&slow, 5000));
     CHECK(zm_port_clock_ms() - t0 >= 300);
     CHECK_EQ_INT(events_count(&slow), 0);
 
+    /* one cancelled ends at once, its id given before it could end */
+    events_t cancelled;
+    events_init(&cancelled);
+    _Atomic(uint32_t) shared = 0;
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &cancelled, &shared, &gid),
+                 Z_OK);
+    CHECK_EQ_INT(atomic_load(&shared), gid);
+    CHECK(!atomic_load(&cancelled.dropped));
+    zm_session_get_cancel(s, gid);
+    CHECK(atomic_load(&cancelled.dropped));
+
     /* one whose peer dies ends when it is gone */
     events_t gone;
     events_init(&gone);
-    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &gone), Z_OK);
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &gone, NULL, &gid), Z_OK);
     fake_close(&f);
     CHECK(wait_dropped(&gone, 5000));
     zm_session_close(s);
     zm_port_mutex_destroy(&ev.lock);
     zm_port_mutex_destroy(&got.lock);
     zm_port_mutex_destroy(&slow.lock);
+    zm_port_mutex_destroy(&cancelled.lock);
     zm_port_mutex_destroy(&gone.lock);
 }
 

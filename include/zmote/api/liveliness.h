@@ -83,16 +83,21 @@ z_result_t z_liveliness_declare_background_subscriber(const z_loaned_session_t *
 
 typedef struct {
     uint64_t timeout_ms; /* 0: Z_GET_TIMEOUT_DEFAULT */
+#ifdef Z_FEATURE_UNSTABLE_API
+    z_moved_cancellation_token_t *cancellation_token; /* taken; cancelling it ends the get at once */
+#endif
 } z_liveliness_get_options_t;
 
-/** Fills options with the defaults: timeout 0 (Z_GET_TIMEOUT_DEFAULT). */
+/** Fills options with the defaults: timeout 0 (Z_GET_TIMEOUT_DEFAULT), no cancellation token. */
 z_result_t z_liveliness_get_options_default(z_liveliness_get_options_t *options);
 
 /**
  * Asks for the tokens alive on keys intersecting keyexpr: every router or peer is asked, and
  * this session's own tokens answer too. Takes callback (its drop runs when the get ends, and
- * also when this call fails). options may be NULL. Z_EINVAL for bad arguments, ZM_E_LIMIT when
- * ZM_GETS_MAX gets are already waiting.
+ * also when this call fails) and the cancellation token of options. options may be NULL.
+ * Z_EINVAL for bad arguments, ZM_E_LIMIT when ZM_GETS_MAX gets are already waiting,
+ * Z_ERR_CANCELLED when the token was cancelled already. Once a router or peer is asked, the end
+ * never comes within this call.
  */
 z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
                             z_moved_closure_reply_t *callback, z_liveliness_get_options_t *options);
