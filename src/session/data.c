@@ -364,8 +364,13 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
 #endif
 
 #if ZM_REMOTE_DECLS
-/* Not inlined: what it keeps in registers stays out of the frame of every other message. */
+#if ZM_LIVELINESS_GET
+/* Not inlined: what it keeps in registers for a liveliness get's answer stays out of the frame of
+ * every other message. */
 static ZM_NOINLINE void on_declare(zm_peer_t *p, const zm_declare_t *dm)
+#else
+static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
+#endif
 {
 #if ZM_LIVELINESS_GET
     if (zm_liveliness_on_reply(p, dm)) {
