@@ -22,7 +22,7 @@ cflags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections
         -DZM_ASSERT_ENABLED=0 -DZM_LOG_LEVEL=0 -DZ_FEATURE_LINK_TCP=0 -DZ_FEATURE_LINK_SERIAL=1
         -DZ_FEATURE_UNICAST_PEER=0 -DZ_FEATURE_FRAGMENTATION=0 -DZ_FEATURE_BATCHING=0
         -DZ_FEATURE_INTEREST=0 -DZ_FEATURE_LOCAL_SUBSCRIBER=0 -DZ_FEATURE_ENCODING_VALUES=0
-        -DZ_FEATURE_SESSION_CHECK=0 -DZ_FEATURE_AUTO_RECONNECT=0 -DZ_FEATURE_LIVELINESS=0
+        -DZ_FEATURE_SESSION_CHECK=0 -DZ_FEATURE_AUTO_RECONNECT=0
         -DZM_BATCH_UNICAST_SIZE=2048
         -DZM_CODEC_FULL=0)
 ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=nosys.specs)
@@ -30,8 +30,8 @@ ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=no
 # name | app source | feature flags | port dir | extra port sources | flash limit | flash goal (bytes)
 # (zenoh-pico 1.9.0's share of the same apps, linked the same way: 26815 and 35001 bytes)
 apps=(
-    "pub|tools/sizes/app_pub.c|-DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|port/baremetal|tools/sizes/board_stub.c|17500|10240"
-    "pubsub|tools/sizes/app_pubsub.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||25250|20480"
+    "pub|tools/sizes/app_pub.c|-DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0 -DZ_FEATURE_LIVELINESS=0|port/baremetal|tools/sizes/board_stub.c|17500|10240"
+    "pubsub|tools/sizes/app_pubsub.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_MATCHING=0 -DZ_FEATURE_LIVELINESS=0|tools/sizes/rtos||25250|20480"
     "full|tools/sizes/app_full.c|-DZ_FEATURE_MULTI_THREAD=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_QUERY=1 -DZ_FEATURE_QUERYABLE=1 -DZ_FEATURE_LOCAL_QUERYABLE=0 -DZ_FEATURE_MATCHING=0|tools/sizes/rtos||33200|33792"
 )
 

@@ -137,12 +137,15 @@ zm_query_rec_t *zm_query_rec_ref(zm_query_rec_t *rec)
 }
 
 /* The end of a record nobody holds any more: its final response (unless s is gone), then free. */
+/* Frees rec, then sends its final response: once the querier learns the end, nothing is held here. */
 static void rec_end(zm_session_t *s, zm_query_rec_t *rec)
 {
-    if (s != NULL && !s->closing) {
-        route_final(s, &rec->route);
-    }
+    zm_query_route_t route = rec->route;
+    route.key = NULL; /* it lived in rec; the final response needs no key */
     zm_free(rec);
+    if (s != NULL && !s->closing) {
+        route_final(s, &route);
+    }
 }
 
 void zm_query_release(zm_session_t *s, zm_query_rec_t *rec)

@@ -1,6 +1,6 @@
 /*
- * Size table, app "full": a client with a publisher, a subscriber, a queryable and a get, its
- * read and lease tasks on threads. zenoh-pico's API only: the same source builds against either
+ * Size table, app "full": a client with a publisher, a subscriber, a queryable, a get and a
+ * liveliness token, its read and lease tasks on threads. zenoh-pico's API only: the same source builds against either
  * library.
  */
 #include "zenoh-pico.h"
@@ -61,6 +61,10 @@ int main(void)
     if (z_declare_queryable(z_loan(s), &qbl, z_loan(kq), z_move(qcb), NULL) < 0) {
         return 4;
     }
+    z_owned_liveliness_token_t token;
+    if (z_liveliness_declare_token(z_loan(s), &token, z_loan(kp), NULL) < 0) {
+        return 5;
+    }
     for (int i = 0; i < 100; i++) {
         z_owned_bytes_t payload;
         z_bytes_copy_from_str(&payload, "hello");
@@ -70,6 +74,7 @@ int main(void)
         z_get(z_loan(s), z_loan(kq), "", z_move(rcb), NULL);
         z_sleep_ms(10);
     }
+    z_drop(z_move(token));
     z_drop(z_move(qbl));
     z_drop(z_move(sub));
     z_drop(z_move(pub));
