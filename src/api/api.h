@@ -146,6 +146,13 @@ ZM_NODISCARD z_result_t zm_api_sample_copy(zm_api_sample_t *dst, const zm_api_sa
 /** A sample whose parts borrow the session's sample; allocates nothing. */
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in);
 
+/**
+ * Undeclares entity id of session b with undeclare (a zm_session_undeclare_*), then lets go of
+ * the reference to b the entity held. Z_OK when closing the session ended the entity already.
+ */
+ZM_NODISCARD z_result_t zm_api_undeclare(struct zm_api_session *b, uint32_t id,
+                                         z_result_t (*undeclare)(zm_session_t *s, uint32_t id));
+
 /** The global id of entity eid of the session b (a zero id when b is NULL or closed). */
 z_entity_global_id_t zm_api_entity_id(struct zm_api_session *b, uint32_t eid);
 
@@ -352,32 +359,52 @@ void zm_api_session_leave(zm_api_session_t *b);
         z_internal_##name##_null(&src->_this);                                  \
     }
 
-/* The null, check, take and drop functions of a closure type; dropping runs its drop once. */
-#define ZM_API_DEFINE_CLOSURE(name)                                                                  \
-    void z_internal_##name##_null(z_owned_##name##_t *obj)                                       \
-    {                                                                                            \
-        if (obj != NULL) {                                                                       \
-            obj->_val.call = NULL;                                                               \
-            obj->_val.drop = NULL;                                                               \
-            obj->_val.context = NULL;                                                            \
-        }                                                                                        \
-    }                                                                                            \
-    bool z_internal_##name##_check(const z_owned_##name##_t *obj)                                \
-    {                                                                                            \
-        return obj != NULL && obj->_val.call != NULL;                                            \
-    }                                                                                            \
-    ZM_API_DEFINE_TAKE(name)                                                                     \
-    void z_##name##_drop(z_moved_##name##_t *obj)                                                \
-    {                                                                                            \
-        if (obj == NULL) {                                                                       \
-            return;                                                                              \
-        }                                                                                        \
-        z_closure_drop_callback_t drop = obj->_this._val.drop;                                   \
-        void *context = obj->_this._val.context;                                                 \
-        z_internal_##name##_null(&obj->_this);                                                   \
-        if (drop != NULL) {                                                                      \
-            drop(context);                                                                       \
-        }                                                                                        \
+/*
+ * The functions of a closure type whose call takes arg_t: null, check, take, drop (which runs its
+ * drop once), the constructor z_<name> and z_<name>_call.
+ */
+#define ZM_API_DEFINE_CLOSURE(name, arg_t)                                                                      \
+    void z_internal_##name##_null(z_owned_##name##_t *obj)                                                      \
+    {                                                                                                           \
+        if (obj != NULL) {                                                                                      \
+            obj->_val.call = NULL;                                                                              \
+            obj->_val.drop = NULL;                                                                              \
+            obj->_val.context = NULL;                                                                           \
+        }                                                                                                       \
+    }                                                                                                           \
+    bool z_internal_##name##_check(const z_owned_##name##_t *obj)                                               \
+    {                                                                                                           \
+        return obj != NULL && obj->_val.call != NULL;                                                           \
+    }                                                                                                           \
+    ZM_API_DEFINE_TAKE(name)                                                                                    \
+    void z_##name##_drop(z_moved_##name##_t *obj)                                                               \
+    {                                                                                                           \
+        if (obj == NULL) {                                                                                      \
+            return;                                                                                             \
+        }                                                                                                       \
+        z_closure_drop_callback_t drop = obj->_this._val.drop;                                                  \
+        void *context = obj->_this._val.context;                                                                \
+        z_internal_##name##_null(&obj->_this);                                                                  \
+        if (drop != NULL) {                                                                                     \
+            drop(context);                                                                                      \
+        }                                                                                                       \
+    }                                                                                                           \
+    z_result_t z_##name(z_owned_##name##_t *closure, z_##name##_callback_t call, z_closure_drop_callback_t drop,\
+                        void *context)                                                                          \
+    {                                                                                                           \
+        if (closure == NULL) {                                                                                  \
+            return Z_EINVAL;                                                                                    \
+        }                                                                                                       \
+        closure->_val.call = call;                                                                              \
+        closure->_val.drop = drop;                                                                              \
+        closure->_val.context = context;                                                                        \
+        return Z_OK;                                                                                            \
+    }                                                                                                           \
+    void z_##name##_call(const z_loaned_##name##_t *closure, arg_t arg)                                         \
+    {                                                                                                           \
+        if (closure != NULL && closure->call != NULL) {                                                         \
+            closure->call(arg, closure->context);                                                               \
+        }                                                                                                       \
     }
 
 #endif /* ZM_API_API_H */

@@ -76,15 +76,7 @@ z_result_t z_liveliness_undeclare_token(z_moved_liveliness_token_t *token)
         return Z_ENULL;
     }
     zm_api_liveliness_token_t *v = &token->_this._val;
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(v->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_token(s, v->id);
-        zm_api_session_leave(v->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* the token went with its session */
-    }
-    zm_api_session_unref(v->session);
+    z_result_t r = zm_api_undeclare(v->session, v->id, zm_session_undeclare_token);
     z_internal_liveliness_token_null(&token->_this);
     return r;
 }

@@ -186,19 +186,15 @@ z_result_t z_undeclare_matching_listener(z_moved_matching_listener_t *listener)
         return Z_ENULL;
     }
     zm_api_matching_listener_t *v = &listener->_this._val;
-    z_result_t r = Z_OK;
 #if Z_FEATURE_MATCHING == 1
-    zm_session_t *s;
-    r = zm_api_session_enter(v->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_matching_listener(s, v->id);
-        zm_api_session_leave(v->session);
+    z_result_t r = zm_api_undeclare(v->session, v->id, zm_session_undeclare_matching_listener);
+    if (r == Z_EINVAL) {
+        r = Z_OK; /* its publisher or querier, undeclared, ended it already */
     }
-    if (r == Z_ESESSION_CLOSED || r == Z_EINVAL) {
-        r = Z_OK; /* the session or the publisher ended it already */
-    }
-#endif
+#else
+    z_result_t r = Z_OK;
     zm_api_session_unref(v->session);
+#endif
     z_internal_matching_listener_null(&listener->_this);
     return r;
 }

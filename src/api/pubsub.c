@@ -269,17 +269,9 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(p->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_publisher(s, p->id);
-        zm_api_session_leave(p->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it already */
-    }
+    z_result_t r = zm_api_undeclare(p->session, p->id, zm_session_undeclare_publisher);
     zm_api_keyexpr_clear(&p->keyexpr);
     zm_api_encoding_clear(&p->encoding);
-    zm_api_session_unref(p->session);
     z_internal_publisher_null(&pub->_this);
     return r;
 }
@@ -487,21 +479,13 @@ z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub)
         return Z_ENULL;
     }
     zm_api_subscriber_t *v = &sub->_this._val;
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(v->session, &s);
-    if (r == Z_OK) {
 #if Z_FEATURE_LIVELINESS == 1
-        r = v->liveliness ? zm_session_undeclare_liveliness_subscriber(s, v->id)
-                          : zm_session_undeclare_subscriber(s, v->id);
+    z_result_t r = zm_api_undeclare(v->session, v->id, v->liveliness ? zm_session_undeclare_liveliness_subscriber
+                                                                      : zm_session_undeclare_subscriber);
 #else
-        r = zm_session_undeclare_subscriber(s, v->id);
+    z_result_t r = zm_api_undeclare(v->session, v->id, zm_session_undeclare_subscriber);
 #endif
-        zm_api_session_leave(v->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it (and ran the closure's drop) */
-    }
     zm_api_keyexpr_clear(&v->keyexpr);
-    zm_api_session_unref(v->session);
     z_internal_subscriber_null(&sub->_this);
     return r;
 }

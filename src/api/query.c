@@ -21,46 +21,8 @@ static bool locality_valid(z_locality_t l)
 }
 #endif
 
-ZM_API_DEFINE_CLOSURE(closure_query)
-ZM_API_DEFINE_CLOSURE(closure_reply)
-
-z_result_t z_closure_query(z_owned_closure_query_t *closure, z_closure_query_callback_t call,
-                           z_closure_drop_callback_t drop, void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_query_call(const z_loaned_closure_query_t *closure, z_loaned_query_t *query)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(query, closure->context);
-    }
-}
-
-z_result_t z_closure_reply(z_owned_closure_reply_t *closure, z_closure_reply_callback_t call,
-                           z_closure_drop_callback_t drop, void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_reply_call(const z_loaned_closure_reply_t *closure, z_loaned_reply_t *reply)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(reply, closure->context);
-    }
-}
+ZM_API_DEFINE_CLOSURE(closure_query, z_loaned_query_t *)
+ZM_API_DEFINE_CLOSURE(closure_reply, z_loaned_reply_t *)
 
 z_query_target_t z_query_target_default(void) { return Z_QUERY_TARGET_DEFAULT; }
 z_reply_keyexpr_t z_reply_keyexpr_default(void) { return Z_REPLY_KEYEXPR_DEFAULT; }
@@ -556,17 +518,9 @@ z_result_t z_undeclare_querier(z_moved_querier_t *querier)
         return Z_ENULL;
     }
     zm_api_querier_t *q = &querier->_this._val;
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(q->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_querier(s, q->id);
-        zm_api_session_leave(q->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it */
-    }
+    z_result_t r = zm_api_undeclare(q->session, q->id, zm_session_undeclare_querier);
     zm_api_keyexpr_clear(&q->keyexpr);
     zm_api_encoding_clear(&q->encoding);
-    zm_api_session_unref(q->session);
     z_internal_querier_null(&querier->_this);
     return r;
 }
@@ -1061,16 +1015,8 @@ z_result_t z_undeclare_queryable(z_moved_queryable_t *queryable)
         return Z_ENULL;
     }
     zm_api_queryable_t *v = &queryable->_this._val;
-    zm_session_t *s;
-    z_result_t r = zm_api_session_enter(v->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_queryable(s, v->id);
-        zm_api_session_leave(v->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it */
-    }
+    z_result_t r = zm_api_undeclare(v->session, v->id, zm_session_undeclare_queryable);
     zm_api_keyexpr_clear(&v->keyexpr);
-    zm_api_session_unref(v->session);
     z_internal_queryable_null(&queryable->_this);
     return r;
 }

@@ -28,6 +28,20 @@ zm_zid_t zm_api_zid_from_id(const z_id_t *id)
     return zid;
 }
 
+z_result_t zm_api_undeclare(zm_api_session_t *b, uint32_t id, z_result_t (*undeclare)(zm_session_t *s, uint32_t id))
+{
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(b, &s);
+    if (r == Z_OK) {
+        r = undeclare(s, id);
+        zm_api_session_leave(b);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it already */
+    }
+    zm_api_session_unref(b);
+    return r;
+}
+
 z_entity_global_id_t zm_api_entity_id(zm_api_session_t *b, uint32_t eid)
 {
     z_entity_global_id_t id;
@@ -115,88 +129,10 @@ z_reliability_t z_reliability_default(void) { return Z_RELIABILITY_DEFAULT; }
 
 /* ---- closures --------------------------------------------------------------------------------------- */
 
-ZM_API_DEFINE_CLOSURE(closure_sample)
-ZM_API_DEFINE_CLOSURE(closure_zid)
-ZM_API_DEFINE_CLOSURE(closure_hello)
-ZM_API_DEFINE_CLOSURE(closure_matching_status)
-
-z_result_t z_closure_matching_status(z_owned_closure_matching_status_t *closure,
-                                     z_closure_matching_status_callback_t call, z_closure_drop_callback_t drop,
-                                     void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_matching_status_call(const z_loaned_closure_matching_status_t *closure,
-                                    const z_matching_status_t *status)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(status, closure->context);
-    }
-}
-
-z_result_t z_closure_sample(z_owned_closure_sample_t *closure, z_closure_sample_callback_t call,
-                            z_closure_drop_callback_t drop, void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_sample_call(const z_loaned_closure_sample_t *closure, z_loaned_sample_t *sample)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(sample, closure->context);
-    }
-}
-
-z_result_t z_closure_zid(z_owned_closure_zid_t *closure, z_closure_zid_callback_t call,
-                         z_closure_drop_callback_t drop, void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_zid_call(const z_loaned_closure_zid_t *closure, const z_id_t *id)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(id, closure->context);
-    }
-}
-
-z_result_t z_closure_hello(z_owned_closure_hello_t *closure, z_closure_hello_callback_t call,
-                           z_closure_drop_callback_t drop, void *context)
-{
-    if (closure == NULL) {
-        return Z_EINVAL;
-    }
-    closure->_val.call = call;
-    closure->_val.drop = drop;
-    closure->_val.context = context;
-    return Z_OK;
-}
-
-void z_closure_hello_call(const z_loaned_closure_hello_t *closure, z_loaned_hello_t *hello)
-{
-    if (closure != NULL && closure->call != NULL) {
-        closure->call(hello, closure->context);
-    }
-}
+ZM_API_DEFINE_CLOSURE(closure_sample, z_loaned_sample_t *)
+ZM_API_DEFINE_CLOSURE(closure_zid, const z_id_t *)
+ZM_API_DEFINE_CLOSURE(closure_hello, z_loaned_hello_t *)
+ZM_API_DEFINE_CLOSURE(closure_matching_status, const z_matching_status_t *)
 
 /* ---- samples ---------------------------------------------------------------------------------------- */
 
