@@ -135,6 +135,13 @@
 #define Z_FEATURE_LINK_SERIAL 1
 #endif
 
+/*
+ * Whether the port's datagram sockets are needed (UDP links, scouting), and whether any socket
+ * is (those, or TCP): builds without either never reference the port's socket functions.
+ */
+#define ZM_PORT_UDP (Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_SCOUTING)
+#define ZM_PORT_SOCKETS (Z_FEATURE_LINK_TCP || ZM_PORT_UDP)
+
 /** TCP links send without delay (Nagle off): always so in zmote. */
 #ifndef Z_FEATURE_TCP_NODELAY
 #define Z_FEATURE_TCP_NODELAY 1
@@ -456,15 +463,15 @@
 #if Z_FEATURE_MATCHING && !(Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION or Z_FEATURE_QUERY"
 #endif
-#if Z_FEATURE_SCOUTING || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_CONNECTIVITY
-#error "zmote does not implement scouting, multicast or connectivity yet: leave them at 0"
+#if Z_FEATURE_CONNECTIVITY
+#error "zmote does not implement the connectivity API yet: leave Z_FEATURE_CONNECTIVITY at 0"
 #endif
 #if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
 #error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"
 #endif
-#if Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_TLS || Z_FEATURE_LINK_WS || \
-    Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || Z_FEATURE_RAWETH_TRANSPORT
-#error "zmote has TCP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"
+#if Z_FEATURE_LINK_TLS || Z_FEATURE_LINK_WS || Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || \
+    Z_FEATURE_RAWETH_TRANSPORT
+#error "zmote has TCP, UDP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"
 #endif
 #if Z_FEATURE_BATCH_TX_MUTEX || Z_FEATURE_BATCH_PEER_MUTEX || Z_FEATURE_RX_CACHE || Z_FEATURE_PERIODIC_TASKS
 #error "zmote has no Z_FEATURE_BATCH_TX_MUTEX, BATCH_PEER_MUTEX, RX_CACHE or PERIODIC_TASKS: leave them at 0"

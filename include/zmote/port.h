@@ -78,7 +78,7 @@ z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg);
 void zm_port_task_join(zm_task_t *t);
 #endif
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
 /* ---- sockets (stream links) ------------------------------------------------------------------ */
 /*
  * A zm_socket_t belongs to whoever opened it and is a plain value: copying it moves it (a link
@@ -91,6 +91,7 @@ void zm_port_task_join(zm_task_t *t);
  * other network failures (refused, unreachable, name not resolved), Z_EIO for the rest.
  */
 
+#if Z_FEATURE_LINK_TCP
 /**
  * Connects to host:port within timeout_ms. host is a NUL-terminated name, IPv4 literal or IPv6
  * literal without brackets; every address it resolves to is tried in turn. Name resolution
@@ -108,6 +109,7 @@ z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port);
  * ZM_E_TIMEOUT if none came, ZM_E_CLOSED once the listener was shut down.
  */
 z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t timeout_ms);
+#endif /* Z_FEATURE_LINK_TCP */
 /** The local port of a listening or connected socket. */
 z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port);
 /**
@@ -145,7 +147,81 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
 void zm_port_socket_shutdown(zm_socket_t *s);
 /** Releases the socket; s must not be used again until it is opened anew. */
 void zm_port_socket_close(zm_socket_t *s);
-#endif /* Z_FEATURE_LINK_TCP */
+
+#if ZM_PORT_UDP
+/* ---- datagram sockets (UDP links, scouting) ---------------------------------------------------- */
+/*
+ * UDP sockets are zm_socket_t values with the rules above: wait_readable, wait_any, shutdown,
+ * close and local_port apply to them too (zm_port_socket_read and _write do not: datagrams go
+ * through send and recv below). One datagram is one whole message; nothing is ever cut, so a
+ * datagram longer than the receive buffer is an error, not a partial read. Interfaces are named
+ * as the system names them ("lo", "eth0"); NULL or "" lets the system choose. A name the system
+ * does not know fails with ZM_E_LOCATOR, an address that is not a multicast group with
+ * ZM_E_LOCATOR too, and a group that cannot be joined with Z_ENETWORK.
+ */
+
+/** Room for any IPv4 or IPv6 address with its port, in the port's own form (a sockaddr). */
+#define ZM_ADDR_SIZE 28u
+
+/** A UDP peer's address: opaque to upper layers, which copy, compare and print it only. */
+typedef struct {
+    uint8_t len; /* 0: no address */
+    uint8_t raw[ZM_ADDR_SIZE];
+} zm_addr_t;
+
+/** Resolves host:port (host as in zm_port_tcp_connect; the first address wins) into *a. */
+z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port);
+/** True when a and b are the same address and port. */
+bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b);
+/**
+ * Writes a as a locator address, `192.168.1.2:7447` or `[fe80::1]:7447`, NUL-terminated, into
+ * buf (cap bytes); returns its length, or 0 if it does not fit or a holds no address.
+ */
+size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap);
+
+/**
+ * A UDP socket bound to host:port (port 0: one the system picks, see local_port), for a listener
+ * or a unicast sender that receives its answers. With connect, the socket is instead connected to
+ * host:port (bound to a port of the system's choosing): it sends there with to NULL and receives
+ * only from there.
+ */
+z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, bool connect);
+/**
+ * A socket that receives what is sent to the multicast group:port on interface iface (the group
+ * joined, the port shared with other sockets of the machine, so that many processes can listen to
+ * one group), and that sends to the group from that interface, with multicast loopback on (so
+ * that processes on this machine see each other) and TTL ttl. Its own datagrams come back to it
+ * when it listens to the group: a caller tells them apart with zm_port_udp_open's unicast socket,
+ * whose address is the one others see as the sender.
+ */
+z_result_t zm_port_udp_join(zm_socket_t *s, const char *group, uint16_t port, const char *iface,
+                            uint8_t ttl);
+/**
+ * A socket that sends to multicast groups out of interface iface (TTL ttl, loopback on) from an
+ * address of that interface and a port of the system's choosing, and receives unicast datagrams
+ * sent back to that address (answers to scouting, a multicast peer's own identity).
+ */
+z_result_t zm_port_udp_sender(zm_socket_t *s, const char *iface, uint8_t ttl);
+/**
+ * The local address and port of s: what others see as the sender of what it sends, unless it is
+ * bound to the unspecified address (then only the port tells).
+ */
+z_result_t zm_port_udp_local_addr(const zm_socket_t *s, zm_addr_t *a);
+/**
+ * Sends one datagram of len bytes to *to (NULL: the address a connected socket was opened for),
+ * waiting for room until the monotonic deadline deadline_ms (ZM_E_TIMEOUT past it, nothing sent).
+ * All or nothing; ZM_E_TOO_LARGE if the system refuses the size.
+ */
+z_result_t zm_port_udp_send(zm_socket_t *s, const uint8_t *buf, size_t len, const zm_addr_t *to,
+                            uint64_t deadline_ms);
+/**
+ * Receives one datagram into buf (cap bytes), blocking until one comes; *n is its length (it may
+ * be 0) and *from, unless NULL, its sender. ZM_E_FIELD if it was longer than cap (it is dropped
+ * whole); ZM_E_CLOSED once the socket was shut down.
+ */
+z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n, zm_addr_t *from);
+#endif /* ZM_PORT_UDP */
+#endif /* ZM_PORT_SOCKETS */
 
 #if Z_FEATURE_LINK_SERIAL
 /* ---- serial lines ------------------------------------------------------------------------------ */
@@ -159,11 +235,11 @@ void zm_port_socket_close(zm_socket_t *s);
  * a device that cannot be opened (missing, no permission), Z_EIO for the rest.
  *
  * zm_serial_t comes from the port's zmote_platform.h, like zm_socket_t. A port without sockets
- * (Z_FEATURE_LINK_TCP 0) need not define zm_socket_t: it is then the incomplete `struct
+ * (ZM_PORT_SOCKETS 0) need not define zm_socket_t: it is then the incomplete `struct
  * zm_socket` declared here (a port that does define it uses that tag), and zm_port_serial_socket
  * returns NULL.
  */
-#if !Z_FEATURE_LINK_TCP
+#if !ZM_PORT_SOCKETS
 typedef struct zm_socket zm_socket_t;
 #endif
 

@@ -15,6 +15,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if ZM_PORT_UDP
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#endif
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -302,7 +307,7 @@ zm_thread_id_t zm_port_thread_self(void)
 }
 
 /* ---- sockets --------------------------------------------------------------------------------- */
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
 
 static z_result_t errno_result(int err)
 {
@@ -355,6 +360,37 @@ static int poll_until(int fd, short events, uint64_t deadline)
     }
 }
 
+static int open_socket(int family, int type)
+{
+#if defined(SOCK_CLOEXEC)
+    return socket(family, type | SOCK_CLOEXEC, 0);
+#else
+    int fd = socket(family, type, 0);
+    if (fd >= 0) {
+        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    return fd;
+#endif
+}
+
+static z_result_t resolve(const char *host, uint16_t port, bool passive, int socktype,
+                          struct addrinfo **out)
+{
+    char service[8];
+    snprintf(service, sizeof(service), "%u", (unsigned)port);
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = socktype;
+    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+    int err = getaddrinfo(host, service, &hints, out);
+    if (err == 0) {
+        return Z_OK;
+    }
+    return err == EAI_MEMORY ? ZM_E_NOMEM : Z_ENETWORK;
+}
+
+#if Z_FEATURE_LINK_TCP
 static z_result_t set_blocking(int fd, bool blocking)
 {
     int flags = fcntl(fd, F_GETFL, 0);
@@ -376,40 +412,10 @@ static void tune_connected(int fd)
 #endif
 }
 
-static int open_socket(int family)
-{
-#if defined(SOCK_CLOEXEC)
-    return socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
-#else
-    int fd = socket(family, SOCK_STREAM, IPPROTO_TCP);
-    if (fd >= 0) {
-        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-    return fd;
-#endif
-}
-
-static z_result_t resolve(const char *host, uint16_t port, bool passive, struct addrinfo **out)
-{
-    char service[8];
-    snprintf(service, sizeof(service), "%u", (unsigned)port);
-    struct addrinfo hints;
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_protocol = IPPROTO_TCP;
-    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
-    int err = getaddrinfo(host, service, &hints, out);
-    if (err == 0) {
-        return Z_OK;
-    }
-    return err == EAI_MEMORY ? ZM_E_NOMEM : Z_ENETWORK;
-}
-
 /* One address: a non-blocking connect bounded by the deadline, then back to blocking. */
 static z_result_t connect_one(const struct addrinfo *ai, uint64_t deadline, int *out)
 {
-    int fd = open_socket(ai->ai_family);
+    int fd = open_socket(ai->ai_family, SOCK_STREAM);
     if (fd < 0) {
         return errno_result(errno);
     }
@@ -451,7 +457,7 @@ z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port,
     s->fd = -1;
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     struct addrinfo *list = NULL;
-    z_result_t r = resolve(host, port, false, &list);
+    z_result_t r = resolve(host, port, false, SOCK_STREAM, &list);
     if (r != Z_OK) {
         return r;
     }
@@ -475,13 +481,13 @@ z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port)
 {
     s->fd = -1;
     struct addrinfo *list = NULL;
-    z_result_t r = resolve(host, port, true, &list);
+    z_result_t r = resolve(host, port, true, SOCK_STREAM, &list);
     if (r != Z_OK) {
         return r;
     }
     r = Z_ENETWORK;
     for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
-        int fd = open_socket(ai->ai_family);
+        int fd = open_socket(ai->ai_family, SOCK_STREAM);
         if (fd < 0) {
             r = errno_result(errno);
             continue;
@@ -546,6 +552,8 @@ z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t 
         }
     }
 }
+
+#endif /* Z_FEATURE_LINK_TCP */
 
 z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port)
 {
@@ -685,7 +693,346 @@ void zm_port_socket_close(zm_socket_t *s)
         s->fd = -1;
     }
 }
-#endif /* Z_FEATURE_LINK_TCP */
+#if ZM_PORT_UDP
+/*
+ * UDP: blocking sockets like TCP's, datagrams sent with MSG_DONTWAIT after a poll for room, and
+ * received whole (MSG_TRUNC tells a datagram that did not fit). Multicast is IPv4 or IPv6, joined
+ * on one interface chosen by name.
+ */
+
+static void addr_set(zm_addr_t *a, const struct sockaddr *sa, socklen_t len)
+{
+    if (len > ZM_ADDR_SIZE) {
+        a->len = 0;
+        return;
+    }
+    memcpy(a->raw, sa, len);
+    a->len = (uint8_t)len;
+}
+
+z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port)
+{
+    a->len = 0;
+    struct addrinfo *list = NULL;
+    z_result_t r = resolve(host, port, false, SOCK_DGRAM, &list);
+    if (r != Z_OK) {
+        return r;
+    }
+    addr_set(a, list->ai_addr, list->ai_addrlen);
+    freeaddrinfo(list);
+    return a->len != 0 ? Z_OK : Z_ENETWORK;
+}
+
+bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b)
+{
+    if (a->len == 0 || a->len != b->len) {
+        return false;
+    }
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)a->raw;
+    if (x->sa_family == AF_INET) {
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)a->raw;
+        const struct sockaddr_in *q = (const struct sockaddr_in *)(const void *)b->raw;
+        return q->sin_family == AF_INET && p->sin_port == q->sin_port &&
+               p->sin_addr.s_addr == q->sin_addr.s_addr;
+    }
+    if (x->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)a->raw;
+        const struct sockaddr_in6 *q = (const struct sockaddr_in6 *)(const void *)b->raw;
+        return q->sin6_family == AF_INET6 && p->sin6_port == q->sin6_port &&
+               memcmp(&p->sin6_addr, &q->sin6_addr, sizeof(p->sin6_addr)) == 0;
+    }
+    return false;
+}
+
+size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
+{
+    char ip[INET6_ADDRSTRLEN];
+    unsigned port;
+    int n;
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)a->raw;
+    if (a->len == 0 || cap == 0) {
+        return 0;
+    }
+    if (x->sa_family == AF_INET) {
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)a->raw;
+        if (inet_ntop(AF_INET, &p->sin_addr, ip, sizeof(ip)) == NULL) {
+            return 0;
+        }
+        port = ntohs(p->sin_port);
+        n = snprintf(buf, cap, "%s:%u", ip, port);
+    } else if (x->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)a->raw;
+        if (inet_ntop(AF_INET6, &p->sin6_addr, ip, sizeof(ip)) == NULL) {
+            return 0;
+        }
+        port = ntohs(p->sin6_port);
+        n = snprintf(buf, cap, "[%s]:%u", ip, port);
+    } else {
+        return 0;
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
+}
+
+z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, bool connect_to)
+{
+    s->fd = -1;
+    struct addrinfo *list = NULL;
+    z_result_t r = resolve(host, port, !connect_to, SOCK_DGRAM, &list);
+    if (r != Z_OK) {
+        return r;
+    }
+    r = Z_ENETWORK;
+    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
+        int fd = open_socket(ai->ai_family, SOCK_DGRAM);
+        if (fd < 0) {
+            r = errno_result(errno);
+            continue;
+        }
+        int ok = connect_to ? connect(fd, ai->ai_addr, ai->ai_addrlen) : bind(fd, ai->ai_addr, ai->ai_addrlen);
+        if (ok != 0) {
+            r = errno_result(errno);
+            close(fd);
+            continue;
+        }
+        s->fd = fd;
+        r = Z_OK;
+        break;
+    }
+    freeaddrinfo(list);
+    return r;
+}
+
+/* An interface by name: its index, and its first address of the family (for IPv4 sources). */
+static z_result_t iface_find(const char *iface, int family, unsigned *index, struct sockaddr_storage *addr)
+{
+    *index = 0;
+    memset(addr, 0, sizeof(*addr));
+    addr->ss_family = (sa_family_t)family;
+    if (iface == NULL || iface[0] == '\0') {
+        return Z_OK;
+    }
+    *index = if_nametoindex(iface);
+    if (*index == 0) {
+        return ZM_E_LOCATOR;
+    }
+    struct ifaddrs *list = NULL;
+    if (getifaddrs(&list) != 0) {
+        return errno_result(errno);
+    }
+    z_result_t r = family == AF_INET ? Z_ENETWORK : Z_OK; /* IPv4 sources need an address */
+    for (const struct ifaddrs *i = list; i != NULL; i = i->ifa_next) {
+        if (i->ifa_addr != NULL && i->ifa_addr->sa_family == family && strcmp(i->ifa_name, iface) == 0) {
+            memcpy(addr, i->ifa_addr, family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+            r = Z_OK;
+            break;
+        }
+    }
+    freeifaddrs(list);
+    return r;
+}
+
+/* Multicast sending options: out of iface, with ttl hops, looped back to this machine. */
+static z_result_t mcast_send_options(int fd, int family, unsigned index, const struct sockaddr_storage *src,
+                                     uint8_t ttl)
+{
+    int hops = ttl;
+    int loop = 1;
+    unsigned char loop4 = 1;
+    unsigned char ttl4 = ttl;
+    if (family == AF_INET) {
+        struct in_addr via = ((const struct sockaddr_in *)(const void *)src)->sin_addr;
+        if ((index != 0 && setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &via, sizeof(via)) != 0) ||
+            setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl4, sizeof(ttl4)) != 0 ||
+            setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop4, sizeof(loop4)) != 0) {
+            return errno_result(errno);
+        }
+        return Z_OK;
+    }
+    if ((index != 0 && setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index, sizeof(index)) != 0) ||
+        setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof(hops)) != 0 ||
+        setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &loop, sizeof(loop)) != 0) {
+        return errno_result(errno);
+    }
+    return Z_OK;
+}
+
+z_result_t zm_port_udp_join(zm_socket_t *s, const char *group, uint16_t port, const char *iface,
+                            uint8_t ttl)
+{
+    s->fd = -1;
+    zm_addr_t g;
+    z_result_t r = zm_port_addr_resolve(&g, group, port);
+    if (r != Z_OK) {
+        return ZM_E_LOCATOR;
+    }
+    const struct sockaddr *ga = (const struct sockaddr *)(const void *)g.raw;
+    int family = ga->sa_family;
+    if ((family == AF_INET && !IN_MULTICAST(ntohl(((const struct sockaddr_in *)(const void *)g.raw)->sin_addr.s_addr))) ||
+        (family == AF_INET6 && !IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)(const void *)g.raw)->sin6_addr))) {
+        return ZM_E_LOCATOR;
+    }
+    unsigned index;
+    struct sockaddr_storage src;
+    r = iface_find(iface, family, &index, &src);
+    if (r != Z_OK) {
+        return r;
+    }
+    int fd = open_socket(family, SOCK_DGRAM);
+    if (fd < 0) {
+        return errno_result(errno);
+    }
+    int one = 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+#if defined(SO_REUSEPORT)
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+#endif
+    /* Bound to the group itself, so that only its datagrams come in, not every unicast one sent
+     * to this port. */
+    if (bind(fd, ga, g.len) != 0) {
+        r = errno_result(errno);
+        close(fd);
+        return r;
+    }
+    int joined;
+    if (family == AF_INET) {
+        struct ip_mreqn m;
+        memset(&m, 0, sizeof(m));
+        m.imr_multiaddr = ((const struct sockaddr_in *)(const void *)g.raw)->sin_addr;
+        m.imr_ifindex = (int)index;
+        joined = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
+    } else {
+        struct ipv6_mreq m;
+        memset(&m, 0, sizeof(m));
+        m.ipv6mr_multiaddr = ((const struct sockaddr_in6 *)(const void *)g.raw)->sin6_addr;
+        m.ipv6mr_interface = index;
+        joined = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &m, sizeof(m));
+    }
+    if (joined != 0) {
+        close(fd);
+        return Z_ENETWORK;
+    }
+    r = mcast_send_options(fd, family, index, &src, ttl);
+    if (r != Z_OK) {
+        close(fd);
+        return r;
+    }
+    s->fd = fd;
+    return Z_OK;
+}
+
+z_result_t zm_port_udp_sender(zm_socket_t *s, const char *iface, uint8_t ttl)
+{
+    s->fd = -1;
+    unsigned index;
+    struct sockaddr_storage src;
+    z_result_t r = iface_find(iface, AF_INET, &index, &src);
+    if (r != Z_OK) {
+        return r;
+    }
+    int fd = open_socket(AF_INET, SOCK_DGRAM);
+    if (fd < 0) {
+        return errno_result(errno);
+    }
+    /* src holds the interface's address (or the unspecified one) with port 0: a fresh port. */
+    if (bind(fd, (const struct sockaddr *)&src, sizeof(struct sockaddr_in)) != 0) {
+        r = errno_result(errno);
+        close(fd);
+        return r;
+    }
+    r = mcast_send_options(fd, AF_INET, index, &src, ttl);
+    if (r != Z_OK) {
+        close(fd);
+        return r;
+    }
+    s->fd = fd;
+    return Z_OK;
+}
+
+z_result_t zm_port_udp_local_addr(const zm_socket_t *s, zm_addr_t *a)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    a->len = 0;
+    if (getsockname(s->fd, (struct sockaddr *)&ss, &len) != 0) {
+        return errno_result(errno);
+    }
+    addr_set(a, (const struct sockaddr *)&ss, len);
+    return a->len != 0 ? Z_OK : Z_EIO;
+}
+
+z_result_t zm_port_udp_send(zm_socket_t *s, const uint8_t *buf, size_t len, const zm_addr_t *to,
+                            uint64_t deadline_ms)
+{
+#if defined(MSG_NOSIGNAL)
+    const int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+#else
+    const int flags = MSG_DONTWAIT;
+#endif
+    const struct sockaddr *sa = to != NULL ? (const struct sockaddr *)(const void *)to->raw : NULL;
+    socklen_t salen = to != NULL ? to->len : 0;
+    for (;;) {
+        ssize_t sent = sendto(s->fd, buf, len, flags, sa, salen);
+        if (sent >= 0) {
+            return (size_t)sent == len ? Z_OK : Z_EIO;
+        }
+        if (errno == EMSGSIZE) {
+            return ZM_E_TOO_LARGE;
+        }
+        if (errno == ECONNREFUSED) {
+            continue; /* an earlier datagram was refused (ICMP); this one may still go */
+        }
+        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+            return errno_result(errno);
+        }
+        if (errno != EINTR) {
+            int ready = poll_until(s->fd, POLLOUT, deadline_ms);
+            if (ready == 0) {
+                return ZM_E_TIMEOUT;
+            }
+            if (ready < 0) {
+                return errno_result(errno);
+            }
+            if (zm_port_clock_ms() > deadline_ms) {
+                return ZM_E_TIMEOUT;
+            }
+        }
+    }
+}
+
+z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n, zm_addr_t *from)
+{
+    *n = 0;
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        ssize_t got = recvfrom(s->fd, buf, cap, MSG_TRUNC, (struct sockaddr *)&ss, &len);
+        if (got >= 0) {
+            if ((size_t)got > cap) {
+                return ZM_E_FIELD;
+            }
+            if (got == 0 && len == 0) {
+                return ZM_E_CLOSED; /* shut down: an empty read from nobody, not a datagram */
+            }
+            *n = (size_t)got;
+            if (from != NULL) {
+                addr_set(from, (const struct sockaddr *)&ss, len);
+            }
+            return Z_OK;
+        }
+        if (errno == ECONNREFUSED) {
+            continue; /* a connected socket's earlier datagram was refused: not this one's fault */
+        }
+        if (errno != EINTR) {
+            return errno_result(errno);
+        }
+    }
+}
+#endif /* ZM_PORT_UDP */
+#endif /* ZM_PORT_SOCKETS */
 
 /* ---- serial lines ---------------------------------------------------------------------------- */
 #if Z_FEATURE_LINK_SERIAL

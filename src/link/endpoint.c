@@ -34,7 +34,7 @@ const char *zm_link_proto_name(zm_link_proto_t proto)
     return *name != '\0' ? name : "?";
 }
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_LINK_IP
 static bool is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
 static bool is_hex(uint8_t c)
@@ -63,7 +63,7 @@ static zm_slice_t sub(zm_slice_t s, size_t from, size_t to)
 }
 
 /* A DNS name or an IPv4 literal; the resolver decides whether it exists. */
-#if Z_FEATURE_LINK_TCP
+#if ZM_LINK_IP
 static bool valid_name(zm_slice_t h)
 {
     if (h.len == 0 || h.len > ZM_ENDPOINT_HOST_MAX) {
@@ -125,7 +125,7 @@ static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
     return v <= max;
 }
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_LINK_IP
 static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
 {
     uint64_t v = 0;
@@ -252,7 +252,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
             return ZM_E_LOCATOR;
         }
     } else {
-#if Z_FEATURE_LINK_TCP
+#if ZM_LINK_IP
         ZM_TRY(parse_host_port(ep, use));
 #else
         ZM_UNUSED(use);

@@ -311,7 +311,7 @@ static bool ready_now(zm_link_t *l)
     return l->ops->pending != NULL && l->ops->pending(l);
 }
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
 z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
 {
     if (n > ZM_SOCKET_WAIT_MAX) {

@@ -102,7 +102,7 @@ typedef struct {
 struct zm_link {
     const zm_link_ops_t *ops;
     zm_link_proto_t proto;
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
     zm_socket_t sock;
 #endif
     void *ctx;
@@ -227,7 +227,7 @@ ZM_NODISCARD z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
  * error pending on its socket; for a listener, a connection to accept. Sets ready[i] to 1 for
  * each such link, 0 for the others. A link that is not a socket (its protocol has no socket op)
  * cannot be watched and is always reported ready; NULL entries and closed links never are. In
- * builds without sockets (Z_FEATURE_LINK_TCP 0) the links are asked in turn with their
+ * builds without sockets (ZM_PORT_SOCKETS 0) the links are asked in turn with their
  * wait_readable, in slices of ZM_LINK_POLL_SLICE_MS.
  * Z_OK if any is ready, ZM_E_TIMEOUT if none, ZM_E_LIMIT if n > ZM_SOCKET_WAIT_MAX. Called by
  * the thread that receives on all of them; the links are borrowed for the call only.

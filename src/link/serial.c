@@ -636,7 +636,7 @@ static z_result_t serial_wait_readable(zm_link_t *l, uint32_t timeout_ms)
     return serial_pending(l) ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
 }
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
 static zm_socket_t *serial_socket(zm_link_t *l)
 {
     serial_line_t *s = l->ctx;
@@ -798,7 +798,7 @@ static z_result_t listener_wait_readable(zm_link_t *l, uint32_t timeout_ms)
     return listener_pending(l) ? Z_OK : ZM_E_TIMEOUT;
 }
 
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
 static zm_socket_t *listener_socket(zm_link_t *l)
 {
     serial_listener_t *L = l->ctx;
@@ -832,7 +832,7 @@ const zm_link_ops_t zm_link_serial_ops = {
     .listen = serial_listen,
 #endif
     .wait_readable = serial_wait_readable,
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
     .socket = serial_socket,
 #endif
     .pending = serial_pending,
@@ -848,7 +848,7 @@ static const zm_link_ops_t serial_listener_ops = {
     .mtu = ZM_SERIAL_MTU,
     .accept = listener_accept,
     .wait_readable = listener_wait_readable,
-#if Z_FEATURE_LINK_TCP
+#if ZM_PORT_SOCKETS
     .socket = listener_socket,
 #endif
     .pending = listener_pending,
