@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
-all_pkgs=("${build_pkgs[@]}" clang llvm libclang-rt-14-dev gcc-arm-none-eabi
+all_pkgs=("${build_pkgs[@]}" iproute2 util-linux clang llvm libclang-rt-14-dev gcc-arm-none-eabi
           libnewlib-arm-none-eabi qemu-system-arm python3-venv socat)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
