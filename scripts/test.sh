@@ -156,6 +156,20 @@ else
 fi
 echo "single-thread: $((SECONDS - t))s"
 
+# A client that never reconnects pushes no declarations and takes liveliness news through the
+# late-bound path (session/internal.h): the code a firmware client runs, against a Rust router.
+stage "client-only build (no peers, no reconnection) + interop as a client"
+t=$SECONDS
+if configure build/client -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNICAST_PEER=0 \
+    -DZ_FEATURE_AUTO_RECONNECT=0; then
+    build build/client zm_live zm_probe zm_query examples/all || bad "client-only: build"
+    ZMOTE_BIN_DIR=$PWD/build/client/examples interop_stage client \
+        -k "(test_liveliness or test_examples or test_query_examples) and (router or client) and not restart"
+else
+    bad "client-only: cmake configure"
+fi
+echo "client-only: $((SECONDS - t))s"
+
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
 if scripts/check-features.sh; then ok; else bad "option combinations"; fi
 

@@ -42,7 +42,7 @@
 #define ZM_DECODE_RESPONSE (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERY || Z_FEATURE_LIVELINESS)
 /* Nor does anyone send a client an INTEREST (it asks its router what it needs, no one asks it)
  * or a network OAM (routers exchange them). */
-#define ZM_DECODE_INTEREST (ZM_DECODE_ALL_NETWORK || Z_FEATURE_LIVELINESS)
+#define ZM_DECODE_INTEREST ZM_DECODE_ALL_NETWORK
 #define ZM_DECODE_N_OAM ZM_DECODE_ALL_NETWORK
 
 /*

@@ -373,7 +373,7 @@ static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
 #endif
 {
 #if ZM_LIVELINESS_GET
-    if (zm_liveliness_on_reply(p, dm)) {
+    if (ZM_LIVE_CALL(p->s, on_reply, false, p, dm)) {
         return; /* a liveliness get's answer: from here, a frame less deep than any declaration */
     }
 #endif

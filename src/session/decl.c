@@ -90,6 +90,7 @@ zm_sub_t *zm_entity_unpin(zm_session_t *s, zm_sub_t **head, zm_sub_t *e)
 }
 #endif
 
+#if ZM_PUSH_DECLS
 /*
  * Our key expressions to a new peer. Each is pinned (a use more) while it is sent without the
  * lock, and let go through zm_session_undeclare_keyexpr, which frees it if the application
@@ -203,6 +204,20 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
     z_result_t flushed = zm_transport_flush(&p->t);
     return rc != Z_OK ? rc : flushed;
 }
+
+#else
+/* Nothing is declared yet (ZM_PUSH_DECLS): a peer is only told that there is nothing. */
+z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
+{
+    ZM_UNUSED(s);
+    if (p->t.remote_whatami == ZM_WAI_ROUTER) {
+        return Z_OK;
+    }
+    zm_declaration_t d;
+    zm_decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
+    return send_decl(p, &d, true); /* ends the implicit interest 0 */
+}
+#endif /* ZM_PUSH_DECLS */
 
 #if ZM_DECODE_INTEREST
 void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)

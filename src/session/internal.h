@@ -53,6 +53,16 @@ typedef struct zm_cb_frame {
 #define ZM_LIVELINESS_GET (Z_FEATURE_LIVELINESS && Z_FEATURE_QUERY)
 
 /*
+ * A client hears of tokens only when it asked: its router reports them to its liveliness
+ * subscribers' and gets' interests. In a build that is only a client, the code that takes that
+ * news is reached through s->live_rx, which the first liveliness subscriber or get sets, so that
+ * a program with neither (one that only declares tokens) does not link it. Peers push their
+ * tokens unasked, so a build with peers calls it directly.
+ */
+#define ZM_LIVELINESS_LATE \
+    ((ZM_LIVELINESS_SUBS || ZM_LIVELINESS_GET) && !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT)
+
+/*
  * Local entities kept in lists: subscribers (s->subs), queryables (s->qbls) and matching
  * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens) and liveliness
  * subscribers (s->lsubs).
@@ -241,6 +251,9 @@ struct zm_session {
     zm_sub_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
     struct zm_gone_tokens *gone; /* tokens of peers that went, their DELETEs still to deliver */
 #endif
+#if ZM_LIVELINESS_LATE
+    _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
+#endif
 #if Z_FEATURE_QUERY
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
@@ -297,6 +310,13 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 /** Pins the live peers matching fn (or all if fn is NULL) into out; returns how many. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
+
+/*
+ * Whether a node can meet a router or peer after it declared something, and must then push its
+ * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
+ * never reconnects meets its one router or peer inside z_open, before any declaration exists.
+ */
+#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
 
 /* decl.c */
 /** Sends every current declaration to one new peer (and D_FINAL of the initial interest). */
@@ -407,6 +427,35 @@ void zm_liveliness_report_gone(zm_session_t *s);
 bool zm_liveliness_on_reply(zm_peer_t *p, const zm_declare_t *dm);
 /** The D_FINAL of interest_id from p: a liveliness get stops waiting for p. */
 void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
+#endif
+
+#if ZM_LIVELINESS_LATE
+typedef struct zm_live_rx {
+    z_result_t (*on_token)(zm_peer_t *p, const zm_declare_t *dm);
+#if ZM_LIVELINESS_SUBS
+    void (*peer_gone)(zm_session_t *s, zm_peer_t *p);
+    void (*report_gone)(zm_session_t *s);
+#endif
+#if ZM_LIVELINESS_GET
+    bool (*on_reply)(zm_peer_t *p, const zm_declare_t *dm);
+    void (*on_final)(zm_peer_t *p, uint32_t interest_id);
+#endif
+} zm_live_rx_t;
+
+/** The news takers, for s->live_rx. */
+extern const zm_live_rx_t zm_live_rx;
+#define ZM_LIVE_RX(s) atomic_load_explicit(&(s)->live_rx, memory_order_acquire)
+#define ZM_LIVE_CALL(s, fn, none, ...) (ZM_LIVE_RX(s) != NULL ? ZM_LIVE_RX(s)->fn(__VA_ARGS__) : (none))
+#define ZM_LIVE_DO(s, fn, ...)              \
+    do {                                    \
+        const zm_live_rx_t *rx_ = ZM_LIVE_RX(s); \
+        if (rx_ != NULL) {                  \
+            rx_->fn(__VA_ARGS__);           \
+        }                                   \
+    } while (0)
+#else
+#define ZM_LIVE_CALL(s, fn, none, ...) zm_liveliness_##fn(__VA_ARGS__)
+#define ZM_LIVE_DO(s, fn, ...) zm_liveliness_##fn(__VA_ARGS__)
 #endif
 
 /* query.c: the records of liveliness gets, which wait and end as gets do */

@@ -369,6 +369,9 @@ z_result_t zm_session_declare_liveliness_subscriber(zm_session_t *s, const char 
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
+#if ZM_LIVELINESS_LATE
+    atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
+#endif
     ZM_TRY(zm_keyexpr_validate(key, len));
     if (fn == NULL) {
         return Z_EINVAL;
@@ -604,6 +607,9 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
+#if ZM_LIVELINESS_LATE
+    atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
+#endif
     ZM_TRY(zm_keyexpr_validate(key, len));
     if (fn == NULL) {
         return Z_EINVAL;
@@ -665,11 +671,25 @@ z_result_t zm_liveliness_on_token(zm_peer_t *p, const zm_declare_t *dm)
 #endif
 }
 
+#if ZM_LIVELINESS_LATE
+const zm_live_rx_t zm_live_rx = {
+    .on_token = zm_liveliness_on_token,
+#if ZM_LIVELINESS_SUBS
+    .peer_gone = zm_liveliness_peer_gone,
+    .report_gone = zm_liveliness_report_gone,
+#endif
+#if ZM_LIVELINESS_GET
+    .on_reply = zm_liveliness_on_reply,
+    .on_final = zm_liveliness_on_final,
+#endif
+};
+#endif
+
 void zm_liveliness_free_all(zm_session_t *s)
 {
     zm_entities_free_all(&s->tokens);
 #if ZM_LIVELINESS_SUBS
-    zm_liveliness_report_gone(s); /* closing: freed unreported */
+    ZM_LIVE_DO(s, report_gone, s); /* closing: freed unreported */
     zm_entities_free_all(&s->lsubs);
 #endif
 }

@@ -311,7 +311,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 #if Z_FEATURE_LIVELINESS
     case ZM_DECL_TOKEN:
     case ZM_UNDECL_TOKEN:
-        return zm_liveliness_on_token(p, dm);
+        return ZM_LIVE_CALL(p->s, on_token, Z_OK, p, dm);
 #endif
 #if ZM_SUB_TRACKING || ZM_LIVELINESS_GET
     case ZM_DECL_FINAL:
@@ -324,7 +324,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 #endif
 #if ZM_LIVELINESS_GET
         if (dm->has_interest_id && dm->interest_id != 0) {
-            zm_liveliness_on_final(p, dm->interest_id);
+            ZM_LIVE_DO(p->s, on_final, p, dm->interest_id);
         }
 #endif
         return Z_OK;
@@ -346,7 +346,7 @@ static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
 #if ZM_LIVELINESS_SUBS
-    zm_liveliness_peer_gone(s, p);
+    ZM_LIVE_DO(s, peer_gone, s, p);
 #endif
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);

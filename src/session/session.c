@@ -138,7 +138,7 @@ static z_result_t lease_step(zm_session_t *s)
     ZM_UNUSED(now);
     zm_peer_reap(s);
 #if ZM_LIVELINESS_SUBS
-    zm_liveliness_report_gone(s);
+    ZM_LIVE_DO(s, report_gone, s);
 #endif
 #if Z_FEATURE_QUERY
     zm_gets_tick(s, now);
@@ -378,6 +378,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
     }
     atomic_init(&s->closing, false);
+#if ZM_LIVELINESS_LATE
+    atomic_init(&s->live_rx, NULL);
+#endif
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
     zm_idmap_init(&s->keys, seed);
