@@ -5,7 +5,7 @@
 # `pkg-config --cflags --libs zmote`, and with add_subdirectory of this source tree (which must
 # build zmote's library and nothing else of it); last, the installed build's program as a client
 # of a Rust Zenoh router (tests/interop/router.py, run by ZMOTE_PYTHON, by default .venv's python,
-# which scripts/setup.sh all makes). The library is built with a feature switched off, so that
+# which scripts/setup.sh all makes), whose sample a Rust subscriber there must get too. The library is built with a feature switched off, so that
 # the checks see its definition reach the programs.
 # Prints "install: N passed, N failed"; with --counts FILE also writes the two numbers there.
 #
@@ -132,25 +132,47 @@ else
     bad "add_subdirectory: configure or build"
 fi
 
-# The installed build's program as a client of a Rust Zenoh router on a free loopback port.
+# Waits (at most SECONDS) for a line of fd FD that matches the extended regex; the line in $line.
+read_until() {
+    local fd=$1 regex=$2 deadline=$((SECONDS + $3))
+    while [ "$SECONDS" -lt "$deadline" ] && read -r -t $((deadline - SECONDS)) -u "$fd" line; do
+        [[ $line =~ $regex ]] && return 0
+    done
+    return 1
+}
+
+# The installed build's program as a client of a Rust Zenoh router on a free loopback port, with
+# a Rust client subscribed there: the sample must reach both.
 router_check() {
-    local py=${ZMOTE_PYTHON:-.venv/bin/python} port line pid rfd wfd ready=0 deadline=$((SECONDS + 20))
+    local py=${ZMOTE_PYTHON:-.venv/bin/python} ep line pid rfd wfd sfd spid fifo=$out/subscriber.fifo
     if [ ! -x "$py" ] || [ ! -x "$out/find-package/zmote-hello" ]; then
         bad "router: needs $py (scripts/setup.sh all makes .venv) and the find_package build"
         return
     fi
-    port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    ep=tcp/127.0.0.1:$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     # The router runs until its stdin, our end of the coprocess, closes.
-    coproc ROUTER { exec "$py" tests/interop/router.py "tcp/127.0.0.1:$port" 2>&1; }
+    coproc ROUTER { exec "$py" tests/interop/router.py "$ep" 2>&1; }
     pid=$ROUTER_PID rfd=${ROUTER[0]} wfd=${ROUTER[1]}
-    while [ "$SECONDS" -lt "$deadline" ] && read -r -t 20 -u "$rfd" line; do
-        if [[ $line == ready* ]]; then
-            ready=1
-            break
+    if read_until "$rfd" '^ready' 20; then
+        # Read and write ends held here, so neither side's open waits for the other.
+        mkfifo "$fifo"
+        exec {sfd}<>"$fifo"
+        timeout 40 "$py" tests/consumer/subscriber.py "$ep" >"$fifo" 2>&1 &
+        spid=$!
+        if ! read_until "$sfd" '^ready$' 20; then
+            bad "router: the Rust subscriber did not get ready within 20 s"
+        else
+            check_hello "router" "$out/find-package/zmote-hello" "$ep"
+            if read_until "$sfd" "^rust got 'demo/zmote/hello': 'Hello from zmote!'\$" 20; then
+                ok "router: the Rust subscriber got the sample"
+            else
+                bad "router: the Rust subscriber got no sample within 20 s"
+            fi
         fi
-    done
-    if [ "$ready" = 1 ]; then
-        check_hello "router" "$out/find-package/zmote-hello" "tcp/127.0.0.1:$port"
+        kill "$spid" 2>/dev/null
+        wait "$spid" 2>/dev/null
+        exec {sfd}>&-
+        rm -f "$fifo"
     else
         bad "router: not ready within 20 s"
     fi
