@@ -19,20 +19,7 @@
 
 #include "zmote/opt.h"
 #include "zmote/result.h"
-
-#define ZMOTE_VERSION_MAJOR 0
-#define ZMOTE_VERSION_MINOR 1
-#define ZMOTE_VERSION_PATCH 0
-
-/*
- * The zenoh-pico release whose API zmote provides; programs that test these to pick code paths
- * get the 1.9.0 ones.
- */
-#define ZENOH_PICO "1.9.0"
-#define ZENOH_PICO_MAJOR 1
-#define ZENOH_PICO_MINOR 9
-#define ZENOH_PICO_PATCH 0
-#define ZENOH_PICO_TWEAK
+#include "zmote/version.h"
 
 /** Zenoh protocol version spoken on the wire. */
 #define Z_PROTO_VERSION 0x09

@@ -2,16 +2,17 @@
 # Installs what the build and the tests need on Debian 12, and nothing when it is already there,
 # so a warm machine pays only a few dpkg queries. `build` is enough to build the library and
 # zmote-dump; `all` adds clang (fuzzing), the Cortex-M4 cross compiler, QEMU for the firmware
-# tests, socat (the serial interop tests join two pseudo-terminals with it) and the Python venv
-# (.venv) that the interop tests use. Installing needs root; without it, a missing package is an
-# error.
+# tests, socat (the serial interop tests join two pseudo-terminals with it), pkg-config (the
+# install tests link a program with zmote.pc) and the Python venv (.venv) that the interop tests
+# use. Installing needs root; without it, a missing package is an error. While another apt or
+# dpkg holds the package locks, it waits for them, at most five minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
 all_pkgs=("${build_pkgs[@]}" iproute2 util-linux clang llvm libclang-rt-14-dev gcc-arm-none-eabi
-          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat)
+          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
     all) pkgs=("${all_pkgs[@]}") ;;
@@ -21,13 +22,43 @@ esac
 # The command each package provides, for machines where it came from elsewhere than dpkg.
 declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [clang]=clang [llvm]=llvm-size
                    [gcc-arm-none-eabi]=arm-none-eabi-gcc [qemu-system-arm]=qemu-system-arm
-                   [socat]=socat)
+                   [socat]=socat [pkg-config]=pkg-config)
 
 have_pkg() {
     if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then
         return 0
     fi
     [ -n "${cmd_of[$1]:-}" ] && command -v "${cmd_of[$1]}" >/dev/null 2>&1
+}
+
+# apt-get, waiting up to lock_wait_s in all for another apt or dpkg (an unattended upgrade, a
+# second setup) to let go of its locks rather than failing at once. dpkg's lock is awaited by apt
+# itself (DPkg::Lock::Timeout); the package lists' lock of `apt-get update` is not, so a run that
+# failed on a lock is tried again until the time is up. Output goes where the caller sends it;
+# the waiting is told on stderr of the terminal (fd 3).
+lock_wait_s=300
+apt_get() {
+    local deadline=$((SECONDS + lock_wait_s)) told=0 out rc
+    out=$(mktemp /tmp/zmote-apt-run.XXXXXX)
+    while true; do
+        if pgrep -x 'apt|apt-get|aptitude|dpkg|unattended-upgr' >/dev/null 2>&1 && [ "$told" = 0 ]; then
+            echo "setup: another apt or dpkg is running; waiting for it (at most ${lock_wait_s}s)" >&3
+            told=1
+        fi
+        rc=0
+        apt-get -o DPkg::Lock::Timeout=$((deadline > SECONDS ? deadline - SECONDS : 0)) "$@" >"$out" 2>&1 || rc=$?
+        cat "$out"
+        if [ "$rc" = 0 ] || ! grep -qiE 'could not get lock|unable to (lock|acquire)' "$out" ||
+                [ "$SECONDS" -ge "$deadline" ]; then
+            rm -f "$out"
+            return "$rc"
+        fi
+        if [ "$told" = 0 ]; then
+            echo "setup: apt's lock is held by another process; waiting for it (at most ${lock_wait_s}s)" >&3
+            told=1
+        fi
+        sleep 5
+    done
 }
 
 missing=()
@@ -48,8 +79,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     log=$(mktemp /tmp/zmote-apt.XXXXXX)
     export DEBIAN_FRONTEND=noninteractive
-    if ! { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-            </dev/null >"$log" 2>&1; then
+    if ! { apt_get update -q && apt_get install -y -q --no-install-recommends "${missing[@]}"; } \
+            </dev/null 3>&2 >"$log" 2>&1; then
         tail -n 30 "$log" >&2
         echo "error: apt-get could not install: ${missing[*]} (full log: $log)" >&2
         exit 1

@@ -4,8 +4,9 @@
 # TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
 # its tests, a short libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run
 # in QEMU, the freestanding Cortex-M4 build of the portable core, and the worst-case stack of the
-# publish and receive paths on Cortex-M4. Every stage runs even after one fails, so one run shows
-# everything; the last line counts ctest cases plus the other stages: "N passed, N failed".
+# publish and receive paths on Cortex-M4; and zmote installed, then used by projects of their
+# own (find_package, pkg-config, add_subdirectory). Every stage runs even after one fails, so one
+# run shows everything; the last line counts ctest cases plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -169,6 +170,15 @@ else
     bad "client-only: cmake configure"
 fi
 echo "client-only: $((SECONDS - t))s"
+
+stage "install and consumer projects (find_package, pkg-config, add_subdirectory, a router)"
+t=$SECONDS
+rm -f build/install.counts
+scripts/check-install.sh --counts build/install.counts build/install </dev/null
+read -r ip ifl <build/install.counts || { ip=0; ifl=1; }
+ok "$ip"
+[ "$ifl" = 0 ] || bad "install and consumer projects: $ifl checks" "$ifl"
+echo "install: $((SECONDS - t))s"
 
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
 if scripts/check-features.sh; then ok; else bad "option combinations"; fi

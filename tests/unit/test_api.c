@@ -1055,6 +1055,13 @@ static void test_results(void)
     CHECK_EQ_STR(zm_strerror(_Z_ERR_CONFIG_INVALID_MODE), "invalid mode in the configuration");
     CHECK_EQ_STR(ZENOH_PICO, "1.9.0");
     CHECK(ZENOH_PICO_MAJOR == 1 && ZENOH_PICO_MINOR == 9 && ZENOH_PICO_PATCH == 0);
+    /* Each version string says what its parts say (project()'s is checked at configure time). */
+#define VERSION_STR_(x) #x
+#define VERSION_STR(x) VERSION_STR_(x)
+    CHECK_EQ_STR(ZMOTE_VERSION, VERSION_STR(ZMOTE_VERSION_MAJOR) "." VERSION_STR(ZMOTE_VERSION_MINOR) "."
+                                    VERSION_STR(ZMOTE_VERSION_PATCH));
+    CHECK_EQ_STR(ZENOH_PICO, VERSION_STR(ZENOH_PICO_MAJOR) "." VERSION_STR(ZENOH_PICO_MINOR) "."
+                                 VERSION_STR(ZENOH_PICO_PATCH));
 }
 
 int main(void)
