@@ -1,10 +1,16 @@
-/*
+/**
+ * @file
  * zmote: the Zenoh 1.x C API, as zenoh-pico 1.9.0 has it, over a from-scratch implementation of
  * the Zenoh 1.x protocol (version 0x09). Programs written for zenoh-pico include "zenoh-pico.h",
  * which is this header. Nothing internal is declared here; zmote-only additions carry the zm_
  * prefix. The API lives in zmote/api/: constants, types, primitives (the functions), queries,
  * liveliness, serialization (zenoh-ext's format), encodings, channel handlers, platform helpers
- * and the generic macros.
+ * and the generic macros. Compile-time options are in zmote/opt.h, result codes in
+ * zmote/result.h, and the interface a platform port implements in zmote/port.h (not included
+ * here: programs never need it).
+ *
+ * The conventions every function follows (who owns what, what blocks, which thread runs the
+ * callbacks, the errors common to all) are written once, in zmote/api/primitives.h.
  */
 #ifndef ZMOTE_H
 #define ZMOTE_H

@@ -1,7 +1,13 @@
-/*
+/**
+ * @file
  * Every compile-time option of zmote, with its default and one line of doc. Override any of
  * them in your own zmote_config.h (found on the include path when ZM_CONFIG_FILE is defined)
  * or with -D. Options zenoh-pico also has keep its Z_FEATURE_* name and meaning.
+ *
+ * The options shape the library's structs, so the library and every program built against it
+ * must see the same values: set them where both read them (CMake's `-DZ_FEATURE_X=0|1` cache
+ * variables and `ZM_CONFIG_DIR` do, see the getting-started page). Inconsistent combinations
+ * stop the build with an `#error` at the end of this file.
  */
 #ifndef ZMOTE_OPT_H
 #define ZMOTE_OPT_H
@@ -42,7 +48,11 @@
 #define Z_FEATURE_BATCHING 1
 #endif
 
-/** Key-expression locality options (allowed_origin / allowed_destination) and local delivery. */
+/**
+ * The locality options of puts, deletes, publishers and subscribers (allowed_destination,
+ * allowed_origin: z_locality_t). Local delivery does not depend on it: a put always reaches the
+ * matching subscribers of its own session unless its options say otherwise.
+ */
 #ifndef Z_FEATURE_LOCAL_SUBSCRIBER
 #define Z_FEATURE_LOCAL_SUBSCRIBER 1
 #endif
@@ -104,24 +114,31 @@
  * connectivity API. Programs written for zenoh-pico test these switches in #if blocks, so they
  * exist with value 0.
  */
+/** Scouting for routers and peers (z_scout): not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_SCOUTING
 #define Z_FEATURE_SCOUTING 0
 #endif
+/** Multicast transports: not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_MULTICAST_TRANSPORT
 #define Z_FEATURE_MULTICAST_TRANSPORT 0
 #endif
+/** Declarations over multicast transports: not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_MULTICAST_DECLARATIONS
 #define Z_FEATURE_MULTICAST_DECLARATIONS 0
 #endif
+/** The connectivity API: not implemented yet (1 is refused). */
 #ifndef Z_FEATURE_CONNECTIVITY
 #define Z_FEATURE_CONNECTIVITY 0
 #endif
+/** Advanced publishers (zenoh-ext): not implemented yet (1 is refused). */
 #ifndef Z_FEATURE_ADVANCED_PUBLICATION
 #define Z_FEATURE_ADVANCED_PUBLICATION 0
 #endif
+/** Advanced subscribers (zenoh-ext): not implemented yet (1 is refused). */
 #ifndef Z_FEATURE_ADVANCED_SUBSCRIPTION
 #define Z_FEATURE_ADVANCED_SUBSCRIPTION 0
 #endif
+/** Unicast transports: always there (every link of zmote is unicast). */
 #ifndef Z_FEATURE_UNICAST_TRANSPORT
 #define Z_FEATURE_UNICAST_TRANSPORT 1
 #endif
@@ -139,7 +156,9 @@
  * Whether the port's datagram sockets are needed (UDP links, scouting), and whether any socket
  * is (those, or TCP): builds without either never reference the port's socket functions.
  */
+/** Derived, not to be set: the port's datagram sockets are needed (UDP links, scouting). */
 #define ZM_PORT_UDP (Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_SCOUTING)
+/** Derived, not to be set: some socket is needed (TCP, or ZM_PORT_UDP). */
 #define ZM_PORT_SOCKETS (Z_FEATURE_LINK_TCP || ZM_PORT_UDP)
 
 /** TCP links send without delay (Nagle off): always so in zmote. */
@@ -151,36 +170,47 @@
  * zenoh-pico's other switches, for programs that test them: links and tasks zmote does not have
  * (1 is refused below).
  */
+/** UDP multicast links: not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_LINK_UDP_MULTICAST
 #define Z_FEATURE_LINK_UDP_MULTICAST 0
 #endif
+/** UDP unicast links: not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_LINK_UDP_UNICAST
 #define Z_FEATURE_LINK_UDP_UNICAST 0
 #endif
+/** TLS links: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_LINK_TLS
 #define Z_FEATURE_LINK_TLS 0
 #endif
+/** WebSocket links: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_LINK_WS
 #define Z_FEATURE_LINK_WS 0
 #endif
+/** Bluetooth links: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_LINK_BLUETOOTH
 #define Z_FEATURE_LINK_BLUETOOTH 0
 #endif
+/** zenoh-pico's USB serial links: zmote has none (1 is refused; serial lines are Z_FEATURE_LINK_SERIAL). */
 #ifndef Z_FEATURE_LINK_SERIAL_USB
 #define Z_FEATURE_LINK_SERIAL_USB 0
 #endif
+/** Raw Ethernet transport: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_RAWETH_TRANSPORT
 #define Z_FEATURE_RAWETH_TRANSPORT 0
 #endif
+/** zenoh-pico's batching mutex: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_BATCH_TX_MUTEX
 #define Z_FEATURE_BATCH_TX_MUTEX 0
 #endif
+/** zenoh-pico's per-peer batching mutex: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_BATCH_PEER_MUTEX
 #define Z_FEATURE_BATCH_PEER_MUTEX 0
 #endif
+/** zenoh-pico's receive cache: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_RX_CACHE
 #define Z_FEATURE_RX_CACHE 0
 #endif
+/** zenoh-pico's periodic task scheduler: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_PERIODIC_TASKS
 #define Z_FEATURE_PERIODIC_TASKS 0
 #endif
@@ -188,7 +218,7 @@
 /**
  * The admin space (zp_start_admin_space), as in zenoh-pico: only with Z_FEATURE_UNSTABLE_API
  * defined, and with queryables (it is one). Z_FEATURE_UNSTABLE_API itself is a defined/undefined switch
- * (zenoh-pico tests it with #ifdef): define it to expose the unstable parts of the API.
+ * (zenoh-pico tests it with `#ifdef`): define it to expose the unstable parts of the API.
  */
 #ifndef Z_FEATURE_ADMIN_SPACE
 #define Z_FEATURE_ADMIN_SPACE 0

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * The platform interface: the only thing a port implements (port/posix today; FreeRTOS, Zephyr
  * and bare metal later). The port's own zmote_platform.h, found on the include path of the
  * chosen port, defines the opaque types; upper layers never test the platform, they call here.
@@ -49,6 +50,7 @@ zm_thread_id_t zm_port_thread_self(void);
 
 /** Initializes a mutex in place; destroy it once no thread uses it. */
 z_result_t zm_port_mutex_init(zm_mutex_t *m);
+/** Releases what zm_port_mutex_init set up; no thread may hold or wait for m. */
 void zm_port_mutex_destroy(zm_mutex_t *m);
 /** Waits until the calling thread holds m. */
 void zm_port_mutex_lock(zm_mutex_t *m);
@@ -59,6 +61,7 @@ void zm_port_mutex_unlock(zm_mutex_t *m);
 
 /** Initializes a condition variable whose deadlines are read on zm_port_clock_ms. */
 z_result_t zm_port_condvar_init(zm_condvar_t *c);
+/** Releases what zm_port_condvar_init set up; no thread may be waiting on c. */
 void zm_port_condvar_destroy(zm_condvar_t *c);
 /** Wakes one waiter; call with the waiters' mutex held so no wake-up is lost. */
 void zm_port_condvar_signal(zm_condvar_t *c);
@@ -165,8 +168,8 @@ void zm_port_socket_close(zm_socket_t *s);
 
 /** A UDP peer's address: opaque to upper layers, which copy, compare and print it only. */
 typedef struct {
-    uint8_t len; /* 0: no address */
-    uint8_t raw[ZM_ADDR_SIZE];
+    uint8_t len;               /**< bytes of raw in use; 0: no address */
+    uint8_t raw[ZM_ADDR_SIZE]; /**< the address in the port's own form */
 } zm_addr_t;
 
 /** Resolves host:port (host as in zm_port_tcp_connect; the first address wins) into *a. */
@@ -240,6 +243,7 @@ z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n,
  * returns NULL.
  */
 #if !ZM_PORT_SOCKETS
+/** A socket, incomplete: a build without sockets only passes pointers to it around (always NULL). */
 typedef struct zm_socket zm_socket_t;
 #endif
 

@@ -1,21 +1,30 @@
-/*
+/**
+ * @file
  * Result codes. Every fallible function returns z_result_t: 0 is success, a negative value an
  * error, a positive value a non-error status (channel states). Public codes keep the names and
  * values zenoh-pico 1.x gives them, so programs written for it compare correctly; zmote's finer
  * codes (ZM_E_*) sit at values zenoh-pico leaves unused. One X-macro list holds every distinct
- * code, so that names, values and messages never drift apart.
+ * code, so that names, values and messages never drift apart: ZM_RESULT_LIST below is the table
+ * of codes, and zm_strerror() gives each one's message.
  */
 #ifndef ZMOTE_RESULT_H
 #define ZMOTE_RESULT_H
 
 #include <stdint.h>
 
+/**
+ * What every fallible function returns: Z_OK (0) on success, a negative code on failure, a
+ * positive one for a status that is not a failure (Z_CHANNEL_DISCONNECTED, Z_CHANNEL_NODATA).
+ * Each code is an enumerator named in ZM_RESULT_LIST; zm_strerror() gives its message.
+ */
 typedef int8_t z_result_t;
 
-/*
- * X(name, value, message). Names starting with "_Z_" are zenoh-pico's own spellings, kept for
- * source compatibility (its examples test e.g. `!= _Z_RES_OK`); they are the only identifiers
- * with a leading underscore in this file.
+/**
+ * Every result code, as X(name, value, message): each becomes an enumerator `name = value`, and
+ * zm_strerror() returns `message` for it. Names starting with "_Z_" are zenoh-pico's own
+ * spellings, kept for source compatibility (its examples test e.g. `!= _Z_RES_OK`); they are the
+ * only identifiers with a leading underscore in this file. Many of zenoh-pico's codes exist only
+ * so that its programs compile; each function's documentation names the codes it returns.
  */
 #define ZM_RESULT_LIST(X)                                                              \
     X(Z_OK, 0, "ok")                                                                   \
@@ -102,22 +111,35 @@ typedef int8_t z_result_t;
     X(Z_ENULL, -127, "null or dropped object")                                         \
     X(Z_EGENERIC, INT8_MIN, "generic error")
 
+/** Makes one enumerator of an entry of ZM_RESULT_LIST. */
 #define ZM_RESULT_ENUM(name, value, msg) name = (value),
 enum { ZM_RESULT_LIST(ZM_RESULT_ENUM) };
 #undef ZM_RESULT_ENUM
 
 /* zenoh-pico's second names for codes of the list above. */
+/** zenoh-pico's second name of Z_OK. */
 #define _Z_RES_OK Z_OK
+/** zenoh-pico's second name of Z_CHANNEL_DISCONNECTED. */
 #define _Z_RES_CHANNEL_CLOSED Z_CHANNEL_DISCONNECTED
+/** zenoh-pico's second name of Z_CHANNEL_NODATA. */
 #define _Z_RES_CHANNEL_NODATA Z_CHANNEL_NODATA
+/** zenoh-pico's second name of Z_NO_DATA_PROCESSED. */
 #define _Z_NO_DATA_PROCESSED Z_NO_DATA_PROCESSED
+/** zenoh-pico's second name of Z_EINVAL. */
 #define _Z_ERR_INVALID Z_EINVAL
+/** zenoh-pico's second name of Z_ESESSION_CLOSED. */
 #define _Z_ERR_SESSION_CLOSED Z_ESESSION_CLOSED
+/** zenoh-pico's second name of Z_ENULL. */
 #define _Z_ERR_NULL Z_ENULL
+/** zenoh-pico's second name of Z_EGENERIC. */
 #define _Z_ERR_GENERIC Z_EGENERIC
+/** zenoh-pico's internal status of a reference count still above zero; no zmote function returns it. */
 #define _Z_RESOURCE_POSITIVE_REF_COUNT 4
 
-/** Returns a static, human-readable message for a result code (never NULL). */
+/**
+ * Returns a static, human-readable message for a result code: the message of its entry in
+ * ZM_RESULT_LIST, or "unknown error" for a value that is none of them. Never NULL; any thread.
+ */
 const char *zm_strerror(z_result_t r);
 
 #endif /* ZMOTE_RESULT_H */

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Compatibility header: zenoh-pico's z_pub_thr example includes this internal header of its
  * codec to size its batches with _z_zint_len. zmote's codec is not public, so this provides only
  * that function, with zenoh-pico's name (hence the leading underscore) and result type.

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Constants of the Zenoh C API: enumerations, configuration keys and their accepted values,
  * and the protocol and timing constants programs written for zenoh-pico read. Values are those
  * of zenoh-pico 1.9.0, so that a program's stored numbers and switch statements keep working.
@@ -9,66 +10,120 @@
 #include <stdint.h>
 
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
+/*
+ * z_open reads only the mode, the connect and listen locators and the zid. The other keys are
+ * stored and returned by zp_config_get, for programs written for zenoh-pico, but change nothing:
+ * zmote has no scouting, TLS, authentication or automatic timestamps.
+ */
 
+/** The session's mode: Z_CONFIG_MODE_CLIENT (the default) or Z_CONFIG_MODE_PEER. */
 #define Z_CONFIG_MODE_KEY 0x40
+/** Mode value: a client, connected to one router (or peer) by the first connect locator that answers. */
 #define Z_CONFIG_MODE_CLIENT "client"
+/** Mode value: a peer, connected to every connect locator and listening on the listen locator. */
 #define Z_CONFIG_MODE_PEER "peer"
+/** The mode of z_config_default(): client. */
 #define Z_CONFIG_MODE_DEFAULT Z_CONFIG_MODE_CLIENT
 
 /** A locator to connect to, e.g. "tcp/192.168.1.2:7447"; inserting it again adds another one. */
 #define Z_CONFIG_CONNECT_KEY 0x41
 /** A locator to listen on; makes the session a peer. */
 #define Z_CONFIG_LISTEN_KEY 0x42
+/** User name for authentication (stored, not used: zmote does not authenticate). */
 #define Z_CONFIG_USER_KEY 0x43
+/** Password for authentication (stored, not used). */
 #define Z_CONFIG_PASSWORD_KEY 0x44
+/** Whether to scout by multicast (stored, not used: zmote does not scout yet). */
 #define Z_CONFIG_MULTICAST_SCOUTING_KEY 0x45
+/** Default of Z_CONFIG_MULTICAST_SCOUTING_KEY, set by z_config_default(). */
 #define Z_CONFIG_MULTICAST_SCOUTING_DEFAULT "true"
+/** Multicast locator scouted on (stored, not used). */
 #define Z_CONFIG_MULTICAST_LOCATOR_KEY 0x46
+/** Default of Z_CONFIG_MULTICAST_LOCATOR_KEY, set by z_config_default(). */
 #define Z_CONFIG_MULTICAST_LOCATOR_DEFAULT "udp/224.0.0.224:7446"
+/** Scouting timeout in milliseconds (stored, not used). */
 #define Z_CONFIG_SCOUTING_TIMEOUT_KEY 0x47
+/** Default of Z_CONFIG_SCOUTING_TIMEOUT_KEY, set by z_config_default(). */
 #define Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT "1000"
+/** What to scout for, a z_what_t mask as decimal text (stored, not used). */
 #define Z_CONFIG_SCOUTING_WHAT_KEY 0x48
+/** zenoh-pico's default of Z_CONFIG_SCOUTING_WHAT_KEY: routers and peers. */
 #define Z_CONFIG_SCOUTING_WHAT_DEFAULT "3"
 /** The session's zid: 32 hex digits (dashes of a UUID allowed); random when absent. */
 #define Z_CONFIG_SESSION_ZID_KEY 0x49
+/** Whether puts get a timestamp automatically (stored, not used: pass one in the options). */
 #define Z_CONFIG_ADD_TIMESTAMP_KEY 0x4A
+/** zenoh-pico's default of Z_CONFIG_ADD_TIMESTAMP_KEY. */
 #define Z_CONFIG_ADD_TIMESTAMP_DEFAULT "false"
+/** TLS root CA certificate file (stored, not used: zmote has no TLS link). */
 #define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_KEY 0x4B
+/** TLS root CA certificate in base64 (stored, not used). */
 #define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_BASE64_KEY 0x4C
+/** TLS listener private key file (stored, not used). */
 #define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_KEY 0x4D
+/** TLS listener private key in base64 (stored, not used). */
 #define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_BASE64_KEY 0x4E
+/** TLS listener certificate file (stored, not used). */
 #define Z_CONFIG_TLS_LISTEN_CERTIFICATE_KEY 0x4F
+/** TLS listener certificate in base64 (stored, not used). */
 #define Z_CONFIG_TLS_LISTEN_CERTIFICATE_BASE64_KEY 0x50
+/** Whether TLS authenticates clients too (stored, not used). */
 #define Z_CONFIG_TLS_ENABLE_MTLS_KEY 0x51
+/** TLS client private key file (stored, not used). */
 #define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_KEY 0x52
+/** TLS client private key in base64 (stored, not used). */
 #define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_BASE64_KEY 0x53
+/** TLS client certificate file (stored, not used). */
 #define Z_CONFIG_TLS_CONNECT_CERTIFICATE_KEY 0x54
+/** TLS client certificate in base64 (stored, not used). */
 #define Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY 0x55
+/** Whether TLS checks the server's name (stored, not used). */
 #define Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY 0x56
 
 /* ---- protocol and timing constants ---------------------------------------------------------- */
+/* Values programs written for zenoh-pico read; those zmote itself uses say so. */
 
+/** Bytes of a zenoh id (z_id_t). */
 #define Z_ZID_LENGTH 16
+/** zenoh-pico's multicast JOIN period in milliseconds (zmote has no multicast transport). */
 #define Z_JOIN_INTERVAL 2500
+/** zenoh-pico's sequence number resolution code (zmote negotiates its own in the handshake). */
 #define Z_SN_RESOLUTION 0x02
+/** zenoh-pico's request id resolution code. */
 #define Z_REQ_RESOLUTION 0x02
+/** Timeout of a get, in milliseconds, when its options give 0 (also the options' default). */
 #define Z_GET_TIMEOUT_DEFAULT 10000
+/** Most transports a listening peer holds: ZM_PEERS_MAX. */
 #define Z_LISTEN_MAX_CONNECTION_NB ZM_PEERS_MAX
 /** How long zp_read waits for data, in milliseconds. */
 #define Z_CONFIG_SOCKET_TIMEOUT 100
+/** Lease announced to peers, in milliseconds: ZM_LEASE_MS. */
 #define Z_TRANSPORT_LEASE ZM_LEASE_MS
+/** zenoh-pico's lease factor (zmote sends ZM_KEEP_ALIVE_DIVISOR keep-alives per lease instead). */
 #define Z_TRANSPORT_LEASE_EXPIRE_FACTOR 3
+/**
+ * How long z_open waits for each connect locator to connect, then again for its handshake, in
+ * milliseconds.
+ */
 #define Z_TRANSPORT_CONNECT_TIMEOUT 10000
+/** zenoh-pico's accept timeout (zmote's is ZM_ACCEPT_TIMEOUT_MS). */
 #define Z_TRANSPORT_ACCEPT_TIMEOUT 1000
+/** Largest batch received on a unicast link: ZM_BATCH_UNICAST_SIZE. */
 #define Z_BATCH_UNICAST_SIZE ZM_BATCH_UNICAST_SIZE
+/** Largest message sent in fragments or reassembled: ZM_FRAG_MAX_SIZE. */
 #define Z_FRAG_MAX_SIZE ZM_FRAG_MAX_SIZE
 
+/** Selector parameter asking for a time range; a get with it consolidates none by default. */
 #define Z_SELECTOR_TIME "_time="
+/**
+ * Selector parameter that accepts replies on any key: a query whose parameters hold it may be
+ * answered on keys outside its key expression (as Z_REPLY_KEYEXPR_ANY).
+ */
 #define Z_SELECTOR_QUERY_MATCH "_anyke"
 
 /* ---- enumerations ----------------------------------------------------------------------------- */
 
-/** What to look for when scouting: a mask of node kinds. */
+/** What to look for when scouting: a mask of node kinds (for z_scout_options_t; zmote does not scout yet). */
 typedef enum {
     Z_WHAT_ROUTER = 0x01,
     Z_WHAT_PEER = 0x02,
@@ -85,9 +140,14 @@ typedef enum z_whatami_t {
     Z_WHATAMI_PEER = 0x02,
     Z_WHATAMI_CLIENT = 0x04,
 } z_whatami_t;
+/** zenoh-pico's default node kind. */
 #define Z_WHATAMI_DEFAULT Z_WHATAMI_ROUTER
 
-/** Where a publication may go, or where a subscriber accepts samples from. */
+/**
+ * Where a publication (or query) may go, or where a subscriber (or queryable) accepts them from:
+ * anywhere, this session only, or other nodes only (Z_FEATURE_LOCAL_SUBSCRIBER,
+ * Z_FEATURE_LOCAL_QUERYABLE).
+ */
 typedef enum z_locality_t {
     Z_LOCALITY_ANY = 0,
     Z_LOCALITY_SESSION_LOCAL = 1,
@@ -118,12 +178,20 @@ typedef enum {
     Z_KEYEXPR_INTERSECTION_LEVEL_EQUALS = 3,
 } z_keyexpr_intersection_level_t;
 
+/** What a sample announces: a value put on its key, or the deletion of its key. */
 typedef enum {
     Z_SAMPLE_KIND_PUT = 0,
     Z_SAMPLE_KIND_DELETE = 1,
     Z_SAMPLE_KIND_DEFAULT = Z_SAMPLE_KIND_PUT
 } z_sample_kind_t;
 
+/**
+ * How a get consolidates its replies: NONE hands every reply over as it comes; MONOTONIC hands a
+ * reply over only when it is newer than the last one handed over on its key; LATEST keeps only the
+ * newest reply of each key and hands them over when the get ends; AUTO (the default) is LATEST,
+ * or NONE when the parameters ask for a time range (Z_SELECTOR_TIME). At most ZM_GET_KEPT_MAX
+ * keys are consolidated per get; replies on more keys pass unconsolidated.
+ */
 typedef enum {
     Z_CONSOLIDATION_MODE_AUTO = -1,
     Z_CONSOLIDATION_MODE_NONE = 0,
@@ -132,6 +200,7 @@ typedef enum {
     Z_CONSOLIDATION_MODE_DEFAULT = Z_CONSOLIDATION_MODE_AUTO
 } z_consolidation_mode_t;
 
+/** The channel a message goes on: reliable (the default) or best effort. */
 typedef enum {
     Z_RELIABILITY_BEST_EFFORT = 1,
     Z_RELIABILITY_RELIABLE = 0,
@@ -168,6 +237,10 @@ typedef enum {
     Z_PRIORITY_DEFAULT = Z_PRIORITY_DATA
 } z_priority_t;
 
+/**
+ * Which queryables a query is for: the best matching ones (the default), all of them, or all the
+ * complete ones (those declared complete that cover the key).
+ */
 typedef enum {
     Z_QUERY_TARGET_BEST_MATCHING = 0,
     Z_QUERY_TARGET_ALL = 1,
@@ -175,6 +248,10 @@ typedef enum {
     Z_QUERY_TARGET_DEFAULT = Z_QUERY_TARGET_BEST_MATCHING
 } z_query_target_t;
 
+/**
+ * Which keys a querier accepts replies on: those that match its query's key expression (the
+ * default), or any.
+ */
 typedef enum z_reply_keyexpr_t {
     Z_REPLY_KEYEXPR_ANY = 0,
     Z_REPLY_KEYEXPR_MATCHING_QUERY = 1,

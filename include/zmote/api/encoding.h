@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Encodings: the table of predefined encodings shared with Rust Zenoh (id and text), a function
  * z_encoding_<name>() and a constant ZP_ENCODING_<NAME> for each, and the functions that parse,
  * print and compare encodings. One X-macro list holds the table, so that the ids, the names and

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Channel handlers: a closure that queues every sample, query or reply it receives, and a
  * handler that takes them out on the program's own thread. A fifo keeps items in order and, when
  * full, makes the delivering thread wait for room; a ring, when full, forgets its oldest item.

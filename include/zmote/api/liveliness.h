@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Liveliness of the Zenoh C API (zenoh-pico 1.9.0's names and signatures): tokens, liveliness
  * subscribers and liveliness gets (Z_FEATURE_LIVELINESS; subscribers also need
  * Z_FEATURE_SUBSCRIPTION, gets Z_FEATURE_QUERY).

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * The generic macros of the Zenoh C API (z_loan, z_move, z_drop, z_clone, z_take, z_call,
  * z_recv, z_closure, ...): C11 _Generic selections that pick the per-type function from the
  * argument's type, exactly in zenoh-pico's forms, so that `z_drop(z_move(x))` and friends work

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * The platform helpers of the Zenoh C API that programs use for themselves: sleeping, clocks,
  * memory, random numbers, threads, mutexes and condition variables. They sit on zmote's port
  * (zmote/port.h), so a program using them runs wherever zmote is ported. Memory from z_malloc

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * The functions of the Zenoh C API (zenoh-pico 1.9.0's signatures): configuration, sessions,
  * key expressions, payloads, samples, publication and subscription, and the tasks that drive a
  * session. Every function checks its arguments (NULL, dropped objects) and reports misuse with

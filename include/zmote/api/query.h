@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Queries of the Zenoh C API: gets and queriers (Z_FEATURE_QUERY), queryables and their replies
  * (Z_FEATURE_QUERYABLE), and the query and reply objects they exchange.
  *

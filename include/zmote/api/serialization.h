@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * Serialization in zenoh-ext's format, the one Rust's z_serialize/z_deserialize and Python's
  * zenoh.ext write and read, so that typed data crosses languages: integers and floats as fixed
  * width little-endian, a bool as one byte (0 or 1), the length of a sequence, string or byte

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * The types of the Zenoh C API, laid out exactly as zenoh-pico 1.x lays them out so that its
  * programs build unchanged: for each object X an owned struct z_owned_X_t wrapping the object
  * in a member `_val` (`_rc` for reference-counted handles), a loaned type z_loaned_X_t that is
