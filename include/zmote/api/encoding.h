@@ -11,6 +11,12 @@
 #include "zmote/api/primitives.h"
 
 /* X(id, function suffix, CONSTANT SUFFIX, text) */
+/**
+ * The predefined encodings, as X(id, function suffix, CONSTANT SUFFIX, text): the ids and texts
+ * are Rust Zenoh's. With Z_FEATURE_ENCODING_VALUES each entry gives a function
+ * `const z_loaned_encoding_t *z_encoding_<suffix>(void)` (e.g. z_encoding_text_plain()) and a
+ * constant `ZP_ENCODING_<SUFFIX>` (a `const z_owned_encoding_t`), see ZM_ENCODING_DECLARE.
+ */
 #define ZM_ENCODING_LIST(X)                                                                        \
     X(0, zenoh_bytes, ZENOH_BYTES, "zenoh/bytes")                                                  \
     X(1, zenoh_string, ZENOH_STRING, "zenoh/string")                                               \
@@ -71,8 +77,11 @@
     X(52, video_vp9, VIDEO_VP9, "video/vp9")
 
 #if Z_FEATURE_ENCODING_VALUES == 1
-/* For each entry: `const z_loaned_encoding_t *z_encoding_<name>(void)`, a static encoding
- * (never NULL, never to be dropped), and `extern const z_owned_encoding_t ZP_ENCODING_<NAME>`. */
+/**
+ * For each entry of ZM_ENCODING_LIST: `const z_loaned_encoding_t *z_encoding_<name>(void)`, a
+ * static encoding (never NULL, never to be dropped), and `extern const z_owned_encoding_t
+ * ZP_ENCODING_<NAME>`, the same encoding as an owned object (to clone, never to drop).
+ */
 #define ZM_ENCODING_DECLARE(id, fn, cst, text)        \
     const z_loaned_encoding_t *z_encoding_##fn(void); \
     extern const z_owned_encoding_t ZP_ENCODING_##cst;

@@ -6,6 +6,12 @@
  * Queued items are owned copies made into buffers the channel recycles, so a steady stream of
  * samples allocates nothing. A queued query keeps its query open (as z_query_clone does): the
  * querier gets its final response once the program has taken the query out and dropped it.
+ * An item whose copy cannot be allocated is not queued (it is lost, as a full ring's oldest is).
+ *
+ * The constructors (z_fifo_channel_X_new, z_ring_channel_X_new) return Z_EINVAL for a NULL
+ * argument or a capacity of 0, ZM_E_NOMEM, or the port's error when its mutex or condition
+ * variable cannot be made; the closure and handler they fill are null on failure. recv and
+ * try_recv return Z_EINVAL for a NULL item and Z_ENULL for a NULL or dropped handler.
  */
 #ifndef ZMOTE_API_HANDLERS_H
 #define ZMOTE_API_HANDLERS_H
@@ -13,9 +19,10 @@
 #include "zmote/api/primitives.h"
 
 /*
- * Per-type functions of the handler types (see primitives.h): null, check, loan, loan_mut, move,
- * take, drop. Dropping the handler drops what is queued; the closure side keeps the channel alive
- * until it is dropped too (items it still receives are then discarded).
+ * Per-type functions of the handler types (ZM_OWNED_FUNCTIONS_RC in primitives.h): null, check,
+ * loan, loan_mut, move, take, drop. Dropping the handler drops what is queued, on the calling
+ * thread, and wakes a delivering thread waiting for room; the closure side keeps the channel
+ * alive until it is dropped too (items it still receives are then discarded).
  */
 ZM_OWNED_FUNCTIONS_RC(fifo_handler_sample)
 ZM_OWNED_FUNCTIONS_RC(ring_handler_sample)
@@ -37,11 +44,11 @@ ZM_OWNED_FUNCTIONS_RC(ring_handler_reply)
 z_result_t z_fifo_channel_sample_new(z_owned_closure_sample_t *callback, z_owned_fifo_handler_sample_t *handler,
                                      size_t capacity);
 /**
- * Takes the oldest sample out into *sample (returned owned). Blocks while the queue is empty and
- * the closure side is alive; Z_CHANNEL_DISCONNECTED (sample null) once that side was dropped
- * (subscriber undeclared, session closed) and the queue is empty. In single-thread builds it
- * does not block: Z_OK with a null sample when empty. Z_EINVAL for a NULL sample, Z_ENULL for a
- * NULL or dropped handler.
+ * Takes the oldest sample out into *sample (returned owned). Blocks, without a timeout, while the
+ * queue is empty and the closure side is alive; Z_CHANNEL_DISCONNECTED (sample null) once that
+ * side was dropped (subscriber undeclared, session closed) and the queue is empty. In
+ * single-thread builds it does not block: Z_OK with a null sample when empty. Z_EINVAL for a NULL
+ * sample, Z_ENULL for a NULL or dropped handler.
  */
 z_result_t z_fifo_handler_sample_recv(const z_loaned_fifo_handler_sample_t *handler, z_owned_sample_t *sample);
 /** Like z_fifo_handler_sample_recv without waiting: Z_CHANNEL_NODATA when the queue is empty. */

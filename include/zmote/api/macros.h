@@ -19,8 +19,10 @@
 
 /* An association of cancellation tokens, which exist with queries and the unstable API only. */
 #if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+/** An association `type: fn,` of the generic macros, for cancellation tokens (queries and the unstable API). */
 #define ZM_GENERIC_CANCEL(type, fn) type: fn,
 #else
+/** Nothing: a build without queries or the unstable API has no cancellation tokens. */
 #define ZM_GENERIC_CANCEL(type, fn)
 #endif
 
@@ -390,12 +392,20 @@
  * any owned closure; missing arguments are 0. It is a complete statement, semicolon included,
  * as in zenoh-pico (so `z_closure(...)` may also stand without one).
  */
+/** The statement z_closure() expands to: sets the closure's call, drop and context. */
 #define ZM_CLOSURE_FILL(closure, callback, dropper, ctx, ...) \
     do {                                                      \
         (closure)->_val.call = callback;                      \
         (closure)->_val.drop = dropper;                       \
         (closure)->_val.context = ctx;                        \
     } while (0);
+/**
+ * z_closure(&c, call), z_closure(&c, call, drop) or z_closure(&c, call, drop, context) fills
+ * any owned closure c (`z_owned_closure_X_t`); missing arguments are 0 (NULL). It is a complete
+ * statement, semicolon included, as in zenoh-pico (so `z_closure(...)` may also stand without
+ * one). It cannot fail and allocates nothing; c's previous content is forgotten, not dropped. The
+ * library runs call and drop on the threads the function the closure is given to names.
+ */
 #define z_closure(...) ZM_CLOSURE_FILL(__VA_ARGS__, 0, 0, 0)
 
 #endif /* C11 */

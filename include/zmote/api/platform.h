@@ -91,13 +91,15 @@ unsigned long z_time_elapsed_ms(z_time_t *time);
 /** Same as z_time_elapsed_us, in seconds. */
 unsigned long z_time_elapsed_s(z_time_t *time);
 
-/* ---- threads, mutexes, condition variables --------------------------------------------------------
- *
- * Per-type functions (see primitives.h): z_internal_X_null, z_X_take, z_X_loan, z_X_loan_mut,
- * z_X_move, for X = task, mutex, condvar. In single-thread builds the constructors return
- * ZM_E_UNSUPPORTED.
- */
+/* ---- threads, mutexes, condition variables -------------------------------------------------------- */
 
+/**
+ * Per-type functions (see ZM_OWNED_FUNCTIONS_BASE in primitives.h): z_internal_X_null, z_X_take,
+ * z_X_loan, z_X_loan_mut, z_X_move, for X = task, mutex, condvar; each one's drop is declared
+ * below (z_drop(z_move(task)) joins the task). In single-thread builds every function of tasks,
+ * mutexes and condition variables below returns ZM_E_UNSUPPORTED; in multi-thread builds those
+ * given a NULL or dropped object return Z_ENULL (the constructors: Z_EINVAL for NULL).
+ */
 #define ZM_SYSTEM_FUNCTIONS(name)                                                                  \
     void z_internal_##name##_null(z_owned_##name##_t *obj);                                        \
     void z_##name##_take(z_owned_##name##_t *obj, z_moved_##name##_t *src);                        \
