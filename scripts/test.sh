@@ -4,8 +4,9 @@
 # TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
 # its tests, a short libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run
 # in QEMU, the freestanding Cortex-M4 build of the portable core, and the worst-case stack of the
-# publish and receive paths on Cortex-M4; and zmote installed, then used by projects of their
-# own (find_package, pkg-config, add_subdirectory). Every stage runs even after one fails, so one
+# publish and receive paths on Cortex-M4; zmote installed, then used by projects of their own
+# (find_package, pkg-config, add_subdirectory); and the API reference (doxygen, warnings as
+# errors) with the getting-started page's program. Every stage runs even after one fails, so one
 # run shows everything; the last line counts ctest cases plus the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
@@ -93,6 +94,15 @@ t=$SECONDS
 unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNSTABLE_API=ON \
     -DZ_FEATURE_ADMIN_SPACE=1
 echo "debug: $((SECONDS - t))s"
+
+stage "API reference (doxygen, warnings as errors) and the getting-started program"
+t=$SECONDS
+if scripts/check-docs.sh build/getting-started </dev/null; then
+    ok
+else
+    bad "docs: an undocumented public name, the error table, or the getting-started program (see above)"
+fi
+echo "docs: $((SECONDS - t))s"
 
 # Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.
 interop_stage() {

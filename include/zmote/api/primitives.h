@@ -31,8 +31,9 @@
  * inside that call. What the session does itself runs its callbacks on the calling thread,
  * inside the call: its own puts reach its subscribers within z_put(), its own gets reach its
  * queryables within z_get(), and a declaration or undeclaration that changes a matching status
- * calls the listeners within it. A callback may call the API, except what waits for callbacks to
- * finish: closing its session (z_close()) or stopping its tasks.
+ * calls the listeners within it. A callback may call the API, except what would wait for itself:
+ * closing its session (z_close()), or stopping the lease task (zp_stop_lease_task()) from a
+ * callback that runs on it.
  *
  * @anchor api_errors
  * @par Errors
