@@ -6,8 +6,8 @@
  * prefix. The API lives in zmote/api/: constants, types, primitives (the functions), queries,
  * liveliness, serialization (zenoh-ext's format), encodings, channel handlers, platform helpers
  * and the generic macros. Compile-time options are in zmote/opt.h, result codes in
- * zmote/result.h, and the interface a platform port implements in zmote/port.h (not included
- * here: programs never need it).
+ * zmote/result.h, versions in zmote/version.h, and the interface a platform port implements in
+ * zmote/port.h (not included here: programs never need it).
  *
  * The conventions every function follows (who owns what, what blocks, which thread runs the
  * callbacks, the errors common to all) are written once, in zmote/api/primitives.h.
