@@ -12,12 +12,14 @@
 
 #include <stdint.h>
 
+typedef int8_t z_result_t;
+
 /**
+ * @typedef z_result_t
  * What every fallible function returns: Z_OK (0) on success, a negative code on failure, a
  * positive one for a status that is not a failure (Z_CHANNEL_DISCONNECTED, Z_CHANNEL_NODATA).
  * Each code is an enumerator named in ZM_RESULT_LIST; zm_strerror() gives its message.
  */
-typedef int8_t z_result_t;
 
 /**
  * Every result code, as X(name, value, message): each becomes an enumerator `name = value`, and

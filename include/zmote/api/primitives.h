@@ -56,7 +56,10 @@
 
 #include "zmote/api/types.h"
 
-/* ---- per-type functions ------------------------------------------------------------------------ */
+/* ---- per-type functions ------------------------------------------------------------------------
+ *
+ * Documented with the macros that declare them: ZM_OWNED_FUNCTIONS_BASE and its siblings below.
+ */
 
 /**
  * Declares the per-type functions every owned type `name` has (the generic macros of
