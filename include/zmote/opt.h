@@ -18,7 +18,11 @@
 
 /* ---- features ---------------------------------------------------------------------------- */
 
-/** Threads: a read task and a lease task per session (0: single thread, drive with zp_read). */
+/**
+ * Threads: a session has a read task per connected router or peer, an accept task when it
+ * listens, and a lease task (0: a single thread, which drives the session with zp_read and
+ * zp_send_keep_alive).
+ */
 #ifndef Z_FEATURE_MULTI_THREAD
 #define Z_FEATURE_MULTI_THREAD 1
 #endif
