@@ -23,7 +23,9 @@
  *
  * @anchor api_threads
  * @par Threads
- * Every function may be called from any thread. Callbacks (closures' calls and drops) run on the
+ * Every function may be called from any thread; a session and the entities declared on it may
+ * be used by several threads at once, any other object (a payload, an owned sample, a
+ * configuration) by one thread at a time. Callbacks (closures' calls and drops) run on the
  * thread that learnt what they report: in multi-thread builds (Z_FEATURE_MULTI_THREAD) a read task
  * of the session, one per connected router or peer, for what arrives from the network, and the
  * session's lease task for what times out (a get's end, a peer whose lease expired); in
