@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# Side-by-side figures, zenoh-pico (A) against zmote (B), through the shared harness (thr.sh,
-# lat.sh, alloc.sh beside this project, in ../shared/bench): same example programs, same CLI,
-# interleaved runs, B/A ratios of medians. A is a folder of zenoh-pico example binaries built
-# outside this tree (the harness's pico-build.sh does that under /tmp); B defaults to ours.
+# Side-by-side figures, zenoh-pico (A) against zmote (B), through bench/run.sh: throughput,
+# latency and heap in each mode, runs interleaved A B A B, B/A ratios of medians. A is a folder
+# of zenoh-pico's example programs built outside this tree (bench/README.md says how); without
+# it, zmote's figures are printed alone. B defaults to build/release/examples, built when missing.
+# Every measurement runs even after one failed; the exit status is 1 if any did.
 #
-# usage: bench/compare.sh PICO_EXAMPLES_DIR [ZMOTE_EXAMPLES_DIR]
-#   env: MODES="peer client" SIZES="8 64 1024 65536" ROUNDS=3 SECS=5 PINGS=2000
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-harness=${ZM_BENCH_HARNESS:-$root/../shared/bench}
-a=${1:?usage: bench/compare.sh PICO_EXAMPLES_DIR [ZMOTE_EXAMPLES_DIR]}
-b=${2:-$root/build/release/examples}
-[[ -x $harness/thr.sh ]] || { echo "no harness at $harness (set ZM_BENCH_HARNESS)" >&2; exit 2; }
-if [[ ! -x $b/z_pub_thr ]]; then
-  cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=Release -DZM_BUILD_TESTS=OFF >/dev/null
-  ninja -C "$root/build/release" >/dev/null
-fi
+# usage: bench/compare.sh [PICO_EXAMPLES_DIR] [ZMOTE_EXAMPLES_DIR]      ("" or - : no side A)
+#   env: MODES="peer client" SIZES="8 64 1024 65536" ROUNDS=3 SECS=5 PINGS=2000 HEAP_SIZES=8
+set -uo pipefail
+run=$(dirname "$0")/run.sh
+sides=()
+if [ -n "${1:-}" ] && [ "$1" != - ]; then sides+=(-a "$1"); fi
+if [ -n "${2:-}" ]; then sides+=(-b "$2"); fi
+sizes=${SIZES:-8 64 1024 65536}
+rounds=${ROUNDS:-3}
+status=0
 for mode in ${MODES:-peer client}; do
-  "$harness/thr.sh" -m "$mode" -r "${ROUNDS:-3}" -d "${SECS:-5}" -s "${SIZES:-8 64 1024 65536}" "$a" "$b" || true
-  for size in ${SIZES:-8 64 1024 65536}; do
-    "$harness/lat.sh" -m "$mode" -r "${ROUNDS:-3}" -n "${PINGS:-2000}" -s "$size" "$a" "$b" || true
-  done
-  "$harness/alloc.sh" -m "$mode" -s 8 "$a" "$b" || true
+    "$run" thr -m "$mode" -r "$rounds" -d "${SECS:-5}" -s "$sizes" "${sides[@]}" || status=1
+    echo
+    "$run" lat -m "$mode" -r "$rounds" -n "${PINGS:-2000}" -s "$sizes" "${sides[@]}" || status=1
+    echo
+    "$run" heap -m "$mode" -d "${SECS:-5}" -s "${HEAP_SIZES:-8}" "${sides[@]}" || status=1
+    echo
 done
+exit "$status"

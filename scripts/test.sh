@@ -5,9 +5,10 @@
 # its tests, a short libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run
 # in QEMU, the freestanding Cortex-M4 build of the portable core, and the worst-case stack of the
 # publish and receive paths on Cortex-M4; zmote installed, then used by projects of their own
-# (find_package, pkg-config, add_subdirectory); and the API reference (doxygen, warnings as
-# errors) with the getting-started page's program. Every stage runs even after one fails, so one
-# run shows everything; the last line counts ctest cases plus the other stages: "N passed, N failed".
+# (find_package, pkg-config, add_subdirectory); the API reference (doxygen, warnings as errors)
+# with the getting-started page's program; and a short run of the benchmark harness. Every stage
+# runs even after one fails, so one run shows everything; the last line counts ctest cases plus
+# the other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -189,6 +190,12 @@ read -r ip ifl <build/install.counts || { ip=0; ifl=1; }
 ok "$ip"
 [ "$ifl" = 0 ] || bad "install and consumer projects: $ifl checks" "$ifl"
 echo "install: $((SECONDS - t))s"
+
+# The harness's figures decide nothing; that it runs and prints them does.
+stage "bench harness smoke run (zmote alone, Debug examples: throughput, latency, heap; 1 s, 8 B)"
+t=$SECONDS
+if scripts/check-bench.sh build/debug/examples </dev/null; then ok; else bad "bench harness (see above)"; fi
+echo "bench: $((SECONDS - t))s"
 
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
 if scripts/check-features.sh; then ok; else bad "option combinations"; fi
