@@ -14,6 +14,7 @@
 #include "zmote/api/liveliness.h"
 #include "zmote/api/platform.h"
 #include "zmote/api/primitives.h"
+#include "zmote/api/query.h"
 #include "zmote/api/serialization.h"
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
