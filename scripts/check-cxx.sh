@@ -55,7 +55,7 @@ st_defs=(-DZ_FEATURE_MULTI_THREAD=0)
 rm -rf "$out"
 mkdir -p "$out/logs" "$out/src" "$out/bin"
 
-# ---- 1. the headers -------------------------------------------------------------------------------
+# ---- 1. the headers ------------------------------------------------------------------------------
 
 echo "-- headers as C++"
 headers=()
@@ -85,7 +85,7 @@ for std in c++11 c++17; do
     fi
 done
 
-# ---- 2. the overloads ------------------------------------------------------------------------------
+# ---- 2. the overloads ----------------------------------------------------------------------------
 
 echo "-- overloads of the generic names"
 if python3 tests/cxx/gen_generic_checks.py include/zmote/api/macros.h "$out/src/generic_checks.cpp"; then
@@ -108,7 +108,7 @@ else
     fail "tests/cxx/gen_generic_checks.py"
 fi
 
-# ---- the library trees ----------------------------------------------------------------------------------
+# ---- the library trees ---------------------------------------------------------------------------
 
 lib_tree() { # dir cmake-args...
     local dir=$1
@@ -189,7 +189,7 @@ for v in c++11 c++17 st; do
     [ -x "$out/bin/overloads-$v" ] && run_program "overloads ($v)" "$out/bin/overloads-$v"
 done
 
-# ---- 3. zmote's examples ---------------------------------------------------------------------------------
+# ---- 3. zmote's examples -------------------------------------------------------------------------
 
 echo "-- zmote's examples as C++ (-std=c++17)"
 mkdir -p "$out/src/zmote"
@@ -221,7 +221,7 @@ run_tests() {
 }
 run_tests "zmote's examples as C++, run" tests/cxx/test_cxx_examples.py
 
-# ---- 4. zenoh-pico's examples ------------------------------------------------------------------------------
+# ---- 4. zenoh-pico's examples --------------------------------------------------------------------
 
 # Examples of zenoh-pico 1.9.0 that are not valid C++ whatever the headers, with the reason.
 declare -A invalid=(

@@ -14,7 +14,7 @@
 
 int wrapped_checks(void);
 
-/* ---- every owned type: null, check, move, take, drop --------------------------------------------- */
+/* ---- every owned type: null, check, move, take, drop ----------------------------------------- */
 
 /* A null object checks false, moves and takes as null, and drops as a no-op. */
 template <class Owned> static void null_round_trip()
@@ -70,7 +70,7 @@ static void every_owned_type(void)
 #endif
 }
 
-/* ---- values: bytes, strings, slices, key expressions, encodings, configurations ------------------ */
+/* ---- values: bytes, strings, slices, key expressions, encodings, configurations -------------- */
 
 static void bytes_and_strings(void)
 {
@@ -167,7 +167,7 @@ static void keyexprs_encodings_configs(void)
     z_drop(z_move(payload));
 }
 
-/* ---- closures: z_closure with one to three arguments, z_call, z_drop ------------------------------ */
+/* ---- closures: z_closure with one to three arguments, z_call, z_drop ------------------------- */
 
 struct zid_seen {
     int calls;
@@ -242,7 +242,7 @@ static void closures(void)
     z_drop(z_move(ms));
 }
 
-/* ---- channels: z_recv / z_try_recv on fifo and ring handlers ------------------------------------- */
+/* ---- channels: z_recv / z_try_recv on fifo and ring handlers --------------------------------- */
 
 static void channels(void)
 {
@@ -275,7 +275,7 @@ static void channels(void)
     z_drop(z_move(qfifo));
 }
 
-/* ---- threads: dropping a task joins it; mutexes and condition variables ---------------------------- */
+/* ---- threads: dropping a task joins it; mutexes and condition variables ---------------------- */
 
 #if Z_FEATURE_MULTI_THREAD == 1
 struct task_state {
@@ -332,7 +332,7 @@ static void cancellation_tokens(void)
 }
 #endif
 
-/* ---- the type maps ---------------------------------------------------------------------------------- */
+/* ---- the type maps --------------------------------------------------------------------------- */
 
 static_assert(std::is_same<z_owned_to_loaned_type_t<z_owned_bytes_t>::type, z_loaned_bytes_t>::value, "");
 static_assert(std::is_same<z_loaned_to_owned_type_t<z_loaned_bytes_t>::type, z_owned_bytes_t>::value, "");

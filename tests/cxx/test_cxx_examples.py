@@ -22,7 +22,7 @@ def lines(p):
     return p.output().splitlines()
 
 
-# ---- publication and subscription ----------------------------------------------------------------------
+# ---- publication and subscription ----------------------------------------------------------------
 
 
 def test_z_put_and_z_delete_to_z_sub(run, ep):
@@ -99,7 +99,7 @@ def test_z_pub_thr_to_z_sub_thr(run):
     pub.wait_line(r"^\d+\.\d{3}$", timeout=10, others=[sub])
 
 
-# ---- queries ---------------------------------------------------------------------------------------------
+# ---- queries -------------------------------------------------------------------------------------
 
 
 def test_z_get_to_z_queryable(run, ep):
@@ -144,7 +144,7 @@ def test_z_get_attachment_to_z_queryable_attachment(run, ep):
     ]
 
 
-# ---- liveliness, info, bytes -------------------------------------------------------------------------------
+# ---- liveliness, info, bytes ---------------------------------------------------------------------
 
 
 def test_liveliness_token_seen_by_z_sub_liveliness_z_get_liveliness_and_z_info(run, ep):

@@ -421,8 +421,9 @@
  * returns. Where the C macro takes an lvalue (z_loan, z_loan_mut, z_move, z_internal_check,
  * z_call), the overload takes a reference; z_closure fills a closure from one to three
  * arguments, the missing ones 0. The family macros mirror those of primitives.h: adding a type
- * there means one line here. extern "C++" keeps the overloads legal when a program includes
- * this header inside its own extern "C" block.
+ * there means one line here (tests/cxx/gen_generic_checks.py fails the C++ check for a type of
+ * a C selection left out). extern "C++" keeps the overloads legal when a program includes this
+ * header inside its own extern "C" block.
  */
 extern "C++" {
 
