@@ -4,10 +4,10 @@
  * round trips printed in microseconds ("%lu"). It busy-waits for each echo, as pico's does; it
  * also pings until a first echo comes back (the path may not exist yet) and gives up after 10 s.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atomics.h"
 #include "cli.h"
 #include "zenoh-pico.h"
 
@@ -120,9 +120,9 @@ int main(int argc, char **argv)
         return -1;
     }
 
-    uint8_t *data = malloc(size > 0 ? size : 1);
-    unsigned long *rtt_us = malloc(sizeof *rtt_us * (count > 0 ? count : 1));
-    bool *ok = calloc(count > 0 ? count : 1, sizeof *ok);
+    uint8_t *data = (uint8_t *)malloc(size > 0 ? size : 1);
+    unsigned long *rtt_us = (unsigned long *)malloc(sizeof *rtt_us * (count > 0 ? count : 1));
+    bool *ok = (bool *)calloc(count > 0 ? count : 1, sizeof *ok);
     if (data == NULL || rtt_us == NULL || ok == NULL) {
         printf("Unable to allocate the payload.\n");
         return -1;

@@ -15,7 +15,7 @@
 
 static void on_ping(z_loaned_sample_t *sample, void *ctx)
 {
-    const z_owned_publisher_t *pub = ctx;
+    const z_owned_publisher_t *pub = (const z_owned_publisher_t *)ctx;
     /* A clone shares the received bytes rather than copying them. */
     z_owned_bytes_t echo;
     z_bytes_clone(&echo, z_sample_payload(sample));

@@ -6,11 +6,11 @@
  * pico's does with its default payload size.
  */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomics.h"
 #include "cli.h"
 #include "zenoh-pico.h"
 
@@ -34,7 +34,7 @@ static void free_payload(void *data, void *ctx)
 /* Every window: swap the count for 0 and print the rate; empty windows print nothing. */
 static void *report_task(void *arg)
 {
-    thr_stats_t *stats = arg;
+    thr_stats_t *stats = (thr_stats_t *)arg;
     unsigned long window_us = 1000000ul / stats->frequency;
     while (!atomic_load(&stats->stop)) {
         z_clock_t start = z_clock_now();
@@ -50,7 +50,7 @@ static void *report_task(void *arg)
 
 static void *stop_task(void *arg)
 {
-    thr_stats_t *stats = arg;
+    thr_stats_t *stats = (thr_stats_t *)arg;
     z_sleep_s(RUN_TIME_S);
     atomic_store(&stats->stop, true);
     return NULL;
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
         exit(-1);
     }
 
-    uint8_t *data = malloc(size > 0 ? size : 1);
+    uint8_t *data = (uint8_t *)malloc(size > 0 ? size : 1);
     if (data == NULL) {
         printf("Unable to allocate the payload.\n");
         exit(-1);

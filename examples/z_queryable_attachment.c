@@ -5,10 +5,10 @@
  * -k key expression, -v the value replied, -n queries to answer before leaving (0: run until
  * killed), -e/-m/-l session config. Attachments are zenoh-ext lists of string pairs (attachment.h).
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atomics.h"
 #include "attachment.h"
 #include "cli.h"
 #include "zenoh-pico.h"

@@ -8,10 +8,10 @@
  * could be read of it.
  */
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atomics.h"
 #include "cli.h"
 #include "zenoh-pico.h"
 

@@ -4,10 +4,10 @@
  * (also the tokens alive already), -n events to wait for (0: run until killed), -e/-m/-l session
  * config. The count is atomic because the callback runs on the session's read task.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atomics.h"
 #include "cli.h"
 #include "zenoh-pico.h"
 

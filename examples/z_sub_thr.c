@@ -4,10 +4,10 @@
  * Flags, timing and output are zenoh-pico 1.9.0's z_sub_thr so bench scripts compare the two.
  * The callback only bumps an atomic: what is measured is the library, not the example.
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "atomics.h"
 #include "cli.h"
 #include "zenoh-pico.h"
 
@@ -23,7 +23,7 @@ typedef struct {
 static void on_sample(z_loaned_sample_t *sample, void *ctx)
 {
     (void)sample;
-    thr_stats_t *stats = ctx;
+    thr_stats_t *stats = (thr_stats_t *)ctx;
     atomic_fetch_add_explicit(&stats->count, 1, memory_order_relaxed);
 }
 
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     }
 
     /* Owned by the subscriber's closure from here on: drop_stats frees it with the session. */
-    thr_stats_t *stats = malloc(sizeof *stats);
+    thr_stats_t *stats = (thr_stats_t *)malloc(sizeof *stats);
     if (stats == NULL) {
         exit(-1);
     }

@@ -30,10 +30,6 @@
 /** Zenoh protocol version spoken on the wire. */
 #define Z_PROTO_VERSION 0x09
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #include "zmote/api/constants.h"
 #include "zmote/api/types.h"
 #include "zmote/api/primitives.h"
@@ -45,9 +41,5 @@ extern "C" {
 #include "zmote/pool.h" /* zmote's own: the no-heap pools' figures */
 #include "zmote/api/platform.h"
 #include "zmote/api/macros.h"
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* ZMOTE_H */

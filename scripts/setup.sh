@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on Debian 12, and nothing when it is already there,
 # so a warm machine pays only a few dpkg queries. `build` is enough to build the library and
-# zmote-dump; `all` adds clang (fuzzing), the Cortex-M4 cross compiler, QEMU for the firmware
-# tests, socat (the serial interop tests join two pseudo-terminals with it), pkg-config (the
-# install tests link a program with zmote.pc), doxygen (the tests build the API reference,
-# warnings as errors) and the Python venv (.venv) that the interop tests use. Installing needs
-# root; without it, a missing package is an error. While another apt or dpkg holds the package
-# locks, it waits for them, at most five minutes.
+# zmote-dump; `all` adds g++ (the public headers built as C++), clang (fuzzing), the Cortex-M4
+# cross compiler, QEMU for the firmware tests, socat (the serial interop tests join two
+# pseudo-terminals with it), pkg-config (the install tests link a program with zmote.pc), doxygen
+# (the tests build the API reference, warnings as errors) and the Python venv (.venv) that the
+# interop tests use. Installing needs root; without it, a missing package is an error. While
+# another apt or dpkg holds the package locks, it waits for them, at most five minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
-all_pkgs=("${build_pkgs[@]}" iproute2 util-linux clang llvm libclang-rt-14-dev gcc-arm-none-eabi
+all_pkgs=("${build_pkgs[@]}" iproute2 util-linux g++ clang llvm libclang-rt-14-dev gcc-arm-none-eabi
           libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config doxygen)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
@@ -21,7 +21,7 @@ case "$what" in
 esac
 
 # The command each package provides, for machines where it came from elsewhere than dpkg.
-declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [clang]=clang [llvm]=llvm-size
+declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [g++]=g++ [clang]=clang [llvm]=llvm-size
                    [gcc-arm-none-eabi]=arm-none-eabi-gcc [qemu-system-arm]=qemu-system-arm
                    [socat]=socat [pkg-config]=pkg-config [doxygen]=doxygen)
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
 # under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
-# TSan, a single-thread build, every option combination a firmware uses, the no-heap build with
-# its tests, a short libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run
-# in QEMU, the freestanding Cortex-M4 build of the portable core, and the worst-case stack of the
-# publish and receive paths on Cortex-M4; zmote installed, then used by projects of their own
-# (find_package, pkg-config, add_subdirectory); the API reference (doxygen, warnings as errors)
-# with the getting-started page's program; and a short run of the benchmark harness. Every stage
-# runs even after one fails, so one run shows everything; the last line counts ctest cases plus
-# the other stages: "N passed, N failed".
+# TSan, a single-thread build, the public headers and the examples (zmote's and zenoh-pico's) as
+# C++, every option combination a firmware uses, the no-heap build with its tests, a short
+# libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run in QEMU, the
+# freestanding Cortex-M4 build of the portable core, and the worst-case stack of the publish and
+# receive paths on Cortex-M4; zmote installed, then used by projects of their own (find_package,
+# pkg-config, add_subdirectory); the API reference (doxygen, warnings as errors) with the
+# getting-started page's program; and a short run of the benchmark harness. Every stage runs
+# even after one fails, so one run shows everything; the last line counts ctest cases plus the
+# other stages: "N passed, N failed".
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -196,6 +197,16 @@ stage "bench harness smoke run (zmote alone, Debug examples: throughput, latency
 t=$SECONDS
 if scripts/check-bench.sh build/debug/examples </dev/null; then ok; else bad "bench harness (see above)"; fi
 echo "bench: $((SECONDS - t))s"
+
+stage "C++ (g++ -std=c++11/17): headers, overloads, examples and zenoh-pico's examples"
+t=$SECONDS
+# scripts/check-cxx.sh: zenoh-pico's examples come from $ZM_PICO_DIR (default /tmp/pico) if present.
+rm -f build/cxx.counts
+scripts/check-cxx.sh --counts build/cxx.counts build/cxx </dev/null
+read -r cp cf <build/cxx.counts || { cp=0; cf=1; }
+ok "$cp"
+[ "$cf" = 0 ] || bad "c++: $cf checks" "$cf"
+echo "c++: $((SECONDS - t))s"
 
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
 if scripts/check-features.sh; then ok; else bad "option combinations"; fi

@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** One pool: its block size and count, the blocks in use now and the most ever in use at once. */
 typedef struct {
     size_t size;  /**< bytes of each block */
@@ -23,5 +27,9 @@ typedef struct {
  * (held as briefly as an allocation holds it); callable from any thread. Allocates nothing.
  */
 size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_POOL_H */

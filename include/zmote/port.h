@@ -17,6 +17,10 @@
 #include "zmote/result.h"
 #include "zmote_platform.h" /* zm_mutex_t, zm_condvar_t, zm_task_t, zm_socket_t, zm_serial_t */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- memory: the default heap behind zm_alloc/zm_free (a static arena may replace it) -------- */
 
 /** Returns size bytes the caller owns, or NULL when the heap is exhausted. */
@@ -277,5 +281,9 @@ void zm_port_serial_close(zm_serial_t *s);
  */
 zm_socket_t *zm_port_serial_socket(zm_serial_t *s);
 #endif /* Z_FEATURE_LINK_SERIAL */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_PORT_H */

@@ -12,6 +12,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef int8_t z_result_t;
 
 /**
@@ -143,5 +147,9 @@ enum { ZM_RESULT_LIST(ZM_RESULT_ENUM) };
  * ZM_RESULT_LIST, or "unknown error" for a value that is none of them. Never NULL; any thread.
  */
 const char *zm_strerror(z_result_t r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_RESULT_H */

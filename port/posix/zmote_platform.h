@@ -8,6 +8,10 @@
 
 #include <pthread.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     pthread_mutex_t m;
 } zm_mutex_t;
@@ -35,5 +39,9 @@ typedef struct {
     int wake_rd;
     int wake_wr;
 } zm_serial_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_PLATFORM_H */

@@ -9,6 +9,10 @@
 
 #include "zmote.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Bytes v takes as a zint on the wire: 7 bits per byte, at most 9 bytes (the 9th holds 8). */
 static inline uint8_t _z_zint_len(uint64_t v)
 {
@@ -19,5 +23,9 @@ static inline uint8_t _z_zint_len(uint64_t v)
     }
     return n;
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_COMPAT_PROTOCOL_CODEC_H */

@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
  * z_open reads only the mode, the connect and listen locators and the zid. The other keys are
@@ -257,5 +261,9 @@ typedef enum z_reply_keyexpr_t {
     Z_REPLY_KEYEXPR_MATCHING_QUERY = 1,
     Z_REPLY_KEYEXPR_DEFAULT = Z_REPLY_KEYEXPR_MATCHING_QUERY
 } z_reply_keyexpr_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_CONSTANTS_H */

@@ -10,6 +10,10 @@
 
 #include "zmote/api/primitives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* X(id, function suffix, CONSTANT SUFFIX, text) */
 /**
  * The predefined encodings, as X(id, function suffix, CONSTANT SUFFIX, text): the ids and texts
@@ -112,5 +116,9 @@ z_result_t z_encoding_set_schema_from_substr(z_loaned_encoding_t *encoding, cons
 z_result_t z_encoding_to_string(const z_loaned_encoding_t *encoding, z_owned_string_t *string);
 /** True when both have the same id and the same schema. */
 bool z_encoding_equals(const z_loaned_encoding_t *left, const z_loaned_encoding_t *right);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_ENCODING_H */

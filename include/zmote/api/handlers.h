@@ -18,6 +18,10 @@
 
 #include "zmote/api/primitives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * Per-type functions of the handler types (ZM_OWNED_FUNCTIONS_RC in primitives.h): null, check,
  * loan, loan_mut, move, take, drop. Dropping the handler drops what is queued, on the calling
@@ -114,5 +118,9 @@ z_result_t z_ring_channel_reply_new(z_owned_closure_reply_t *callback, z_owned_r
 z_result_t z_ring_handler_reply_recv(const z_loaned_ring_handler_reply_t *handler, z_owned_reply_t *reply);
 /** Same as z_fifo_handler_reply_try_recv for a ring. */
 z_result_t z_ring_handler_reply_try_recv(const z_loaned_ring_handler_reply_t *handler, z_owned_reply_t *reply);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_HANDLERS_H */

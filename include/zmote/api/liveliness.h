@@ -24,6 +24,10 @@
 
 #include "zmote/api/primitives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** A liveliness token: the inner object of z_owned_liveliness_token_t. */
 typedef struct {
     struct zm_api_session *session; /**< counted reference; NULL: a null token */
@@ -125,5 +129,9 @@ z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr
 #endif
 
 #endif /* Z_FEATURE_LIVELINESS == 1 */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_LIVELINESS_H */

@@ -21,6 +21,10 @@
 #endif
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- random ----------------------------------------------------------------------------------- */
 
 /** A random value from the port's best source (zm_port_random); never blocks for long. */
@@ -159,5 +163,9 @@ z_result_t z_condvar_signal(z_loaned_condvar_t *cv);
 z_result_t z_condvar_wait(z_loaned_condvar_t *cv, z_loaned_mutex_t *m);
 /** Same as z_condvar_wait with a deadline on the monotonic clock; Z_ETIMEDOUT once it passed. */
 z_result_t z_condvar_wait_until(z_loaned_condvar_t *cv, z_loaned_mutex_t *m, const z_clock_t *abstime);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_PLATFORM_H */

@@ -58,6 +58,10 @@
 
 #include "zmote/api/types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- per-type functions ------------------------------------------------------------------------
  *
  * Documented with the macros that declare them: ZM_OWNED_FUNCTIONS_BASE and its siblings below.
@@ -926,6 +930,10 @@ z_result_t zp_batch_stop(const z_loaned_session_t *zs);
 z_result_t zp_start_admin_space(z_loaned_session_t *zs);
 /** Undeclares the admin space; Z_OK if it was not started. Errors: Z_ENULL, Z_ESESSION_CLOSED. */
 z_result_t zp_stop_admin_space(z_loaned_session_t *zs);
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* ZMOTE_API_PRIMITIVES_H */

@@ -25,6 +25,10 @@
 
 #include "zmote/api/primitives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 ZM_OWNED_FUNCTIONS(query)
 ZM_OWNED_FUNCTIONS(reply)
 ZM_OWNED_FUNCTIONS(reply_err)
@@ -280,6 +284,10 @@ z_result_t z_query_reply_del(const z_loaned_query_t *query, const z_loaned_keyex
  */
 z_result_t z_query_reply_err(const z_loaned_query_t *query, z_moved_bytes_t *payload,
                              const z_query_reply_err_options_t *options);
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* ZMOTE_API_QUERY_H */

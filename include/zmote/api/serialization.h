@@ -27,6 +27,10 @@
 
 #include "zmote/api/primitives.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- types ------------------------------------------------------------------------------------- */
 
 /**
@@ -257,5 +261,9 @@ z_result_t ze_deserialize_float(const z_loaned_bytes_t *bytes, float *dst);
 z_result_t ze_deserialize_double(const z_loaned_bytes_t *bytes, double *dst);
 /** Reads into *dst the one bool value that bytes holds (1 byte, 0 or 1). */
 z_result_t ze_deserialize_bool(const z_loaned_bytes_t *bytes, bool *dst);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ZMOTE_API_SERIALIZATION_H */

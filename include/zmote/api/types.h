@@ -22,6 +22,10 @@
 #include "zmote/opt.h"
 #include "zmote/result.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- how the owned, loaned, moved and view types are made ----------------------------------- */
 
 /**
@@ -742,6 +746,10 @@ typedef struct {
 typedef struct {
     uint8_t reserved; /**< no option yet */
 } zp_send_join_options_t;
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* ZMOTE_API_TYPES_H */
