@@ -98,6 +98,7 @@ typedef struct zm_transport {
     zm_defrag_t defrag[2];
 #endif
     _Atomic uint32_t last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
+    bool rx_said_close;          /* a CLOSE came: its link did not just drop (set where warnings are logged) */
 
     zm_transport_on_message on_message;
     void *ctx;
