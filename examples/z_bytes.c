@@ -3,13 +3,16 @@
  * payloads and back, serializes a number, writes and reads a payload piece by piece, serializes
  * composite values (a sequence, key/value pairs, a struct as a tuple) and reads them back, then
  * prints the contiguous runs of a payload made by appending. As zenoh-pico 1.9.0's z_bytes it
- * takes no flags and prints only the runs ("slice len: N, slice data: '0x.. '"); a zmote payload
+ * takes no flags (but -h) and prints only the runs ("slice len: N, slice data: '0x.. '"); a zmote payload
  * is one run. A value that does not come back as it went in is reported on stderr (exit status 1).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "zenoh-pico.h"
+
+#define BYTES_OPTIONS "h"
 
 static int failures;
 
@@ -198,8 +201,17 @@ static void print_runs(void)
     z_drop(z_move(payload));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int opt;
+    while ((opt = cli_getopt(argc, argv, BYTES_OPTIONS)) != -1) {
+        if (opt == 'h' || opt == CLI_LONG_HELP) {
+            cli_usage("Shows payloads and serialization without a session; prints the runs of an appended payload.",
+                      NULL, 0, NULL);
+            return 0;
+        }
+        return cli_bad_option(BYTES_OPTIONS);
+    }
     raw_data();
     one_number();
     writer_and_reader();

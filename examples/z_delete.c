@@ -10,12 +10,18 @@
 
 #if Z_FEATURE_PUBLICATION == 1
 
-#define DELETE_OPTIONS "k:e:m:l:"
+#define DELETE_OPTIONS "k:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to delete", "demo/example/zenoh-pico-delete"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Deletes the value of a key expression: its subscribers receive a DELETE sample.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key)
 {
     int opt;
-    while ((opt = getopt(argc, argv, DELETE_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, DELETE_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -23,6 +29,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'k':
             *key = optarg;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(DELETE_OPTIONS);
         default:
@@ -42,13 +51,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -70,7 +81,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_PUBLICATION but this example requires it.\n");
-    return -2;
+    return cli_needs("publications", "-DZ_FEATURE_PUBLICATION=1");
 }
 #endif

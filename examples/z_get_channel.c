@@ -13,12 +13,19 @@
 
 #if Z_FEATURE_QUERY == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define GET_OPTIONS "k:v:e:m:l:"
+#define GET_OPTIONS "k:v:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "SELECTOR", "key expression queried, parameters may follow a '?'", "demo/example/**"},
+    {'v', "VALUE", "a value sent with the query", "none"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Sends one query and prints the replies as it takes them out of a channel.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, const char **value)
 {
     int opt;
-    while ((opt = getopt(argc, argv, GET_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, GET_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -29,6 +36,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'v':
             *value = optarg;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(GET_OPTIONS);
         default:
@@ -65,13 +75,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &value);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -121,8 +133,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY or Z_FEATURE_MULTI_THREAD but this example requires "
-           "them.\n");
-    return -2;
+    return cli_needs("queries or threads", "-DZ_FEATURE_QUERY=1 -DZ_FEATURE_MULTI_THREAD=1");
 }
 #endif

@@ -11,12 +11,18 @@
 
 #if Z_FEATURE_LIVELINESS == 1 && Z_FEATURE_QUERY == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define GET_LIVELINESS_OPTIONS "k:e:m:l:"
+#define GET_LIVELINESS_OPTIONS "k:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression of the tokens asked for", "group1/**"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Asks once for the liveliness tokens alive and prints each.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key)
 {
     int opt;
-    while ((opt = getopt(argc, argv, GET_LIVELINESS_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, GET_LIVELINESS_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -24,6 +30,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'k':
             *key = optarg;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(GET_LIVELINESS_OPTIONS);
         default:
@@ -43,13 +52,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -96,8 +107,7 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY, Z_FEATURE_LIVELINESS or Z_FEATURE_MULTI_THREAD but "
-           "this example requires them.\n");
-    return -2;
+    return cli_needs("queries, liveliness or threads",
+                     "-DZ_FEATURE_QUERY=1 -DZ_FEATURE_LIVELINESS=1 -DZ_FEATURE_MULTI_THREAD=1");
 }
 #endif

@@ -8,7 +8,11 @@
 #include "cli.h"
 #include "zenoh-pico.h"
 
-#define INFO_OPTIONS "e:m:l:"
+#define INFO_OPTIONS "e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {CLI_SESSION_FLAGS};
+static const char SUMMARY[] =
+    "Opens a session and prints its id and those of the routers and peers it is connected to.";
 
 static void print_zid(const z_id_t *id, void *ctx)
 {
@@ -22,9 +26,12 @@ static void print_zid(const z_id_t *id, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config)
 {
     int opt;
-    while ((opt = getopt(argc, argv, INFO_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, INFO_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
+        }
+        if (opt == 'h' || opt == CLI_LONG_HELP) {
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         }
         if (opt == '?') {
             return cli_bad_option(INFO_OPTIONS);
@@ -42,13 +49,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 

@@ -12,12 +12,19 @@
 
 #if Z_FEATURE_LIVELINESS == 1
 
-#define LIVELINESS_OPTIONS "k:t:e:m:l:"
+#define LIVELINESS_OPTIONS "k:t:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression of the token", "group1/zenoh-pico"},
+    {'t', "SECONDS", "undeclare the token after SECONDS, 0 for never", "0"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Declares a liveliness token, keeps it alive, then undeclares it.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, unsigned long *timeout)
 {
     int opt;
-    while ((opt = getopt(argc, argv, LIVELINESS_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, LIVELINESS_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -26,8 +33,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 't':
-            *timeout = (unsigned long)atoi(optarg);
+            if (!cli_ulong(opt, optarg, 0, 4294967295ul, timeout)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(LIVELINESS_OPTIONS);
         default:
@@ -48,13 +60,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &timeout);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -98,7 +112,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_LIVELINESS but this example requires it.\n");
-    return -2;
+    return cli_needs("liveliness", "-DZ_FEATURE_LIVELINESS=1");
 }
 #endif

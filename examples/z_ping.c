@@ -13,7 +13,15 @@
 
 #if Z_FEATURE_SUBSCRIPTION == 1 && Z_FEATURE_PUBLICATION == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define PING_OPTIONS "s:n:w:e:m:l:"
+#define PING_OPTIONS "s:n:w:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'s', "BYTES", "payload size of each ping", "8"},
+    {'n', "COUNT", "round trips measured", "100"},
+    {'w', "MS", "warm-up time before measuring, in milliseconds", "1000"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Measures round trips to z_pong: prints each one, in microseconds.";
 #define ECHO_TIMEOUT_US 10000000ul
 #define PRIME_WAIT_US 100000ul
 
@@ -57,20 +65,29 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, unsigned 
                       unsigned *warmup_ms)
 {
     int opt;
-    while ((opt = getopt(argc, argv, PING_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, PING_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
         switch (opt) {
         case 's':
-            *size = (unsigned)atoi(optarg);
+            if (!cli_unsigned(opt, optarg, 0, CLI_PAYLOAD_MAX, size)) {
+                return 1;
+            }
             break;
         case 'n':
-            *count = (unsigned)atoi(optarg);
+            if (!cli_unsigned(opt, optarg, 0, 10000000u, count)) {
+                return 1;
+            }
             break;
         case 'w':
-            *warmup_ms = (unsigned)atoi(optarg);
+            if (!cli_unsigned(opt, optarg, 0, UINT_MAX, warmup_ms)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(PING_OPTIONS);
         default:
@@ -92,12 +109,14 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &size, &count, &warmup_ms);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
     z_view_keyexpr_t ping_key;
@@ -188,8 +207,7 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_SUBSCRIPTION or Z_FEATURE_PUBLICATION or "
-           "Z_FEATURE_MULTI_THREAD but this example requires them.\n");
-    return -2;
+    return cli_needs("subscriptions, publications or threads",
+                     "-DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_PUBLICATION=1 -DZ_FEATURE_MULTI_THREAD=1");
 }
 #endif

@@ -14,7 +14,15 @@
 
 #if Z_FEATURE_PUBLICATION == 1
 
-#define PUB_OPTIONS "k:v:e:m:l:n:"
+#define PUB_OPTIONS "k:v:e:m:l:n:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to publish on", "demo/example/zenoh-pico-pub"},
+    {'v', "VALUE", "the value put, after its number", "Pub from Pico!"},
+    {'n', "COUNT", "puts before exiting", "no limit"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Puts a numbered value once a second, with an encoding, a timestamp and an attachment.";
 
 typedef struct {
     const char *key;
@@ -25,7 +33,7 @@ typedef struct {
 static int parse_args(int argc, char **argv, z_owned_config_t *config, pub_args_t *args)
 {
     int opt;
-    while ((opt = getopt(argc, argv, PUB_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, PUB_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -37,8 +45,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, pub_args_
             args->value = optarg;
             break;
         case 'n':
-            args->count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, &args->count)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(PUB_OPTIONS);
         default:
@@ -107,13 +120,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &args);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -153,7 +168,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_PUBLICATION but this example requires it.\n");
-    return -2;
+    return cli_needs("publications", "-DZ_FEATURE_PUBLICATION=1");
 }
 #endif

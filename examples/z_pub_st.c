@@ -1,7 +1,8 @@
 /*
- * z_pub_st: z_pub for single-thread builds (Z_FEATURE_MULTI_THREAD == 0). With no read or
- * lease task, the loop itself drives the session: it naps 50 ms, lets the session do one step
- * of its work (zp_spin_once), and puts once a second. Flags and lines are zenoh-pico 1.9.0's.
+ * z_pub_st: z_pub without the session's tasks, as a single-thread build (Z_FEATURE_MULTI_THREAD
+ * == 0) has to run it. The loop itself drives the session: it naps 50 ms, lets the session do one
+ * step of its work (zp_spin_once), and puts once a second. Flags and lines are zenoh-pico 1.9.0's.
+ * A threaded build runs it too: the session is opened without its read and lease tasks.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -10,15 +11,23 @@
 #include "cli.h"
 #include "zenoh-pico.h"
 
-#if Z_FEATURE_PUBLICATION == 1 && Z_FEATURE_MULTI_THREAD == 0
+#if Z_FEATURE_PUBLICATION == 1
 
-#define PUB_OPTIONS "k:v:e:m:l:n:"
+#define PUB_OPTIONS "k:v:e:m:l:n:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to publish on", "demo/example/zenoh-pico-pub"},
+    {'v', "VALUE", "the value put, after its number", "Pub from Pico!"},
+    {'n', "COUNT", "puts before exiting", "no limit"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "z_pub driven by its own loop (zp_spin_once), without the session's tasks.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, const char **value,
                       int *count)
 {
     int opt;
-    while ((opt = getopt(argc, argv, PUB_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, PUB_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -30,8 +39,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *value = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(PUB_OPTIONS);
         default:
@@ -53,13 +67,20 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &value, &count);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_open_options_t options;
+    z_open_options_default(&options);
+#if Z_FEATURE_MULTI_THREAD == 1
+    options.auto_start_read_task = false; /* zp_spin_once below does their work */
+#endif
+    z_result_t opened = z_open(&s, z_move(config), &options);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -102,8 +123,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico must be compiled with Z_FEATURE_PUBLICATION = 1 and Z_FEATURE_MULTI_THREAD = 0 "
-           "to run this example.\n");
-    return -2;
+    return cli_needs("publications", "-DZ_FEATURE_PUBLICATION=1");
 }
 #endif

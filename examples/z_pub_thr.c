@@ -16,7 +16,15 @@
 
 #if Z_FEATURE_PUBLICATION == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define THR_OPTIONS "k:e:m:l:f:s:"
+#define THR_OPTIONS "k:e:m:l:f:s:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to publish on", "thr"},
+    {'s', "BYTES", "payload size of each put", "8"},
+    {'f', "HZ", "windows per second the rate is printed for (0 counts as 1)", "10"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Throughput source: puts as fast as it can for 20 s, printing the puts per second.";
 #define RUN_TIME_S 20
 
 typedef struct {
@@ -60,7 +68,7 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
                       size_t *size)
 {
     int opt;
-    while ((opt = getopt(argc, argv, THR_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, THR_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -69,11 +77,18 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 'f':
-            *frequency = (unsigned long)atoi(optarg);
+            if (!cli_ulong(opt, optarg, 0, 1000000ul, frequency)) {
+                return 1;
+            }
             break;
         case 's':
-            *size = (size_t)atoi(optarg);
+            if (!cli_size(opt, optarg, 0, CLI_PAYLOAD_MAX, size)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(THR_OPTIONS);
         default:
@@ -96,15 +111,17 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &stats.frequency, &size);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
     if (stats.frequency == 0) {
         stats.frequency = 1;
     }
 
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         exit(-1);
     }
 
@@ -163,7 +180,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_PUBLICATION but this example requires it.\n");
-    return -2;
+    return cli_needs("publications", "-DZ_FEATURE_PUBLICATION=1");
 }
 #endif

@@ -16,7 +16,17 @@
 
 #if Z_FEATURE_QUERY == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define QUERIER_OPTIONS "s:v:e:m:l:n:t:a"
+#define QUERIER_OPTIONS "s:v:e:m:l:n:t:ah"
+
+static const cli_flag_t FLAGS[] = {
+    {'s', "SELECTOR", "key expression queried, parameters may follow a '?'", "demo/example/**"},
+    {'v', "VALUE", "a value sent with each query, after its number", "none"},
+    {'n', "COUNT", "queries before exiting", "no limit"},
+    {'t', "MS", "timeout of each query in milliseconds, 0 for zmote's (10000)", "0"},
+    {'a', NULL, "print when queryables start or stop matching the querier", NULL},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Declares a querier and queries with it once a second, printing the replies.";
 
 typedef struct {
     const char *selector;
@@ -29,7 +39,7 @@ typedef struct {
 static int parse_args(int argc, char **argv, z_owned_config_t *config, args_t *a)
 {
     int opt;
-    while ((opt = getopt(argc, argv, QUERIER_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, QUERIER_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -41,14 +51,21 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, args_t *a
             a->value = optarg;
             break;
         case 'n':
-            a->count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, &a->count)) {
+                return 1;
+            }
             break;
         case 't':
-            a->timeout_ms = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, &a->timeout_ms)) {
+                return 1;
+            }
             break;
         case 'a':
             a->matching = true;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(QUERIER_OPTIONS);
         default:
@@ -126,13 +143,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &a);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -164,10 +183,9 @@ int main(int argc, char **argv)
         z_closure(&listener, on_matching, NULL, NULL);
         z_querier_declare_background_matching_listener(z_loan(querier), z_move(listener));
 #else
-        printf("ERROR: Zenoh pico was compiled without Z_FEATURE_MATCHING but this example requires it.\n");
         z_drop(z_move(querier));
         z_drop(z_move(s));
-        return -2;
+        return cli_needs("matching", "-DZ_FEATURE_MATCHING=1");
 #endif
     }
 
@@ -185,8 +203,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERY or Z_FEATURE_MULTI_THREAD but this example requires "
-           "them.\n");
-    return -2;
+    return cli_needs("queries or threads", "-DZ_FEATURE_QUERY=1 -DZ_FEATURE_MULTI_THREAD=1");
 }
 #endif

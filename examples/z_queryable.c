@@ -14,7 +14,17 @@
 
 #if Z_FEATURE_QUERYABLE == 1
 
-#define QUERYABLE_OPTIONS "k:v:e:m:l:n:df"
+#define QUERYABLE_OPTIONS "k:v:e:m:l:n:dfh"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to answer for", "demo/example/zenoh-pico-queryable"},
+    {'v', "VALUE", "the value replied", "Queryable from Pico!"},
+    {'n', "COUNT", "exit after answering COUNT queries, 0 for never", "0"},
+    {'d', NULL, "reply a deletion instead of a value", NULL},
+    {'f', NULL, "reply an error instead of a value", NULL},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Answers every query on a key expression with a value, a deletion or an error.";
 
 typedef enum { REPLY_DATA, REPLY_DELETE, REPLY_ERR } reply_kind_t;
 
@@ -59,7 +69,7 @@ static void on_query(z_loaned_query_t *query, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count)
 {
     int opt;
-    while ((opt = getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -71,7 +81,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             value = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
         case 'd':
             reply_kind = REPLY_DELETE;
@@ -79,6 +91,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'f':
             reply_kind = REPLY_ERR;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(QUERYABLE_OPTIONS);
         default:
@@ -99,13 +114,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &count);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -148,7 +165,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERYABLE but this example requires it.\n");
-    return -2;
+    return cli_needs("queryables", "-DZ_FEATURE_QUERYABLE=1");
 }
 #endif

@@ -15,7 +15,15 @@
 
 #if Z_FEATURE_QUERYABLE == 1
 
-#define QUERYABLE_OPTIONS "k:v:e:m:l:n:"
+#define QUERYABLE_OPTIONS "k:v:e:m:l:n:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to answer for", "demo/example/zenoh-pico-queryable"},
+    {'v', "VALUE", "the value replied", "Queryable from Pico!"},
+    {'n', "COUNT", "exit after answering COUNT queries, 0 for never", "0"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Answers queries with a value, an encoding and an attachment, printing each query's.";
 
 static const char *value = "Queryable from Pico!";
 static atomic_int answered;
@@ -60,7 +68,7 @@ static void on_query(z_loaned_query_t *query, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count)
 {
     int opt;
-    while ((opt = getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -72,8 +80,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             value = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(QUERYABLE_OPTIONS);
         default:
@@ -94,13 +107,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &count);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -143,7 +158,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERYABLE but this example requires it.\n");
-    return -2;
+    return cli_needs("queryables", "-DZ_FEATURE_QUERYABLE=1");
 }
 #endif

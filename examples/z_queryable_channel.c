@@ -12,12 +12,19 @@
 
 #if Z_FEATURE_QUERYABLE == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define QUERYABLE_OPTIONS "k:v:e:m:l:"
+#define QUERYABLE_OPTIONS "k:v:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to answer for", "demo/example/zenoh-pico-queryable"},
+    {'v', "VALUE", "the value replied", "Queryable from Pico!"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Answers queries taken out of a channel, from the main thread.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, const char **value)
 {
     int opt;
-    while ((opt = getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, QUERYABLE_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -28,6 +35,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'v':
             *value = optarg;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(QUERYABLE_OPTIONS);
         default:
@@ -68,13 +78,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &value);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -125,8 +137,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_QUERYABLE or Z_FEATURE_MULTI_THREAD but this example "
-           "requires them.\n");
-    return -2;
+    return cli_needs("queryables or threads", "-DZ_FEATURE_QUERYABLE=1 -DZ_FEATURE_MULTI_THREAD=1");
 }
 #endif

@@ -13,7 +13,14 @@
 
 #if Z_FEATURE_SUBSCRIPTION == 1
 
-#define SUB_OPTIONS "k:e:m:l:n:"
+#define SUB_OPTIONS "k:e:m:l:n:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to subscribe to", "demo/example/**"},
+    {'n', "COUNT", "exit after COUNT samples, 0 for never", "0"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Subscribes to a key expression and prints every sample it receives.";
 
 static atomic_int received;
 
@@ -33,7 +40,7 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count)
 {
     int opt;
-    while ((opt = getopt(argc, argv, SUB_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, SUB_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -42,8 +49,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(SUB_OPTIONS);
         default:
@@ -64,13 +76,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &count);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -113,7 +127,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_SUBSCRIPTION but this example requires it.\n");
-    return -2;
+    return cli_needs("subscriptions", "-DZ_FEATURE_SUBSCRIPTION=1");
 }
 #endif

@@ -10,12 +10,18 @@
 
 #if Z_FEATURE_SUBSCRIPTION == 1
 
-#define CHANNEL_OPTIONS "k:e:m:l:"
+#define CHANNEL_OPTIONS "k:e:m:l:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to subscribe to", "demo/example/**"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Subscribes to a key expression and prints the samples it takes out of a channel.";
 
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key)
 {
     int opt;
-    while ((opt = getopt(argc, argv, CHANNEL_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, CHANNEL_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -23,6 +29,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
         case 'k':
             *key = optarg;
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(CHANNEL_OPTIONS);
         default:
@@ -42,13 +51,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -103,7 +114,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_SUBSCRIPTION but this example requires it.\n");
-    return -2;
+    return cli_needs("subscriptions", "-DZ_FEATURE_SUBSCRIPTION=1");
 }
 #endif

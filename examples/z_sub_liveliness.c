@@ -15,6 +15,14 @@
 
 #define SUB_LIVELINESS_OPTIONS "k:e:m:l:n:h"
 
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression of the tokens", "group1/**"},
+    {'n', "COUNT", "exit after COUNT events, 0 for never", "0"},
+    {'h', NULL, "history: also the tokens alive already", NULL},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Declares a liveliness subscriber and prints each token that appears or goes.";
+
 static atomic_int received;
 
 static void on_sample(z_loaned_sample_t *sample, void *ctx)
@@ -40,7 +48,8 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count, bool *history)
 {
     int opt;
-    while ((opt = getopt(argc, argv, SUB_LIVELINESS_OPTIONS)) != -1) {
+    cli_state()->help_is_h = false; /* -h is zenoh-pico's history flag here */
+    while ((opt = cli_getopt(argc, argv, SUB_LIVELINESS_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -49,11 +58,15 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
         case 'h':
             *history = true;
             break;
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(SUB_LIVELINESS_OPTIONS);
         default:
@@ -75,13 +88,15 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &count, &history);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -127,8 +142,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_SUBSCRIPTION and Z_FEATURE_LIVELINESS but this example "
-           "requires it.\n");
-    return -2;
+    return cli_needs("subscriptions or liveliness", "-DZ_FEATURE_SUBSCRIPTION=1 -DZ_FEATURE_LIVELINESS=1");
 }
 #endif

@@ -1,7 +1,9 @@
 /*
- * z_sub_st: z_sub for single-thread builds (Z_FEATURE_MULTI_THREAD == 0). The callback runs
- * inside zp_spin_once, on the main thread, so a plain counter is enough. Flags and lines are
- * zenoh-pico 1.9.0's z_sub_st: -k key, -n samples to wait for, -e/-m/-l session config.
+ * z_sub_st: z_sub without the session's tasks, as a single-thread build (Z_FEATURE_MULTI_THREAD
+ * == 0) has to run it. The callback runs inside zp_spin_once, on the main thread, so a plain
+ * counter is enough. Flags and lines are zenoh-pico 1.9.0's z_sub_st: -k key, -n samples to wait
+ * for, -e/-m/-l session config. A threaded build runs it too: the session is opened without its
+ * read and lease tasks.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -10,9 +12,16 @@
 #include "cli.h"
 #include "zenoh-pico.h"
 
-#if Z_FEATURE_SUBSCRIPTION == 1 && Z_FEATURE_MULTI_THREAD == 0
+#if Z_FEATURE_SUBSCRIPTION == 1
 
-#define SUB_OPTIONS "k:e:m:l:n:"
+#define SUB_OPTIONS "k:e:m:l:n:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to subscribe to", "demo/example/**"},
+    {'n', "COUNT", "exit after COUNT samples", "no limit"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "z_sub driven by its own loop (zp_spin_once), without the session's tasks.";
 
 static int received;
 
@@ -32,7 +41,7 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, int *count)
 {
     int opt;
-    while ((opt = getopt(argc, argv, SUB_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, SUB_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -41,8 +50,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 'n':
-            *count = atoi(optarg);
+            if (!cli_int(opt, optarg, 0, INT_MAX, count)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(SUB_OPTIONS);
         default:
@@ -63,13 +77,20 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &count);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
 
     printf("Opening session...\n");
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_open_options_t options;
+    z_open_options_default(&options);
+#if Z_FEATURE_MULTI_THREAD == 1
+    options.auto_start_read_task = false; /* zp_spin_once below does their work */
+#endif
+    z_result_t opened = z_open(&s, z_move(config), &options);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         return -1;
     }
 
@@ -104,8 +125,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico must be compiled with Z_FEATURE_SUBSCRIPTION = 1 and Z_FEATURE_MULTI_THREAD = 0 "
-           "to run this example.\n");
-    return -2;
+    return cli_needs("subscriptions", "-DZ_FEATURE_SUBSCRIPTION=1");
 }
 #endif

@@ -13,7 +13,14 @@
 
 #if Z_FEATURE_SUBSCRIPTION == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define THR_OPTIONS "k:e:m:l:f:"
+#define THR_OPTIONS "k:e:m:l:f:h"
+
+static const cli_flag_t FLAGS[] = {
+    {'k', "KEYEXPR", "key expression to subscribe to", "thr"},
+    {'f', "HZ", "windows per second the rate is printed for (0 counts as 1)", "10"},
+    CLI_SESSION_FLAGS,
+};
+static const char SUMMARY[] = "Throughput sink: counts samples for 23 s, printing the samples per second.";
 #define RUN_TIME_S 23
 
 typedef struct {
@@ -35,7 +42,7 @@ static void drop_stats(void *ctx)
 static int parse_args(int argc, char **argv, z_owned_config_t *config, const char **key, unsigned long *frequency)
 {
     int opt;
-    while ((opt = getopt(argc, argv, THR_OPTIONS)) != -1) {
+    while ((opt = cli_getopt(argc, argv, THR_OPTIONS)) != -1) {
         if (cli_config_option(config, opt, optarg)) {
             continue;
         }
@@ -44,8 +51,13 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, const cha
             *key = optarg;
             break;
         case 'f':
-            *frequency = (unsigned long)atoi(optarg);
+            if (!cli_ulong(opt, optarg, 0, 1000000ul, frequency)) {
+                return 1;
+            }
             break;
+        case 'h':
+        case CLI_LONG_HELP:
+            return CLI_USAGE(SUMMARY, FLAGS, NULL);
         case '?':
             return cli_bad_option(THR_OPTIONS);
         default:
@@ -66,7 +78,7 @@ int main(int argc, char **argv)
     int ret = parse_args(argc, argv, &config, &keyexpr, &frequency);
     if (ret != 0) {
         z_drop(z_move(config));
-        return ret;
+        return cli_exit_code(ret);
     }
     if (frequency == 0) {
         frequency = 1;
@@ -80,8 +92,10 @@ int main(int argc, char **argv)
     atomic_init(&stats->count, 0);
 
     z_owned_session_t s;
-    if (z_open(&s, z_move(config), NULL) < 0) {
+    z_result_t opened = z_open(&s, z_move(config), NULL);
+    if (opened < 0) {
         printf("Unable to open session!\n");
+        cli_open_failed(opened);
         free(stats);
         exit(-1);
     }
@@ -119,7 +133,6 @@ int main(int argc, char **argv)
 #else
 int main(void)
 {
-    printf("ERROR: Zenoh pico was compiled without Z_FEATURE_SUBSCRIPTION but this example requires it.\n");
-    return -2;
+    return cli_needs("subscriptions", "-DZ_FEATURE_SUBSCRIPTION=1");
 }
 #endif

@@ -45,5 +45,17 @@ for combo in "${combos[@]}"; do
         { echo "check-features: FAILED with $combo" >&2; head -n 20 "/tmp/zm-features.$$" >&2; failed=1; }
 done
 rm -f "/tmp/zm-features.$$"
+
+# zenoh-pico's log switches give the level zenoh-pico gives them (ZENOH_DEBUG wins, as there).
+for pair in "ZENOH_LOG_ERROR:1" "ZENOH_LOG_WARN:2" "ZENOH_LOG_INFO:3" "ZENOH_LOG_DEBUG:4" "ZENOH_LOG_TRACE:4" \
+    "ZENOH_DEBUG=0:0" "ZENOH_DEBUG=1:1" "ZENOH_DEBUG=2:3" "ZENOH_DEBUG=3:4" "ZENOH_DEBUG=0 -DZENOH_LOG_INFO:0" \
+    "ZM_LOG_LEVEL=3 -DZENOH_LOG_ERROR:3" "NDEBUG:2"; do
+    # shellcheck disable=SC2086
+    level=$(printf '#include "zmote/opt.h"\nZM_LOG_LEVEL\n' | "$cc" -E -P -Iinclude -D${pair%:*} - | tail -n 1)
+    if [ "$level" != "${pair#*:}" ]; then
+        echo "check-features: -D${pair%:*} gives ZM_LOG_LEVEL $level, not ${pair#*:}" >&2
+        failed=1
+    fi
+done
 [ "$failed" = 0 ] || exit 1
 echo "check-features: ${#combos[@]} option combinations compile cleanly (${#sources[@]} files each)"

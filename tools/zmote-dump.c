@@ -33,6 +33,10 @@ typedef struct {
 
 static uint8_t batch_buf[BATCH_CAP];
 
+/* Where the input being processed came from, before each of its error messages: "line N: " for
+ * standard input, empty for an argument. */
+static char where[40];
+
 static bool fail(failure_t *f, size_t at, z_result_t rc, const char *step)
 {
     f->at = at;
@@ -1039,9 +1043,9 @@ static bool process(layer_t layer, bool reencode, const uint8_t *in, size_t len)
     fflush(stdout);
     if (!ok) {
         if (f.step) {
-            fprintf(stderr, "error at byte %zu: %s failed: %s\n", f.at, f.step, zm_strerror(f.rc));
+            fprintf(stderr, "%serror at byte %zu: %s failed: %s\n", where, f.at, f.step, zm_strerror(f.rc));
         } else {
-            fprintf(stderr, "error at byte %zu: %s\n", f.at, zm_strerror(f.rc));
+            fprintf(stderr, "%serror at byte %zu: %s\n", where, f.at, zm_strerror(f.rc));
         }
     }
     free(o.data);
@@ -1081,16 +1085,19 @@ static bool parse_hex(const char *s, uint8_t **out, size_t *len)
             continue;
         }
         if (hex_digit(s[i]) < 0) {
-            fprintf(stderr, "error: invalid hex: unexpected character '%c' at position %zu\n", s[i],
-                    i);
+            unsigned char c = (unsigned char)s[i];
+            if (c > 0x20 && c < 0x7f) {
+                fprintf(stderr, "%serror: invalid hex: unexpected character '%c' at position %zu\n", where, c, i);
+            } else {
+                fprintf(stderr, "%serror: invalid hex: unexpected byte 0x%02x at position %zu\n", where, c, i);
+            }
             return false;
         }
         if (hex_digit(s[i + 1]) >= 0) {
             digits += 2;
             i++;
         } else {
-            fprintf(stderr, "error: invalid hex: lone digit at position %zu (a byte takes two)\n",
-                    i);
+            fprintf(stderr, "%serror: invalid hex: lone digit at position %zu (a byte takes two)\n", where, i);
             return false;
         }
     }
@@ -1162,16 +1169,45 @@ static bool is_blank_or_comment(const char *s)
     return *s == '\0' || *s == '#';
 }
 
-static int usage(FILE *to)
+static void usage(void)
 {
-    fprintf(to, "usage: zmote-dump [--layer scouting|transport|network|stream] [--reencode] "
-                "[HEX...]\n"
-                "  Decodes each HEX argument (or each line of standard input) as one input:\n"
-                "  scouting  one SCOUT or HELLO\n"
-                "  transport one batch of transport messages (the default)\n"
-                "  network   one network message\n"
-                "  stream    batches, each behind a 2-byte little-endian length\n"
-                "  --reencode prints the re-encoded bytes of each input as hex instead\n");
+    printf("usage: zmote-dump [--layer LAYER] [--reencode] [--] [HEX...]\n"
+           "Decodes each HEX argument, or else each line of standard input, as one input, and prints\n"
+           "its messages one per line. Bytes are pairs of hex digits; spaces and commas between them\n"
+           "are ignored, and so are blank lines and lines starting with '#' on standard input.\n"
+           "\n"
+           "Options:\n"
+           "  --layer LAYER  what an input holds (also --layer=LAYER):\n"
+           "                   scouting   one SCOUT or HELLO\n"
+           "                   transport  one batch of transport messages (the default; also: batch)\n"
+           "                   network    one network message\n"
+           "                   stream     batches, each behind a 2-byte little-endian length\n"
+           "  --reencode     print the bytes the encoders give back for each input, as hex\n"
+           "  --             what follows is hex, even if it starts with '-'\n"
+           "  -h, --help     print this help and exit\n"
+           "\n"
+           "Exit status: 0 if every input decoded, 1 if one did not (each error names the byte where\n"
+           "decoding stopped, and the line of standard input it came from), 2 for a bad command line.\n");
+}
+
+/* A bad command line: what is wrong (arg quoted, unprintable bytes escaped), then where help is.
+ * Returns the exit status. */
+static int usage_error(const char *what, const char *arg, const char *more)
+{
+    fprintf(stderr, "zmote-dump: %s", what);
+    if (arg != NULL) {
+        fputs(" '", stderr);
+        for (const char *p = arg; *p != '\0'; p++) {
+            unsigned char c = (unsigned char)*p;
+            if (c < 0x20 || c >= 0x7f) {
+                fprintf(stderr, "\\x%02x", c);
+            } else {
+                fputc(c, stderr);
+            }
+        }
+        fputc('\'', stderr);
+    }
+    fprintf(stderr, "%s\nzmote-dump: run with --help for usage\n", more);
     return 2;
 }
 
@@ -1192,17 +1228,26 @@ static bool parse_layer(const char *s, layer_t *layer)
     return false;
 }
 
+#define LAYER_NAMES "scouting, transport, network or stream"
+
 int main(int argc, char **argv)
 {
     layer_t layer = LAYER_TRANSPORT;
     bool reencode = false;
     bool options_done = false;
     int nhex = 0;
+    /* hex[i]: argv[i] is an input (not an option nor an option's value) */
+    bool *hex = calloc((size_t)argc + 1u, sizeof(*hex));
+    if (hex == NULL) {
+        fprintf(stderr, "zmote-dump: out of memory\n");
+        return 2;
+    }
 
-    /* Options first (anywhere before "--"); what remains is hex. */
+    /* Options first (anywhere before "--"); what remains is hex. No hex starts with '-'. */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (options_done || strncmp(a, "--", 2) != 0) {
+        if (options_done || a[0] != '-') {
+            hex[i] = true;
             nhex++;
             continue;
         }
@@ -1210,46 +1255,50 @@ int main(int argc, char **argv)
             options_done = true;
         } else if (strcmp(a, "--reencode") == 0) {
             reencode = true;
-        } else if (strcmp(a, "--help") == 0) {
-            usage(stdout);
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage();
+            free(hex);
             return 0;
         } else if (strcmp(a, "--layer") == 0 || strncmp(a, "--layer=", 8) == 0) {
-            const char *v = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : "");
+            const char *v = NULL;
+            if (a[7] == '=') {
+                v = a + 8;
+            } else if (i + 1 < argc && argv[i + 1][0] != '-') {
+                v = argv[++i];
+            }
+            if (v == NULL || v[0] == '\0') {
+                free(hex);
+                return usage_error("--layer needs a value (" LAYER_NAMES ")", NULL, "");
+            }
             if (!parse_layer(v, &layer)) {
-                fprintf(stderr, "zmote-dump: unknown layer '%s'\n", v);
-                return usage(stderr);
+                free(hex);
+                return usage_error("unknown layer", v, " (expected " LAYER_NAMES ")");
             }
         } else {
-            fprintf(stderr, "zmote-dump: unknown option '%s'\n", a);
-            return usage(stderr);
+            free(hex);
+            return usage_error("unknown option", a, "");
         }
     }
 
     bool all_ok = true;
+    where[0] = '\0';
     if (nhex > 0) {
-        options_done = false;
         for (int i = 1; i < argc; i++) {
-            const char *a = argv[i];
-            if (!options_done && strncmp(a, "--", 2) == 0) {
-                if (strcmp(a, "--") == 0) {
-                    options_done = true;
-                } else if (strcmp(a, "--layer") == 0) {
-                    i++;
-                }
-                continue;
-            }
-            if (!process_hex(layer, reencode, a)) {
+            if (hex[i] && !process_hex(layer, reencode, argv[i])) {
                 all_ok = false;
             }
         }
     } else {
         char *line;
+        unsigned long n = 0;
         while ((line = read_line(stdin)) != NULL) {
+            snprintf(where, sizeof(where), "line %lu: ", ++n);
             if (!is_blank_or_comment(line) && !process_hex(layer, reencode, line)) {
                 all_ok = false;
             }
             free(line);
         }
     }
+    free(hex);
     return all_ok ? 0 : 1;
 }

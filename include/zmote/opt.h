@@ -429,9 +429,34 @@
 
 /* ---- logging ------------------------------------------------------------------------------ */
 
-/** Most detailed log level compiled in: 0 none, 1 errors, 2 warnings, 3 info, 4 debug. */
+/**
+ * Most detailed log level compiled in: 0 none, 1 errors, 2 warnings, 3 info, 4 debug. Unset, it
+ * follows zenoh-pico's switches when one is defined: ZENOH_DEBUG (0 none, 1 errors, 2 info,
+ * 3 debug; it wins over the others, as in zenoh-pico), else the most detailed of ZENOH_LOG_TRACE
+ * and ZENOH_LOG_DEBUG (debug), ZENOH_LOG_INFO, ZENOH_LOG_WARN, ZENOH_LOG_ERROR.
+ */
 #ifndef ZM_LOG_LEVEL
+#if defined(ZENOH_DEBUG)
+#if ZENOH_DEBUG >= 3
+#define ZM_LOG_LEVEL 4
+#elif ZENOH_DEBUG == 2
+#define ZM_LOG_LEVEL 3
+#elif ZENOH_DEBUG == 1
+#define ZM_LOG_LEVEL 1
+#else
+#define ZM_LOG_LEVEL 0
+#endif
+#elif defined(ZENOH_LOG_TRACE) || defined(ZENOH_LOG_DEBUG)
+#define ZM_LOG_LEVEL 4
+#elif defined(ZENOH_LOG_INFO)
+#define ZM_LOG_LEVEL 3
+#elif defined(ZENOH_LOG_WARN)
 #define ZM_LOG_LEVEL 2
+#elif defined(ZENOH_LOG_ERROR)
+#define ZM_LOG_LEVEL 1
+#else
+#define ZM_LOG_LEVEL 2
+#endif
 #endif
 
 /* ---- port/baremetal ------------------------------------------------------------------------ */

@@ -94,8 +94,10 @@ void zm_port_task_join(zm_task_t *t);
  * close is called once, after every thread that used the socket has stopped. A read blocks until
  * data comes; a write waits for room only until its deadline, so that a peer that stops reading
  * cannot hold the writer (and the locks it holds) for ever. Errors: ZM_E_TIMEOUT when a timeout ran out, ZM_E_CLOSED
- * when the peer closed or reset the connection or the socket was shut down, Z_ENETWORK for
- * other network failures (refused, unreachable, name not resolved), Z_EIO for the rest.
+ * when the peer closed or reset the connection or the socket was shut down, ZM_E_REFUSED,
+ * ZM_E_ADDR_IN_USE, ZM_E_UNREACHABLE and ZM_E_NO_HOST where the platform tells those apart (a
+ * port may return Z_ENETWORK for any of them), Z_ENETWORK for other network failures, Z_EIO for
+ * the rest.
  */
 
 #if Z_FEATURE_LINK_TCP

@@ -69,6 +69,10 @@ typedef int8_t z_result_t;
     X(ZM_E_LIMIT, -41, "a configured limit was reached")                               \
     X(ZM_E_TOO_LARGE, -42, "message too large to send in this build")                 \
     X(ZM_E_CHECKSUM, -43, "checksum mismatch")                                         \
+    X(ZM_E_REFUSED, -44, "connection refused")                                         \
+    X(ZM_E_ADDR_IN_USE, -45, "address already in use")                                 \
+    X(ZM_E_UNREACHABLE, -46, "network or host unreachable")                            \
+    X(ZM_E_NO_HOST, -47, "host name not resolved")                                     \
     /* zenoh-pico's public and internal codes, with its values */                      \
     X(Z_ERR_CANCELLED, -69, "operation cancelled")                                     \
     X(_Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION, -70,                                 \

@@ -317,11 +317,14 @@ static z_result_t errno_result(int err)
     case ENOTCONN:
         return ZM_E_CLOSED;
     case ECONNREFUSED:
-    case ECONNABORTED:
+        return ZM_E_REFUSED;
+    case EADDRINUSE:
+        return ZM_E_ADDR_IN_USE;
     case ENETDOWN:
     case ENETUNREACH:
     case EHOSTUNREACH:
-    case EADDRINUSE:
+        return ZM_E_UNREACHABLE;
+    case ECONNABORTED:
     case EADDRNOTAVAIL:
     case EAFNOSUPPORT:
     case ETIMEDOUT: /* the kernel gave up on the peer: the connection is dead, not slow */
@@ -387,7 +390,17 @@ static z_result_t resolve(const char *host, uint16_t port, bool passive, int soc
     if (err == 0) {
         return Z_OK;
     }
-    return err == EAI_MEMORY ? ZM_E_NOMEM : Z_ENETWORK;
+    switch (err) {
+    case EAI_MEMORY:
+        return ZM_E_NOMEM;
+    case EAI_NONAME:
+#ifdef EAI_NODATA
+    case EAI_NODATA:
+#endif
+        return ZM_E_NO_HOST;
+    default:
+        return Z_ENETWORK; /* EAI_AGAIN and the like: the resolver itself failed */
+    }
 }
 
 #if Z_FEATURE_LINK_TCP

@@ -303,6 +303,17 @@ void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 /* Their callers name the reasons in place; a build without warnings leaves them out. */
 #define zm_peer_kill(p, reason, why) (zm_peer_kill)((p), (reason), ZM_LOG_WHY(why))
 #define zm_peer_send_failed(p, rc, why) (zm_peer_send_failed)((p), (rc), ZM_LOG_WHY(why))
+/*
+ * Drops a peer whose link ended (a read gave ZM_E_CLOSED). One that said CLOSE left, one we
+ * closed is dead already: nothing to warn of. A link that ended without a CLOSE lost its peer
+ * (killed, unplugged, a router that went down), which is worth a warning.
+ */
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+#define zm_peer_link_ended(p) \
+    zm_peer_kill((p), ZM_CLOSE_GENERIC, (p)->t.rx_said_close ? NULL : "its link was lost (no CLOSE came)")
+#else
+#define zm_peer_link_ended(p) zm_peer_kill((p), ZM_CLOSE_GENERIC, NULL)
+#endif
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
 /** Lease task: records which peers sent something since the last look (eviction order). */

@@ -56,7 +56,7 @@ static void *reader_main(void *arg)
         rc = zm_transport_read_once(&p->t);
     } while (rc == Z_OK && !p->s->closing);
     if (rc == ZM_E_CLOSED) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC, NULL); /* it left, or we closed it: nothing to warn of */
+        zm_peer_link_ended(p);
     } else {
         /* the reason's text only where it is logged: zm_strerror's table is large for a firmware */
         zm_peer_kill(p, ZM_CLOSE_INVALID, ZM_LOG_LEVEL >= ZM_LOG_WARN ? zm_strerror(rc) : "unreadable");
@@ -247,6 +247,8 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     zm_transport_t t;
     z_result_t rc = zm_transport_open(&t, &link, &params, timeout);
     if (rc != Z_OK) {
+        /* the link opened, so something listens there: a user needs to know it did not take us */
+        ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));
         zm_link_close(&link);
         return rc;
     }

@@ -323,7 +323,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
             }
         }
         if (rc == ZM_E_CLOSED) {
-            zm_peer_kill(pinned[i], ZM_CLOSE_GENERIC, NULL);
+            zm_peer_link_ended(pinned[i]);
         } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
             zm_peer_kill(pinned[i], ZM_CLOSE_INVALID, "what it sent could not be read");
         }

@@ -96,7 +96,9 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
 /**
  * Opens a session: connects (client: the first endpoint that answers; peer: every one, and
  * listens on the listen endpoints). Returns an owned session to close with zm_session_close.
- * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, Z_ENETWORK if nothing answered.
+ * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one;
+ * when no endpoint could be reached, the error of the last one tried (ZM_E_REFUSED, ZM_E_NO_HOST,
+ * ZM_E_TIMEOUT, a handshake's error...), so that the caller can say why.
  */
 ZM_NODISCARD z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg);
 /** Undeclares nothing on the wire, sends CLOSE, stops and joins the tasks, frees everything. */

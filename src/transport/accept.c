@@ -216,7 +216,7 @@ static void refuse(zm_handshake_t *h, z_result_t rc, uint8_t reason)
     if (reason == ZM_CLOSE_EXPIRED) {
         ZM_LOG_I("accept: handshake timed out, closing");
     } else {
-        ZM_LOG_W("accept: handshake refused: %s (close reason %s)", zm_strerror(rc), zm_close_reason_name(reason));
+        ZM_LOG_W("handshake with an accepted peer failed: %s (close: %s)", zm_strerror(rc), zm_close_reason_name(reason));
     }
     zm_transport_send_close(&h->link, reason);
 }

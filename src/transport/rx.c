@@ -8,6 +8,7 @@
 
 #include "transport/transport.h"
 #include "util/alloc.h"
+#include "util/log.h"
 
 #if ZM_DECODE_NETWORK
 /* Accept iff the SN moves forward by less than half the SN space (spec 5.10). */
@@ -162,6 +163,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
         case ZM_MID_T_OAM:
             break;
         case ZM_MID_CLOSE:
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+            t->rx_said_close = true;
+#endif
             return ZM_E_CLOSED;
         default:
             return ZM_E_FIELD; /* INIT, OPEN or JOIN on an established unicast link */
@@ -187,6 +191,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
         zm_transport_msg_t m;
         ZM_TRY(zm_transport_decode(&r, t->sn_mask, &m));
         if (m.id == ZM_MID_CLOSE) {
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+            t->rx_said_close = true;
+#endif
             return ZM_E_CLOSED;
         }
         if (m.id != ZM_MID_KEEP_ALIVE) {

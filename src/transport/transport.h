@@ -22,6 +22,7 @@
 
 #include "link/link.h"
 #include "proto/codec.h"
+#include "util/log.h"
 #include "zmote/port.h"
 
 /* What a node announces about itself in the handshake. */
@@ -98,6 +99,9 @@ typedef struct zm_transport {
     zm_defrag_t defrag[2];
 #endif
     _Atomic uint32_t last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
+#if ZM_LOG_LEVEL >= ZM_LOG_WARN
+    bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
+#endif
 
     zm_transport_on_message on_message;
     void *ctx;

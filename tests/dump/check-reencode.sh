@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every golden wire vector through zmote-dump: ok rows must re-encode to their own bytes and
-# decode to at least one printed line, err rows must fail with "error at byte N". All rows of a
-# layer go through one process on standard input; only when that run is not clean are the rows
-# run one by one, to name the ones that fail.
+# decode to at least one printed line, err rows must fail with "error at byte N" (on standard
+# input "line L: error at byte N", L the row's line). All rows of a layer go through one process
+# on standard input; only when that run is not clean are the rows run one by one, to name the
+# ones that fail.
 # usage: check-reencode.sh ZMOTE_DUMP VECTORS_DIR
 set -u
 
@@ -152,7 +153,7 @@ check_err_row() { # index
     local i=$1 out rc
     out=$("$DUMP" --layer "${LAYER[i]}" --reencode "${HEX[i]}" 2>"$TMP/err")
     rc=$?
-    if [[ $rc -ne 1 ]] || ! grep -q '^error at byte [0-9][0-9]*: ' "$TMP/err"; then
+    if [[ $rc -ne 1 ]] || ! grep -qE '^error at byte [0-9]+: ' "$TMP/err"; then
         fail "${NAME[i]} (${LAYER[i]}): expected a decode error, got exit $rc, output '${out:0:100}'"
     else
         passed=$((passed + 1))
@@ -174,10 +175,13 @@ run_group() { # kind layer
     if [[ $kind == err ]]; then
         "$DUMP" --layer "$layer" --reencode <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
         rc=$?
-        local nerr
-        nerr=$(grep -c '^error at byte [0-9][0-9]*: ' "$TMP/err")
+        # each error names the line of its input: here the rows in order, one per line
+        local nerr lines_named lines_fed
+        nerr=$(grep -cE '^line [0-9]+: error at byte [0-9]+: ' "$TMP/err")
         nout=$(wc -l <"$TMP/err")
-        if [[ $rc -eq 1 && ! -s $TMP/out && $nerr -eq ${#idx[@]} && $nout -eq $nerr ]]; then
+        lines_named=$(sed -nE 's/^line ([0-9]+): .*/\1/p' "$TMP/err" | tr '\n' ' ')
+        lines_fed=$(seq 1 "${#idx[@]}" | tr '\n' ' ')
+        if [[ $rc -eq 1 && ! -s $TMP/out && $nerr -eq ${#idx[@]} && $nout -eq $nerr && $lines_named == "$lines_fed" ]]; then
             passed=$((passed + ${#idx[@]}))
         else
             for i in "${idx[@]}"; do check_err_row "$i"; done

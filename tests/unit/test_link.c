@@ -881,6 +881,12 @@ static void test_tcp_listener(void)
     CHECK_EQ_INT(parse(&ep, "tcp/127.0.0.1:0", ZM_ENDPOINT_LISTEN), Z_OK);
     CHECK_EQ_INT(zm_link_listen(&listener, &ep), Z_OK);
     CHECK_EQ_INT(zm_link_accept(&listener, &link, 1), ZM_E_TIMEOUT);
+    /* A second listener on the same port is told why it cannot have it. */
+    CHECK_EQ_INT(zm_link_local_port(&listener, &port), Z_OK);
+    char taken[64];
+    snprintf(taken, sizeof(taken), "tcp/127.0.0.1:%u", (unsigned)port);
+    CHECK_EQ_INT(parse(&ep, taken, ZM_ENDPOINT_LISTEN), Z_OK);
+    CHECK_EQ_INT(zm_link_listen(&link, &ep), ZM_E_ADDR_IN_USE);
     /* A listener that was shut down refuses at once, whatever the timeout. */
     zm_link_shutdown(&listener);
     CHECK_EQ_INT(zm_link_accept(&listener, &link, WAIT_MS), ZM_E_CLOSED);
@@ -892,7 +898,7 @@ static void test_tcp_listener(void)
     snprintf(text, sizeof(text), "tcp/127.0.0.1:%u", (unsigned)port);
     CHECK_EQ_INT(parse(&ep, text, ZM_ENDPOINT_CONNECT), Z_OK);
     z_result_t r = zm_link_open(&link, &ep, WAIT_MS);
-    CHECK_CTX(r == Z_ENETWORK, "connect %s: %s", text, zm_strerror(r));
+    CHECK_CTX(r == ZM_E_REFUSED, "connect %s: %s", text, zm_strerror(r));
 
     /* localhost may resolve to ::1 first: the connect moves on to 127.0.0.1. */
     CHECK_EQ_INT(parse(&ep, "tcp/127.0.0.1:0", ZM_ENDPOINT_LISTEN), Z_OK);

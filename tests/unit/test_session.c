@@ -233,7 +233,7 @@ static void test_bad_config(void)
     char closed[64];
     snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", listening_port());
     c.connect[0] = closed;
-    CHECK_EQ_INT(zm_session_open(&s, &c), Z_ENETWORK);
+    CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_REFUSED);
     c.mode = 7;
     CHECK_EQ_INT(zm_session_open(&s, &c), Z_EINVAL);
 }

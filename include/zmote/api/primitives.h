@@ -264,9 +264,9 @@ void z_open_options_default(z_open_options_t *options);
  * ZM_E_UNSUPPORTED (no connect nor listen locator: zenoh-pico would scout for a router, which zmote
  * does not do yet; peer mode in a build without Z_FEATURE_UNICAST_PEER; a task that could not be
  * started), ZM_E_NOMEM, ZM_E_LOCATOR (a locator that does not parse), and the errors of the
- * links and handshakes (Z_ENETWORK, ZM_E_TIMEOUT, ZM_E_CLOSED, Z_EIO, ...): of the listen locator,
- * or of the last connect locator tried when none could be reached and the session does not
- * listen.
+ * links and handshakes (ZM_E_REFUSED, ZM_E_ADDR_IN_USE, ZM_E_NO_HOST, ZM_E_UNREACHABLE, Z_ENETWORK,
+ * ZM_E_TIMEOUT, ZM_E_CLOSED, Z_EIO, ...): of the listen locator, or of the last connect locator
+ * tried when none could be reached and the session does not listen.
  */
 z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_options_t *options);
 
