@@ -744,6 +744,36 @@ bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b)
     return false;
 }
 
+/* FNV-1a over the bytes zm_port_addr_equal compares, the seed folded in first. */
+static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 16777619u;
+    }
+    return h;
+}
+
+uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed)
+{
+    uint32_t h = hash_bytes(2166136261u, &seed, sizeof(seed));
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)a->raw;
+    if (a->len == 0) {
+        return h;
+    }
+    if (x->sa_family == AF_INET) {
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)a->raw;
+        h = hash_bytes(h, &p->sin_port, sizeof(p->sin_port));
+        return hash_bytes(h, &p->sin_addr, sizeof(p->sin_addr));
+    }
+    if (x->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)a->raw;
+        h = hash_bytes(h, &p->sin6_port, sizeof(p->sin6_port));
+        return hash_bytes(h, &p->sin6_addr, sizeof(p->sin6_addr));
+    }
+    return h;
+}
+
 size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
 {
     char ip[INET6_ADDRSTRLEN];

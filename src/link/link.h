@@ -123,6 +123,21 @@ extern const zm_link_ops_t zm_link_tcp_ops;
 extern const zm_link_ops_t zm_link_serial_ops;
 #endif
 
+#if Z_FEATURE_LINK_UDP_MULTICAST
+/**
+ * Opens a link on the multicast group of ep (zm_endpoint_is_multicast), joined on its `iface`:
+ * sends go to the group (from a unicast socket of our own, whose address the members see),
+ * receives take what any member sends, never what we sent. Not in the link table: a group is
+ * neither connected to nor accepted from, the multicast transport opens it. Datagrams longer than
+ * the receive buffer, empty ones and our own are dropped inside the receive.
+ */
+ZM_NODISCARD z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep);
+/** The sender of the last batch a receive handed out on a multicast link (receiving thread). */
+const zm_addr_t *zm_link_mcast_sender(const zm_link_t *l);
+/** The address the members see as ours. */
+const zm_addr_t *zm_link_mcast_self(const zm_link_t *l);
+#endif
+
 /**
  * The operations for proto, or NULL if zmote recognises the protocol but does not implement
  * it (udp, tls; tcp and serial when their Z_FEATURE_LINK_* is 0).

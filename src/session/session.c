@@ -84,12 +84,39 @@ static bool any_live(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* Whether endpoint names a multicast group (a malformed one is not: connecting says why). */
+static bool is_group(const char *endpoint)
+{
+    zm_endpoint_t ep;
+    return zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT) == Z_OK &&
+           zm_endpoint_is_multicast(&ep);
+}
+
+/* Joins the groups among the endpoints; the rest is for connect_all and listen_first. */
+static z_result_t groups_join(zm_session_t *s)
+{
+    for (size_t i = 0; i < s->cfg.n_connect + s->cfg.n_listen; i++) {
+        const char *e = i < s->cfg.n_connect ? s->cfg.connect[i] : s->cfg.listen[i - s->cfg.n_connect];
+        if (is_group(e)) {
+            ZM_TRY(zm_mcast_join(s, e));
+        }
+    }
+    return Z_OK;
+}
+#else
+#define is_group(endpoint) ((void)(endpoint), false)
+#endif
+
 /* Client: the first endpoint that answers. Peer: every endpoint; those that fail are skipped. */
 static z_result_t connect_all(zm_session_t *s)
 {
     z_result_t last = Z_ENETWORK;
     bool any = false;
     for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        if (is_group(s->cfg.connect[i])) {
+            continue; /* groups_join's */
+        }
         z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
         if (rc == Z_OK) {
             any = true;
@@ -104,10 +131,18 @@ static z_result_t connect_all(zm_session_t *s)
 }
 
 #if Z_FEATURE_UNICAST_PEER
+/* Listens on the first listen endpoint that is not a multicast group, if any. */
 static z_result_t listen_first(zm_session_t *s)
 {
     zm_endpoint_t ep;
-    const char *l = s->cfg.listen[0];
+    size_t i = 0;
+    while (i < s->cfg.n_listen && is_group(s->cfg.listen[i])) {
+        i++;
+    }
+    if (i == s->cfg.n_listen) {
+        return Z_OK;
+    }
+    const char *l = s->cfg.listen[i];
     ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
     ZM_TRY(zm_link_listen(&s->listener, &ep));
     zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
@@ -116,12 +151,42 @@ static z_result_t listen_first(zm_session_t *s)
 }
 #endif
 
+/* Connect endpoints that are not multicast groups. */
+static size_t connect_count(const zm_session_t *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        n += is_group(s->cfg.connect[i]) ? 0u : 1u;
+    }
+    return n;
+}
+
+/* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
+static bool alone_useful(const zm_session_t *s)
+{
+    bool useful = false;
+#if Z_FEATURE_UNICAST_PEER
+    useful = s->listening;
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    useful = useful || s->mcast.open;
+#endif
+    ZM_UNUSED(s);
+    return useful;
+}
+
 static z_result_t lease_step(zm_session_t *s)
 {
     uint64_t now = zm_port_clock_ms();
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (zm_peer_is_group(pinned[i])) {
+            zm_mcast_lease(s, pinned[i]);
+            continue;
+        }
+#endif
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
@@ -197,7 +262,7 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
     if (was) {
         return Z_OK;
     }
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
         zm_peer_t *pin[1];
         S_LOCK(s);
@@ -270,12 +335,26 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 /* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
 #define READ_BURST_MAX 8u
 
-/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers. */
+/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers
+ * (and a multicast group). */
 #if Z_FEATURE_UNICAST_PEER
-#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX)
+#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_PIN)
 #else
-#define READ_LINKS_MAX ZM_PEERS_MAX
+#define READ_LINKS_MAX ZM_PEERS_PIN
 #endif
+
+/* One read of peer p, without waiting: a batch of a unicast peer, a datagram of the group. */
+static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
+{
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_group(p)) {
+        return zm_mcast_read(s, p, false);
+    }
+#else
+    ZM_UNUSED(s);
+#endif
+    return zm_transport_try_read_once(&p->t);
+}
 
 /*
  * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
@@ -287,7 +366,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     zm_link_t *links[READ_LINKS_MAX];
     uint8_t ready[READ_LINKS_MAX];
@@ -317,7 +396,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
         z_result_t rc = ZM_E_AGAIN;
         for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
-            rc = zm_transport_try_read_once(&pinned[i]->t);
+            rc = read_ready(s, pinned[i]);
             if (rc != Z_OK) {
                 break;
             }
@@ -354,8 +433,13 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         return Z_EINVAL;
     }
 #if !Z_FEATURE_UNICAST_PEER
-    if (cfg->mode == ZM_MODE_PEER) {
-        return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
+    /* a build without unicast peers: no listener, no peers of its own but a group's members */
+    bool unicast_peer = cfg->mode == ZM_MODE_PEER && !Z_FEATURE_MULTICAST_TRANSPORT;
+    for (size_t i = 0; i < cfg->n_listen; i++) {
+        unicast_peer = unicast_peer || !is_group(cfg->listen[i]);
+    }
+    if (unicast_peer) {
+        return ZM_E_UNSUPPORTED;
     }
 #endif
     zm_session_t *s = session_new();
@@ -412,13 +496,16 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = listen_first(s);
     }
 #endif
-    if (rc == Z_OK && cfg->n_connect > 0) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (rc == Z_OK) {
+        rc = groups_join(s);
+    }
+#endif
+    if (rc == Z_OK && connect_count(s) > 0) {
         rc = connect_all(s);
-#if Z_FEATURE_UNICAST_PEER
-        if (rc != Z_OK && s->listening) {
+        if (rc != Z_OK && alone_useful(s)) {
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
         }
-#endif
     }
 #if Z_FEATURE_MULTI_THREAD
     if (rc == Z_OK && cfg->start_tasks) {
@@ -459,7 +546,7 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
 #endif
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         S_LOCK(s);
         bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
         S_UNLOCK(s);
@@ -471,7 +558,7 @@ void zm_session_close(zm_session_t *s)
     S_LOCK(s);
     for (;;) {
         bool pinned = false;
-        for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
             pinned |= s->peers[i].refs > 0;
         }
         if (!pinned) {
@@ -519,11 +606,23 @@ bool zm_session_is_closed(const zm_session_t *s) { return s == NULL || s->closin
 
 void zm_session_zid(const zm_session_t *s, zm_zid_t *out) { *out = s->zid; }
 
+/* Live peers that are remote nodes: not the group, but its members. */
+static bool is_node(zm_peer_t *p) { return !zm_peer_is_group(p); }
+
 void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
                                void *ctx)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    zm_peer_t *pinned[ZM_PEER_SLOTS];
+    size_t n = 0;
+    S_LOCK(s);
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && is_node(p)) {
+            p->refs++;
+            pinned[n++] = p;
+        }
+    }
+    S_UNLOCK(s);
     for (size_t i = 0; i < n; i++) {
         if (whatami_mask & (1u << pinned[i]->t.remote_whatami)) {
             fn(&pinned[i]->t.remote_zid, ctx);
