@@ -242,6 +242,15 @@
 #define ZM_MCAST_JOIN_INTERVAL_MS 2500u
 #endif
 
+/**
+ * How long opening a session on a multicast group listens before it returns, so that the zmote
+ * members, which answer a newcomer's JOIN with theirs and their declarations, are known to its
+ * first get; 0: not at all.
+ */
+#ifndef ZM_MCAST_OPEN_WAIT_MS
+#define ZM_MCAST_OPEN_WAIT_MS 300u
+#endif
+
 /** Connect or listen endpoints a session keeps (each). */
 #ifndef ZM_ENDPOINTS_MAX
 #define ZM_ENDPOINTS_MAX 8

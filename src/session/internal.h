@@ -236,6 +236,7 @@ typedef struct {
     bool open;                    /* the group's slot holds it */
     bool announce;                /* a member came: our JOIN and declarations again at the next tick */
     uint64_t last_join_ms;        /* lease task only */
+    uint64_t last_announce_ms;    /* lease task only */
     uint32_t seed;                /* of the address hash */
     uint8_t table[ZM_MCAST_TABLE]; /* a member's slot index by its address hash; 0: empty */
 } zm_mcast_state_t;
@@ -363,8 +364,16 @@ ZM_NODISCARD z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint);
  * member that sends what cannot be read, or CLOSE, is dropped. ZM_E_CLOSED once g is closed.
  */
 ZM_NODISCARD z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait);
-/** Lease task: our JOIN when due (or a newcomer came, then our declarations too), members' expiry. */
-void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
+/**
+ * Lease task: our JOIN when due (or now with force; when a newcomer came, our declarations too),
+ * and the expiry of members.
+ */
+void zm_mcast_lease(zm_session_t *s, zm_peer_t *g, bool force);
+/**
+ * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
+ * when no read task does), so that the members that answer newcomers are known on return.
+ */
+void zm_mcast_settle(zm_session_t *s);
 /** s->lock held: member p leaves the address table (it is being dropped). */
 void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
 /** True when declarations of kind go to the group too (not queryables, nor key expressions

@@ -14,6 +14,9 @@
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 
+/* Newcomers get our declarations again at most this often, however many come (a flood of JOINs). */
+#define ANNOUNCE_GAP_MS 100u
+
 static zm_transport_params_t group_params(const zm_session_t *s)
 {
     zm_transport_params_t p;
@@ -117,7 +120,10 @@ static zm_peer_t *member_admit(zm_session_t *s, const zm_addr_t *from, const zm_
     p->tx = &s->peers[ZM_GROUP_SLOT].t; /* what we send to it goes to the group */
     p->addr = *from;
     table_insert(s, p);
-    s->mcast.announce = true; /* it needs our JOIN and our declarations */
+    s->mcast.announce = true; /* it needs our JOIN and our declarations: the lease task, now */
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_broadcast(&s->lease_cond);
+#endif
     return p;
 }
 
@@ -155,13 +161,13 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
     return Z_OK;
 }
 
-void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
+void zm_mcast_lease(zm_session_t *s, zm_peer_t *g, bool force)
 {
     uint64_t now = zm_port_clock_ms();
     S_LOCK(s);
-    bool announce = s->mcast.announce;
+    bool announce = s->mcast.announce && now - s->mcast.last_announce_ms >= ANNOUNCE_GAP_MS;
     S_UNLOCK(s);
-    bool join = announce || now - s->mcast.last_join_ms >= ZM_MCAST_JOIN_INTERVAL_MS;
+    bool join = force || announce || now - s->mcast.last_join_ms >= ZM_MCAST_JOIN_INTERVAL_MS;
     zm_transport_params_t params = group_params(s);
     z_result_t rc = zm_mcast_tick(&g->t, &params, join);
     if (rc == Z_OK && join) {
@@ -170,6 +176,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
             S_LOCK(s);
             s->mcast.announce = false;
             S_UNLOCK(s);
+            s->mcast.last_announce_ms = now;
             /* the newcomers know us now: our declarations again, the others ignore what they know */
             rc = zm_decl_push_all(s, g);
         }
@@ -224,6 +231,7 @@ z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)
     s->mcast.seed = seed[0];
     s->mcast.announce = false;
     s->mcast.last_join_ms = zm_port_clock_ms();
+    s->mcast.last_announce_ms = s->mcast.last_join_ms;
     memset(s->mcast.table, 0, sizeof(s->mcast.table));
 #if Z_FEATURE_QUERY
     /* other members see the replies to our gets: ids from a random start seldom meet theirs */
@@ -241,6 +249,27 @@ z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)
         zm_peer_send_failed(g, rc, "nothing could be sent to it");
     }
     return rc;
+}
+
+void zm_mcast_settle(zm_session_t *s)
+{
+    uint64_t deadline = zm_port_clock_ms() + ZM_MCAST_OPEN_WAIT_MS;
+    zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
+    for (uint64_t now = zm_port_clock_ms(); now < deadline && !s->closing; now = zm_port_clock_ms()) {
+        uint32_t left = (uint32_t)(deadline - now);
+        S_LOCK(s);
+        bool reader = g->state == PEER_LIVE && g->reader_started;
+        S_UNLOCK(s);
+        if (reader) {
+            zm_port_sleep_ms(left); /* the read task hears them meanwhile */
+            continue;
+        }
+        if (zm_session_read(s, left) != Z_OK) {
+            return;
+        }
+        z_result_t ka = zm_session_send_keep_alive(s); /* newcomers heard of: our JOIN for them */
+        ZM_UNUSED(ka);
+    }
 }
 
 #endif /* Z_FEATURE_MULTICAST_TRANSPORT */

@@ -175,15 +175,17 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
-static z_result_t lease_step(zm_session_t *s)
+/* With join, our JOIN goes to the multicast group now, not only when due. */
+static z_result_t lease_step(zm_session_t *s, bool join)
 {
+    ZM_UNUSED(join);
     uint64_t now = zm_port_clock_ms();
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
 #if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i])) {
-            zm_mcast_lease(s, pinned[i]);
+            zm_mcast_lease(s, pinned[i], join);
             continue;
         }
 #endif
@@ -226,7 +228,7 @@ static void *lease_main(void *arg)
     S_LOCK(s);
     while (s->lease_running && !s->closing) {
         S_UNLOCK(s);
-        (void)lease_step(s);
+        (void)lease_step(s, false);
         S_LOCK(s);
         if (s->lease_running && !s->closing) {
             (void)zm_port_condvar_wait_until(&s->lease_cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
@@ -419,7 +421,15 @@ z_result_t zm_session_send_keep_alive(zm_session_t *s)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    return lease_step(s);
+    return lease_step(s, false);
+}
+
+z_result_t zm_session_send_join(zm_session_t *s)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    return lease_step(s, true);
 }
 
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
@@ -513,6 +523,11 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         if (rc == Z_OK) {
             rc = zm_session_start_lease_task(s);
         }
+    }
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
+        zm_mcast_settle(s);
     }
 #endif
     if (rc != Z_OK) {
