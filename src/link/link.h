@@ -89,6 +89,10 @@ typedef struct {
      * keeps l->rx_len at its size (rx_pos 0), so that zm_link_rebuffer carries it along.
      */
     z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
+#if Z_FEATURE_LINK_UDP_MULTICAST
+    /* Datagram links that hear many senders (a group): the sender of the last batch recv handed out. */
+    const zm_addr_t *(*sender)(const zm_link_t *l);
+#endif
     void (*shutdown)(zm_link_t *l);
     void (*close)(zm_link_t *l);
 } zm_link_ops_t;
@@ -132,10 +136,9 @@ extern const zm_link_ops_t zm_link_serial_ops;
  * the receive buffer, empty ones and our own are dropped inside the receive.
  */
 ZM_NODISCARD z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep);
-/** The sender of the last batch a receive handed out on a multicast link (receiving thread). */
-const zm_addr_t *zm_link_mcast_sender(const zm_link_t *l);
-/** The address the members see as ours. */
-const zm_addr_t *zm_link_mcast_self(const zm_link_t *l);
+/** The sender of the last batch a receive handed out on a link that hears many (the receiving
+ *  thread's; valid until its next receive), NULL for a link that cannot tell. */
+const zm_addr_t *zm_link_sender(const zm_link_t *l);
 #endif
 
 /**

@@ -61,6 +61,12 @@ static z_result_t mcast_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, 
 
 static zm_socket_t *mcast_socket(zm_link_t *l) { return &l->sock; }
 
+static const zm_addr_t *mcast_sender(const zm_link_t *l)
+{
+    const mcast_t *m = l->ctx;
+    return &m->from;
+}
+
 static void mcast_shutdown(zm_link_t *l)
 {
     mcast_t *m = l->ctx;
@@ -84,6 +90,7 @@ static const zm_link_ops_t mcast_ops = {
     .socket = mcast_socket,
     .send = mcast_send,
     .recv = mcast_recv,
+    .sender = mcast_sender,
     .shutdown = mcast_shutdown,
     .close = mcast_close,
 };
@@ -126,18 +133,6 @@ z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep)
         l->ctx = NULL;
     }
     return r;
-}
-
-const zm_addr_t *zm_link_mcast_sender(const zm_link_t *l)
-{
-    const mcast_t *m = l->ctx;
-    return &m->from;
-}
-
-const zm_addr_t *zm_link_mcast_self(const zm_link_t *l)
-{
-    const mcast_t *m = l->ctx;
-    return &m->self;
 }
 
 #endif /* Z_FEATURE_LINK_UDP_MULTICAST */

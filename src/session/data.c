@@ -195,6 +195,21 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
 }
 
 
+#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
+/* m, made for peers with a's declared key id, to a multicast group, where no id is declared: with
+ * the full key instead, the message as it was afterwards. */
+static z_result_t push_full_key(zm_transport_t *group, zm_network_msg_t *m, const zm_put_args_t *a)
+{
+    zm_wire_expr_t declared = m->body.push.wire_expr;
+    m->body.push.wire_expr.scope = 0;
+    m->body.push.wire_expr.has_suffix = true;
+    m->body.push.wire_expr.suffix = zm_slice(a->key, a->key_len);
+    z_result_t r = zm_transport_send(group, m, a->reliable, a->priority, a->express);
+    m->body.push.wire_expr = declared;
+    return r;
+}
+#endif
+
 /*
  * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
  * stack while the targets are matched nor while local subscribers run, and the local sample is
@@ -206,18 +221,15 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     zm_network_msg_t m;
     push_build(&m, a);
     for (size_t i = 0; i < n; i++) {
+        z_result_t r;
 #if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
-        zm_wire_expr_t declared = m.body.push.wire_expr;
-        if (zm_peer_is_group(pinned[i]) && a->key_id != 0) { /* no id is declared on the group */
-            m.body.push.wire_expr.scope = 0;
-            m.body.push.wire_expr.has_suffix = true;
-            m.body.push.wire_expr.suffix = zm_slice(a->key, a->key_len);
+        if (zm_peer_is_group(pinned[i]) && a->key_id != 0) {
+            r = push_full_key(&pinned[i]->t, &m, a);
+        } else
+#endif
+        {
+            r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
         }
-#endif
-        z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
-#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
-        m.body.push.wire_expr = declared;
-#endif
         if (r != Z_OK) {
             zm_peer_send_failed(pinned[i], r, "it does not take what we send");
             rc = r;

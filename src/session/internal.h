@@ -359,6 +359,12 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
  */
 ZM_NODISCARD z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint);
 /**
+ * zm_mcast_join over link, an open datagram link on the group that tells its senders
+ * (zm_link_sender; tests use one of memory). The group takes the link on success (the caller's
+ * copy is forgotten: its ops are cleared); on error it is the caller's to close.
+ */
+ZM_NODISCARD z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link);
+/**
  * Receives one datagram of the group g (waiting for it with wait, else ZM_E_AGAIN when none is
  * there) and hands it to its member: a JOIN from a newcomer makes one within ZM_MCAST_PEERS_MAX, a
  * member that sends what cannot be read, or CLOSE, is dropped. ZM_E_CLOSED once g is closed.

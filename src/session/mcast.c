@@ -202,25 +202,43 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g, bool force)
     }
 }
 
+/* Whether s may join a group now: a peer, not on one already. */
+static bool may_join(zm_session_t *s)
+{
+    S_LOCK(s);
+    bool taken = s->mcast.open;
+    S_UNLOCK(s);
+    return s->cfg.mode == ZM_MODE_PEER && !taken;
+}
+
 z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)
 {
     zm_endpoint_t ep;
     ZM_TRY(zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT));
-    S_LOCK(s);
-    bool taken = s->mcast.open;
-    S_UNLOCK(s);
-    if (s->cfg.mode != ZM_MODE_PEER || taken) {
+    if (!may_join(s)) {
         return ZM_E_UNSUPPORTED; /* a client has no group (nor in Rust); one group a session */
     }
     zm_link_t link;
     ZM_TRY(zm_link_mcast_open(&link, &ep));
+    z_result_t rc = zm_mcast_join_link(s, &link);
+    if (rc != Z_OK && link.ops != NULL) {
+        zm_link_close(&link);
+    }
+    return rc;
+}
+
+z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link)
+{
+    if (!may_join(s)) {
+        return ZM_E_UNSUPPORTED;
+    }
     zm_transport_params_t params = group_params(s);
     zm_transport_t t;
-    z_result_t rc = zm_mcast_open(&t, &link, &params);
+    z_result_t rc = zm_mcast_open(&t, link, &params);
     if (rc != Z_OK) {
-        zm_link_close(&link);
-        return rc;
+        return rc; /* the link is the caller's again */
     }
+    link->ops = NULL; /* the group's now */
     zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
     uint32_t seed[2];
     zm_port_random(seed, sizeof(seed));

@@ -64,8 +64,8 @@ z_result_t zm_mcast_recv(zm_transport_t *g, bool wait, zm_slice_t *batch, const 
 {
     z_result_t rc = wait ? zm_link_recv_batch(&g->link, g->rx_buf, g->rx_cap, batch)
                          : zm_link_try_recv_batch(&g->link, g->rx_buf, g->rx_cap, batch);
-    *from = zm_link_mcast_sender(&g->link);
-    return rc;
+    *from = zm_link_sender(&g->link);
+    return rc == Z_OK && *from == NULL ? ZM_E_UNSUPPORTED : rc;
 }
 
 /* A JOIN zmote can take a member from (docs/multicast.md): what Rust's own check asks. */

@@ -276,7 +276,8 @@ ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t);
  */
 
 /**
- * Opens the group on link (zm_link_mcast_open), taking it: buffers for batches of
+ * Opens the group on link (zm_link_mcast_open, or any datagram link that tells its senders:
+ * zm_link_sender), taking it: buffers for batches of
  * ZM_BATCH_MULTICAST_SIZE, random initial SNs, no QoS, fragments with markers. On error the link
  * is the caller's again and nothing is held.
  */
