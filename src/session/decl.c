@@ -26,7 +26,7 @@ static z_result_t send_decl(zm_peer_t *p, const zm_declaration_t *d, bool with_i
 {
     zm_network_msg_t m;
     declare_msg(&m, d, with_interest);
-    return zm_transport_send(p->tx, &m, true, ZM_PRIO_CONTROL, false);
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
 }
 
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len)

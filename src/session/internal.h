@@ -206,7 +206,9 @@ typedef struct zm_peer {
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
     unsigned refs;   /* pins, under s->lock */
     zm_transport_t t;
-    zm_transport_t *tx; /* what we send to it goes there: &t, or the group's for a member */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
+#endif
     bool reader_started;
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
@@ -225,6 +227,8 @@ typedef struct zm_peer {
 } zm_peer_t;
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
+/* The transport what we send to peer p goes on: its own, or for a member the group's. */
+#define zm_peer_tx(p) ((p)->tx)
 static inline bool zm_peer_is_group(const zm_peer_t *p) { return p->index == ZM_GROUP_SLOT; }
 static inline bool zm_peer_is_member(const zm_peer_t *p) { return p->index > ZM_GROUP_SLOT; }
 
@@ -235,12 +239,14 @@ static inline bool zm_peer_is_member(const zm_peer_t *p) { return p->index > ZM_
 typedef struct {
     bool open;                    /* the group's slot holds it */
     bool announce;                /* a member came: our JOIN and declarations again at the next tick */
+    bool join_now;                /* zp_send_join: our JOIN at the next tick, due or not */
     uint64_t last_join_ms;        /* lease task only */
     uint64_t last_announce_ms;    /* lease task only */
     uint32_t seed;                /* of the address hash */
     uint8_t table[ZM_MCAST_TABLE]; /* a member's slot index by its address hash; 0: empty */
 } zm_mcast_state_t;
 #else
+#define zm_peer_tx(p) (&(p)->t)
 #define zm_peer_is_group(p) ((void)(p), false)
 #define zm_peer_is_member(p) ((void)(p), false)
 #define zm_mcast_declares(kind) ((void)(kind), true)
@@ -324,11 +330,13 @@ ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
  * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
+#if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
  * its index, generation and empty declaration tables, tx on its own transport.
  */
 void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted);
+#endif
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
@@ -371,10 +379,10 @@ ZM_NODISCARD z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link);
  */
 ZM_NODISCARD z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait);
 /**
- * Lease task: our JOIN when due (or now with force; when a newcomer came, our declarations too),
- * and the expiry of members.
+ * Lease task: our JOIN when due (or asked for: zp_send_join; when a newcomer came, our
+ * declarations too), and the expiry of members.
  */
-void zm_mcast_lease(zm_session_t *s, zm_peer_t *g, bool force);
+void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
 /**
  * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
  * when no read task does), so that the members that answer newcomers are known on return.

@@ -53,8 +53,8 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
 {
     zm_network_msg_t m;
     interest_init(&m, id, mode, key, len);
-    z_result_t rc = zm_transport_send(p->tx, &m, true, ZM_PRIO_CONTROL, false);
-    return rc == Z_OK && flush ? zm_transport_flush(p->tx) : rc;
+    z_result_t rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
+    return rc == Z_OK && flush ? zm_transport_flush(zm_peer_tx(p)) : rc;
 }
 #endif
 
@@ -216,7 +216,7 @@ z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *
         tok->busy++; /* pinned while its declaration is sent unlocked */
         S_UNLOCK(s);
         zm_decl_fill(&m->body.declare.decl, ZM_DECL_TOKEN, tok->id, tok->key, tok->key_len);
-        rc = zm_transport_send(p->tx, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         tok = zm_entity_unpin(s, &s->tokens, tok);
     }
@@ -243,7 +243,7 @@ static z_result_t push_interests(zm_session_t *s, zm_peer_t *p, zm_network_msg_t
         sub->busy++;
         S_UNLOCK(s);
         interest_init(m, sub->id, ZM_INTEREST_CURRENT_FUTURE, sub->key, sub->key_len);
-        rc = zm_transport_send(p->tx, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         sub = zm_entity_unpin(s, &s->lsubs, sub);
     }

@@ -282,7 +282,7 @@ z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p)
         zm_network_msg_t m;
         interest_msg(&m, &copy, true);
         uint32_t id = copy.id;
-        rc = zm_transport_send(p->tx, &m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
         after = id;
     }
     return rc;

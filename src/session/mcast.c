@@ -161,11 +161,13 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
     return Z_OK;
 }
 
-void zm_mcast_lease(zm_session_t *s, zm_peer_t *g, bool force)
+void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
 {
     uint64_t now = zm_port_clock_ms();
     S_LOCK(s);
     bool announce = s->mcast.announce && now - s->mcast.last_announce_ms >= ANNOUNCE_GAP_MS;
+    bool force = s->mcast.join_now;
+    s->mcast.join_now = false;
     S_UNLOCK(s);
     bool join = force || announce || now - s->mcast.last_join_ms >= ZM_MCAST_JOIN_INTERVAL_MS;
     zm_transport_params_t params = group_params(s);

@@ -164,9 +164,14 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_free(t);
 }
 
+#if !Z_FEATURE_MULTICAST_TRANSPORT
+static /* its only caller is below */
+#endif
 void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 {
+#if Z_FEATURE_MULTICAST_TRANSPORT
     p->tx = &p->t;
+#endif
 #if ZM_DECODE_NETWORK /* else the transport hands out no network message */
     p->t.on_message = zm_session_on_message;
 #endif
@@ -366,7 +371,7 @@ void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
 
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush)
 {
-    z_result_t rc = zm_transport_send(p->tx, m, true, prio, flush);
+    z_result_t rc = zm_transport_send(zm_peer_tx(p), m, true, prio, flush);
     if (rc != Z_OK) {
         zm_peer_send_failed(p, rc, "it does not take what we send");
     }

@@ -239,7 +239,7 @@ z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *k
         zm_decl_fill(d, ZM_DECL_QUERYABLE, q->id, q->key, q->key_len);
         d->has_qbl_info = true;
         d->qbl_complete = q->complete;
-        rc = zm_transport_send(p->tx, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         q = zm_entity_unpin(s, &s->qbls, q);
     }
@@ -404,7 +404,7 @@ static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const
             err->encoding = *a->put.encoding;
         }
     }
-    return zm_transport_send(p->tx, &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
 }
 
 z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
@@ -921,14 +921,21 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     if (local) {
         wait_set(g, WAIT_LOCAL);
     } else if (!awaits) {
-        uint32_t rid = g->rid; /* g may end on another thread once unlocked */
-        if (rid_out != NULL) {
-            *rid_out = rid;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (n > 0) { /* the group only, none of whose members answers */
+            uint32_t rid = g->rid; /* g may end on another thread once unlocked */
+            if (rid_out != NULL) {
+                *rid_out = rid;
+            }
+            S_UNLOCK(s);
+            request_send(s, rid, a, pinned, n);
+            zm_peers_unpin(s, pinned, n);
+            zm_session_get_cancel(s, rid); /* asked nobody that answers: it ends with no reply, here */
+            return Z_OK;
         }
+#endif
+        get_end(s, g); /* asked nobody: it ends with no reply, here */
         S_UNLOCK(s);
-        request_send(s, rid, a, pinned, n); /* to a group none of whose members answers, if any */
-        zm_peers_unpin(s, pinned, n);
-        zm_session_get_cancel(s, rid); /* asked nobody that answers: it ends with no reply, here */
         return Z_OK;
     }
     uint32_t rid = g->rid;

@@ -151,6 +151,7 @@ static z_result_t listen_first(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
 /* Connect endpoints that are not multicast groups. */
 static size_t connect_count(const zm_session_t *s)
 {
@@ -160,6 +161,9 @@ static size_t connect_count(const zm_session_t *s)
     }
     return n;
 }
+#else
+#define connect_count(s) ((s)->cfg.n_connect)
+#endif
 
 /* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
 static bool alone_useful(const zm_session_t *s)
@@ -175,17 +179,15 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
-/* With join, our JOIN goes to the multicast group now, not only when due. */
-static z_result_t lease_step(zm_session_t *s, bool join)
+static z_result_t lease_step(zm_session_t *s)
 {
-    ZM_UNUSED(join);
     uint64_t now = zm_port_clock_ms();
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
 #if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i])) {
-            zm_mcast_lease(s, pinned[i], join);
+            zm_mcast_lease(s, pinned[i]);
             continue;
         }
 #endif
@@ -228,7 +230,7 @@ static void *lease_main(void *arg)
     S_LOCK(s);
     while (s->lease_running && !s->closing) {
         S_UNLOCK(s);
-        (void)lease_step(s, false);
+        (void)lease_step(s);
         S_LOCK(s);
         if (s->lease_running && !s->closing) {
             (void)zm_port_condvar_wait_until(&s->lease_cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
@@ -421,16 +423,21 @@ z_result_t zm_session_send_keep_alive(zm_session_t *s)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    return lease_step(s, false);
+    return lease_step(s);
 }
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
 z_result_t zm_session_send_join(zm_session_t *s)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    return lease_step(s, true);
+    S_LOCK(s);
+    s->mcast.join_now = true;
+    S_UNLOCK(s);
+    return lease_step(s);
 }
+#endif
 
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
@@ -442,14 +449,16 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         (cfg->n_connect == 0 && cfg->n_listen == 0) || (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
         return Z_EINVAL;
     }
-#if !Z_FEATURE_UNICAST_PEER
+#if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
     /* a build without unicast peers: no listener, no peers of its own but a group's members */
-    bool unicast_peer = cfg->mode == ZM_MODE_PEER && !Z_FEATURE_MULTICAST_TRANSPORT;
     for (size_t i = 0; i < cfg->n_listen; i++) {
-        unicast_peer = unicast_peer || !is_group(cfg->listen[i]);
+        if (!is_group(cfg->listen[i])) {
+            return ZM_E_UNSUPPORTED;
+        }
     }
-    if (unicast_peer) {
-        return ZM_E_UNSUPPORTED;
+#elif !Z_FEATURE_UNICAST_PEER
+    if (cfg->mode == ZM_MODE_PEER) {
+        return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
     }
 #endif
     zm_session_t *s = session_new();
@@ -621,23 +630,25 @@ bool zm_session_is_closed(const zm_session_t *s) { return s == NULL || s->closin
 
 void zm_session_zid(const zm_session_t *s, zm_zid_t *out) { *out = s->zid; }
 
-/* Live peers that are remote nodes: not the group, but its members. */
-static bool is_node(zm_peer_t *p) { return !zm_peer_is_group(p); }
-
 void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
                                void *ctx)
 {
     zm_peer_t *pinned[ZM_PEER_SLOTS];
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    /* the remote nodes: not the group, but its members */
     size_t n = 0;
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
-        if (p->state == PEER_LIVE && is_node(p)) {
+        if (p->state == PEER_LIVE && !zm_peer_is_group(p)) {
             p->refs++;
             pinned[n++] = p;
         }
     }
     S_UNLOCK(s);
+#else
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+#endif
     for (size_t i = 0; i < n; i++) {
         if (whatami_mask & (1u << pinned[i]->t.remote_whatami)) {
             fn(&pinned[i]->t.remote_zid, ctx);

@@ -205,7 +205,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
 z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch) { return on_batch(t, batch); }
+#endif
 
 z_result_t zm_transport_read_once(zm_transport_t *t)
 {

@@ -244,11 +244,13 @@ ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_ms
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * Dispatches one whole batch received for t (its network messages to on_message, in place). The
  * receiving thread's; errors mean the sender must be dropped (ZM_E_CLOSED: it sent CLOSE).
  */
 ZM_NODISCARD z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch);
+#endif
 
 /** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
