@@ -52,36 +52,62 @@ static size_t in_head, in_n;
 static dgram_t outbox[QUEUE]; /* what the session sent, the first QUEUE since the last clear */
 static size_t out_n;
 static zm_addr_t last_from;
+static bool shut; /* the group was shut down: a waiting receive returns */
+
+/* With the session's tasks on, its reader waits in the link for what the test delivers. */
+#if Z_FEATURE_MULTI_THREAD
+static zm_mutex_t mem_lock;
+static zm_condvar_t mem_cond;
+#define MEM_LOCK() zm_port_mutex_lock(&mem_lock)
+#define MEM_UNLOCK() zm_port_mutex_unlock(&mem_lock)
+#else
+#define MEM_LOCK() ((void)0)
+#define MEM_UNLOCK() ((void)0)
+#endif
 
 static z_result_t mem_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start, uint64_t end)
 {
     (void)l;
     (void)start;
     (void)end;
+    MEM_LOCK();
     if (out_n < QUEUE && len <= DGRAM_MAX) {
         memcpy(outbox[out_n].data, batch, len);
         outbox[out_n].len = len;
     }
     out_n++;
+    MEM_UNLOCK();
     return Z_OK;
 }
 
 static z_result_t mem_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     (void)l;
+    MEM_LOCK();
+#if Z_FEATURE_MULTI_THREAD
+    while (wait && in_n == 0 && !shut) {
+        (void)zm_port_condvar_wait_until(&mem_cond, &mem_lock, zm_port_clock_ms() + 1000u);
+    }
+#endif
     if (in_n == 0) {
-        return wait ? ZM_E_CLOSED : ZM_E_AGAIN; /* nothing blocks here: the test drives */
+        MEM_UNLOCK();
+        return wait || shut ? ZM_E_CLOSED : ZM_E_AGAIN;
     }
     dgram_t *d = &inbox[in_head];
     in_head = (in_head + 1) % QUEUE;
     in_n--;
-    if (d->len > cap) {
-        return ZM_E_FIELD;
+    z_result_t rc = ZM_E_FIELD;
+    if (d->len <= cap) {
+        memcpy(buf, d->data, d->len);
+        *n = d->len;
+        last_from = d->from;
+        rc = Z_OK;
     }
-    memcpy(buf, d->data, d->len);
-    *n = d->len;
-    last_from = d->from;
-    return Z_OK;
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_broadcast(&mem_cond); /* room for the test's next datagram */
+#endif
+    MEM_UNLOCK();
+    return rc;
 }
 
 static const zm_addr_t *mem_sender(const zm_link_t *l)
@@ -94,7 +120,21 @@ static z_result_t mem_wait(zm_link_t *l, uint32_t timeout_ms)
 {
     (void)l;
     (void)timeout_ms;
-    return in_n > 0 ? Z_OK : ZM_E_TIMEOUT;
+    MEM_LOCK();
+    bool some = in_n > 0;
+    MEM_UNLOCK();
+    return some ? Z_OK : ZM_E_TIMEOUT;
+}
+
+static void mem_shutdown(zm_link_t *l)
+{
+    (void)l;
+    MEM_LOCK();
+    shut = true;
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_broadcast(&mem_cond);
+#endif
+    MEM_UNLOCK();
 }
 
 static void mem_nothing(zm_link_t *l) { (void)l; }
@@ -106,7 +146,7 @@ static const zm_link_ops_t mem_ops = {
     .send = mem_send,
     .recv = mem_recv,
     .sender = mem_sender,
-    .shutdown = mem_nothing,
+    .shutdown = mem_shutdown,
     .close = mem_nothing,
 };
 
@@ -121,12 +161,26 @@ static zm_addr_t addr_of(uint16_t port)
 
 static void deliver(uint16_t port, const uint8_t *data, size_t len)
 {
+    zm_addr_t from = addr_of(port);
+    MEM_LOCK();
+#if Z_FEATURE_MULTI_THREAD
+    uint64_t deadline = zm_port_clock_ms() + 10000u; /* a reader task takes them meanwhile */
+    while (in_n == QUEUE && zm_port_clock_ms() < deadline) {
+        (void)zm_port_condvar_wait_until(&mem_cond, &mem_lock, deadline);
+    }
+#endif
     CHECK(in_n < QUEUE && len <= DGRAM_MAX);
-    dgram_t *d = &inbox[(in_head + in_n) % QUEUE];
-    d->from = addr_of(port);
-    memcpy(d->data, data, len);
-    d->len = len;
-    in_n++;
+    if (in_n < QUEUE && len <= DGRAM_MAX) {
+        dgram_t *d = &inbox[(in_head + in_n) % QUEUE];
+        d->from = from;
+        memcpy(d->data, data, len);
+        d->len = len;
+        in_n++;
+    }
+#if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_broadcast(&mem_cond);
+#endif
+    MEM_UNLOCK();
 }
 
 static zm_session_t *session;
@@ -141,7 +195,12 @@ static void pump(void)
     }
 }
 
-static void clear_outbox(void) { out_n = 0; }
+static void clear_outbox(void)
+{
+    MEM_LOCK();
+    out_n = 0;
+    MEM_UNLOCK();
+}
 
 /* ---- what members send ------------------------------------------------------------------------- */
 
@@ -342,7 +401,8 @@ static size_t sent_msgs(size_t i, zm_transport_msg_t *out, size_t cap, zm_networ
 
 /* ---- a session on the group ------------------------------------------------------------------------- */
 
-static void open_session(void)
+/* A session on the group of memory; with tasks, its read and lease tasks run it. */
+static void open_session_with(bool tasks)
 {
     char listen[] = "tcp/127.0.0.1:0";
     zm_session_config_t c;
@@ -350,10 +410,12 @@ static void open_session(void)
     c.mode = ZM_MODE_PEER;
     c.listen[0] = listen;
     c.n_listen = 1;
+    c.start_tasks = tasks;
     session = NULL;
     z_result_t rc = zm_session_open(&session, &c);
     CHECK_EQ_INT(rc, Z_OK);
     in_head = in_n = 0;
+    shut = false;
     clear_outbox();
     zm_link_t link;
     zm_link_init(&link, ZM_PROTO_UDP, &mem_ops, NULL);
@@ -361,6 +423,8 @@ static void open_session(void)
     CHECK_EQ_INT(rc, Z_OK);
     CHECK(link.ops == NULL); /* the group took it */
 }
+
+static void open_session(void) { open_session_with(false); }
 
 static void close_session(void)
 {
@@ -886,8 +950,86 @@ static void test_queryable_answers_member(void)
 }
 #endif
 
+#if Z_FEATURE_MULTI_THREAD
+/* What the tasks' callbacks saw, under a lock of its own, with a condition to wait on. */
+static zm_mutex_t seen_lock;
+static zm_condvar_t seen_cond;
+static unsigned seen_samples, seen_deletes;
+
+static void seen_sample(const zm_sample_t *smp, void *ctx)
+{
+    (void)smp;
+    (void)ctx;
+    zm_port_mutex_lock(&seen_lock);
+    seen_samples++;
+    zm_port_condvar_broadcast(&seen_cond);
+    zm_port_mutex_unlock(&seen_lock);
+}
+
+static void seen_token(const zm_sample_t *smp, void *ctx)
+{
+    (void)ctx;
+    zm_port_mutex_lock(&seen_lock);
+    seen_deletes += smp->kind == ZM_SAMPLE_DELETE;
+    zm_port_condvar_broadcast(&seen_cond);
+    zm_port_mutex_unlock(&seen_lock);
+}
+
+/* Waits up to timeout_ms until *counter reaches want; false if it did not. */
+static bool seen_wait(const unsigned *counter, unsigned want, uint32_t timeout_ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    zm_port_mutex_lock(&seen_lock);
+    while (*counter < want && zm_port_clock_ms() < deadline) {
+        (void)zm_port_condvar_wait_until(&seen_cond, &seen_lock, deadline);
+    }
+    bool ok = *counter >= want;
+    zm_port_mutex_unlock(&seen_lock);
+    return ok;
+}
+
+/* With the session's tasks: its read task takes the members' samples while the test puts to the
+ * group, its lease task answers the newcomers and drops a member at its lease's end (its token a
+ * DELETE), and close wakes the reader waiting in the link. */
+static void test_tasks(void)
+{
+    open_session_with(true);
+    uint32_t id;
+    z_result_t rc = zm_session_declare_subscriber(session, "mc/**", 5, ZM_LOCALITY_REMOTE, seen_sample, NULL, NULL,
+                                                  &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    rc = zm_session_declare_liveliness_subscriber(session, "mc/**", 5, false, seen_token, NULL, NULL, &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    join_peer(48001, 1, 0, 1); /* lease 1 s: it stops after its token */
+    join_peer(48002, 2, 0, 10);
+    declare_from(48001, 0, ZM_DECL_TOKEN, 3, "mc/t", false);
+    uint8_t payload[8] = {0};
+    zm_put_args_t a;
+    zm_put_args_init(&a, "mc/out", 6);
+    a.payload = zm_slice(payload, sizeof(payload));
+    for (uint32_t sn = 0; sn < 200; sn++) {
+        push_from(48002, true, sn, -1, "mc/in", 1);
+        rc = zm_session_put(session, &a);
+        CHECK_EQ_INT(rc, Z_OK);
+    }
+    CHECK(seen_wait(&seen_samples, 200, 10000));
+    CHECK(seen_wait(&seen_deletes, 1, 10000)); /* 48001 silent: expired by the lease task */
+    for (uint32_t sn = 200; sn < 210; sn++) {
+        push_from(48002, true, sn, -1, "mc/in", 1); /* 48002 is still there */
+    }
+    CHECK(seen_wait(&seen_samples, 210, 10000));
+    close_session();
+}
+#endif
+
 int main(void)
 {
+#if Z_FEATURE_MULTI_THREAD
+    if (zm_port_mutex_init(&mem_lock) != Z_OK || zm_port_condvar_init(&mem_cond) != Z_OK ||
+        zm_port_mutex_init(&seen_lock) != Z_OK || zm_port_condvar_init(&seen_cond) != Z_OK) {
+        return 1;
+    }
+#endif
     static const zm_allocator_t counting = {count_alloc, count_free, NULL};
     zm_allocator_set(&counting);
     test_join_and_what_follows();
@@ -903,13 +1045,94 @@ int main(void)
 #if Z_FEATURE_QUERYABLE
     test_queryable_answers_member();
 #endif
+#if Z_FEATURE_MULTI_THREAD
+    test_tasks();
+#endif
     zm_allocator_set(NULL);
     return CHECK_DONE();
 }
 
 #else
+#if Z_FEATURE_MULTI_THREAD
+/* What the tasks' callbacks saw, under a lock of its own, with a condition to wait on. */
+static zm_mutex_t seen_lock;
+static zm_condvar_t seen_cond;
+static unsigned seen_samples, seen_deletes;
+
+static void seen_sample(const zm_sample_t *smp, void *ctx)
+{
+    (void)smp;
+    (void)ctx;
+    zm_port_mutex_lock(&seen_lock);
+    seen_samples++;
+    zm_port_condvar_broadcast(&seen_cond);
+    zm_port_mutex_unlock(&seen_lock);
+}
+
+static void seen_token(const zm_sample_t *smp, void *ctx)
+{
+    (void)ctx;
+    zm_port_mutex_lock(&seen_lock);
+    seen_deletes += smp->kind == ZM_SAMPLE_DELETE;
+    zm_port_condvar_broadcast(&seen_cond);
+    zm_port_mutex_unlock(&seen_lock);
+}
+
+/* Waits up to timeout_ms until *counter reaches want; false if it did not. */
+static bool seen_wait(const unsigned *counter, unsigned want, uint32_t timeout_ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    zm_port_mutex_lock(&seen_lock);
+    while (*counter < want && zm_port_clock_ms() < deadline) {
+        (void)zm_port_condvar_wait_until(&seen_cond, &seen_lock, deadline);
+    }
+    bool ok = *counter >= want;
+    zm_port_mutex_unlock(&seen_lock);
+    return ok;
+}
+
+/* With the session's tasks: its read task takes the members' samples while the test puts to the
+ * group, its lease task answers the newcomers and drops a member at its lease's end (its token a
+ * DELETE), and close wakes the reader waiting in the link. */
+static void test_tasks(void)
+{
+    open_session_with(true);
+    uint32_t id;
+    z_result_t rc = zm_session_declare_subscriber(session, "mc/**", 5, ZM_LOCALITY_REMOTE, seen_sample, NULL, NULL,
+                                                  &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    rc = zm_session_declare_liveliness_subscriber(session, "mc/**", 5, false, seen_token, NULL, NULL, &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    join_peer(48001, 1, 0, 1); /* lease 1 s: it stops after its token */
+    join_peer(48002, 2, 0, 10);
+    declare_from(48001, 0, ZM_DECL_TOKEN, 3, "mc/t", false);
+    uint8_t payload[8] = {0};
+    zm_put_args_t a;
+    zm_put_args_init(&a, "mc/out", 6);
+    a.payload = zm_slice(payload, sizeof(payload));
+    for (uint32_t sn = 0; sn < 200; sn++) {
+        push_from(48002, true, sn, -1, "mc/in", 1);
+        rc = zm_session_put(session, &a);
+        CHECK_EQ_INT(rc, Z_OK);
+    }
+    CHECK(seen_wait(&seen_samples, 200, 10000));
+    CHECK(seen_wait(&seen_deletes, 1, 10000)); /* 48001 silent: expired by the lease task */
+    for (uint32_t sn = 200; sn < 210; sn++) {
+        push_from(48002, true, sn, -1, "mc/in", 1); /* 48002 is still there */
+    }
+    CHECK(seen_wait(&seen_samples, 210, 10000));
+    close_session();
+}
+#endif
+
 int main(void)
 {
+#if Z_FEATURE_MULTI_THREAD
+    if (zm_port_mutex_init(&mem_lock) != Z_OK || zm_port_condvar_init(&mem_cond) != Z_OK ||
+        zm_port_mutex_init(&seen_lock) != Z_OK || zm_port_condvar_init(&seen_cond) != Z_OK) {
+        return 1;
+    }
+#endif
     printf("test_multicast: this build has no multicast transport\n");
     return 0;
 }
