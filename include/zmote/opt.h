@@ -114,21 +114,12 @@
 #endif
 
 /*
- * Not implemented yet (0, and 1 is refused below): scouting, multicast transports, the
- * connectivity API. Programs written for zenoh-pico test these switches in #if blocks, so they
- * exist with value 0.
+ * Not implemented yet (0, and 1 is refused below): scouting, the connectivity API. Programs
+ * written for zenoh-pico test these switches in #if blocks, so they exist with value 0.
  */
 /** Scouting for routers and peers (z_scout): not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_SCOUTING
 #define Z_FEATURE_SCOUTING 0
-#endif
-/** Multicast transports: not implemented yet, leave at 0. */
-#ifndef Z_FEATURE_MULTICAST_TRANSPORT
-#define Z_FEATURE_MULTICAST_TRANSPORT 0
-#endif
-/** Declarations over multicast transports: not implemented yet, leave at 0. */
-#ifndef Z_FEATURE_MULTICAST_DECLARATIONS
-#define Z_FEATURE_MULTICAST_DECLARATIONS 0
 #endif
 /** The connectivity API: not implemented yet (1 is refused). */
 #ifndef Z_FEATURE_CONNECTIVITY
@@ -156,6 +147,28 @@
 #define Z_FEATURE_LINK_SERIAL 1
 #endif
 
+/**
+ * UDP multicast links (`udp/224.0.0.123:7447#iface=lo`): on where the build has TCP, i.e. a port
+ * with sockets; a firmware without sockets leaves it off.
+ */
+#ifndef Z_FEATURE_LINK_UDP_MULTICAST
+#define Z_FEATURE_LINK_UDP_MULTICAST Z_FEATURE_LINK_TCP
+#endif
+
+/** Peer mode on a multicast group (docs/multicast.md); needs Z_FEATURE_LINK_UDP_MULTICAST. */
+#ifndef Z_FEATURE_MULTICAST_TRANSPORT
+#define Z_FEATURE_MULTICAST_TRANSPORT Z_FEATURE_LINK_UDP_MULTICAST
+#endif
+
+/**
+ * Key expressions declared on a multicast group too (D_KEYEXPR, and their ids in what we send
+ * there), as zenoh-pico's switch; 0: full keys on the group, which members that join late can
+ * always read.
+ */
+#ifndef Z_FEATURE_MULTICAST_DECLARATIONS
+#define Z_FEATURE_MULTICAST_DECLARATIONS 0
+#endif
+
 /*
  * Whether the port's datagram sockets are needed (UDP links, scouting), and whether any socket
  * is (those, or TCP): builds without either never reference the port's socket functions.
@@ -174,10 +187,6 @@
  * zenoh-pico's other switches, for programs that test them: links and tasks zmote does not have
  * (1 is refused below).
  */
-/** UDP multicast links: not implemented yet, leave at 0. */
-#ifndef Z_FEATURE_LINK_UDP_MULTICAST
-#define Z_FEATURE_LINK_UDP_MULTICAST 0
-#endif
 /** UDP unicast links: not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_LINK_UDP_UNICAST
 #define Z_FEATURE_LINK_UDP_UNICAST 0
@@ -247,6 +256,30 @@
 /** Unknown, non-mandatory extensions kept per decoded message (for faithful re-encoding). */
 #ifndef ZM_EXT_UNKNOWN_MAX
 #define ZM_EXT_UNKNOWN_MAX 2
+#endif
+
+/** Largest batch on a multicast group, announced in JOIN: Rust 1.10.2 takes only members whose batch is its own, 8192. */
+#ifndef ZM_BATCH_MULTICAST_SIZE
+#define ZM_BATCH_MULTICAST_SIZE 8192
+#endif
+
+/** Members of a multicast group kept at once; a JOIN beyond them is ignored. */
+#ifndef ZM_MCAST_PEERS_MAX
+#define ZM_MCAST_PEERS_MAX 16
+#endif
+
+/** How often a node sends its JOIN to a multicast group (Rust: 2500 ms); JOINs keep it a member. */
+#ifndef ZM_MCAST_JOIN_INTERVAL_MS
+#define ZM_MCAST_JOIN_INTERVAL_MS 2500u
+#endif
+
+/**
+ * How long opening a session on a multicast group listens before it returns, so that the zmote
+ * members, which answer a newcomer's JOIN with theirs and their declarations, are known to its
+ * first get; 0: not at all.
+ */
+#ifndef ZM_MCAST_OPEN_WAIT_MS
+#define ZM_MCAST_OPEN_WAIT_MS 300u
 #endif
 
 /** Connect or listen endpoints a session keeps (each). */
@@ -497,8 +530,8 @@
 #if ZM_HANDSHAKE_BUF_SIZE < 64 || ZM_HANDSHAKE_BUF_SIZE > 65537
 #error "ZM_HANDSHAKE_BUF_SIZE must be within 64..65537"
 #endif
-#if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1
-#error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake and every peer"
+#if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1 + Z_FEATURE_MULTICAST_TRANSPORT
+#error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake, every peer and a multicast group"
 #endif
 #if ZM_SERIAL_MTU < 64 || ZM_SERIAL_MTU > 1500
 #error "ZM_SERIAL_MTU must be within 64..1500 (Rust refuses larger serial frames)"
@@ -506,8 +539,20 @@
 #if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_TX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
 #error "ZM_SERIAL_RX_CHUNK, ZM_SERIAL_TX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
 #endif
-#if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL
-#error "zmote needs at least one link: Z_FEATURE_LINK_TCP or Z_FEATURE_LINK_SERIAL"
+#if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL && !Z_FEATURE_LINK_UDP_MULTICAST
+#error "zmote needs at least one link: Z_FEATURE_LINK_TCP, Z_FEATURE_LINK_SERIAL or Z_FEATURE_LINK_UDP_MULTICAST"
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_LINK_UDP_MULTICAST
+#error "Z_FEATURE_MULTICAST_TRANSPORT needs Z_FEATURE_LINK_UDP_MULTICAST"
+#endif
+#if Z_FEATURE_MULTICAST_DECLARATIONS && !Z_FEATURE_MULTICAST_TRANSPORT
+#error "Z_FEATURE_MULTICAST_DECLARATIONS needs Z_FEATURE_MULTICAST_TRANSPORT"
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT && (ZM_MCAST_PEERS_MAX < 1 || ZM_PEERS_MAX + ZM_MCAST_PEERS_MAX > 250)
+#error "ZM_MCAST_PEERS_MAX must be at least 1, and ZM_PEERS_MAX + ZM_MCAST_PEERS_MAX at most 250"
+#endif
+#if ZM_BATCH_MULTICAST_SIZE < 64 || ZM_BATCH_MULTICAST_SIZE > 65507
+#error "ZM_BATCH_MULTICAST_SIZE must be within 64..65507 (a UDP datagram)"
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"

@@ -183,6 +183,11 @@ z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port);
 /** True when a and b are the same address and port. */
 bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b);
 /**
+ * A hash of a's address and port under seed: equal addresses (zm_port_addr_equal) hash alike.
+ * For tables keyed by a sender's address; a random seed keeps senders from aiming at one slot.
+ */
+uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed);
+/**
  * Writes a as a locator address, `192.168.1.2:7447` or `[fe80::1]:7447`, NUL-terminated, into
  * buf (cap bytes); returns its length, or 0 if it does not fit or a holds no address.
  */

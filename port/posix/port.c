@@ -723,6 +723,15 @@ static void addr_set(zm_addr_t *a, const struct sockaddr *sa, socklen_t len)
     a->len = (uint8_t)len;
 }
 
+/* A zm_addr_t's bytes have no alignment of their own: they are read through an aligned copy. */
+static struct sockaddr_storage addr_get(const zm_addr_t *a)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    memcpy(&ss, a->raw, a->len <= sizeof(ss) ? a->len : sizeof(ss));
+    return ss;
+}
+
 z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port)
 {
     a->len = 0;
@@ -741,20 +750,52 @@ bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b)
     if (a->len == 0 || a->len != b->len) {
         return false;
     }
-    const struct sockaddr *x = (const struct sockaddr *)(const void *)a->raw;
+    struct sockaddr_storage sa = addr_get(a), sb = addr_get(b);
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)&sa;
     if (x->sa_family == AF_INET) {
-        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)a->raw;
-        const struct sockaddr_in *q = (const struct sockaddr_in *)(const void *)b->raw;
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)&sa;
+        const struct sockaddr_in *q = (const struct sockaddr_in *)(const void *)&sb;
         return q->sin_family == AF_INET && p->sin_port == q->sin_port &&
                p->sin_addr.s_addr == q->sin_addr.s_addr;
     }
     if (x->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)a->raw;
-        const struct sockaddr_in6 *q = (const struct sockaddr_in6 *)(const void *)b->raw;
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)&sa;
+        const struct sockaddr_in6 *q = (const struct sockaddr_in6 *)(const void *)&sb;
         return q->sin6_family == AF_INET6 && p->sin6_port == q->sin6_port &&
                memcmp(&p->sin6_addr, &q->sin6_addr, sizeof(p->sin6_addr)) == 0;
     }
     return false;
+}
+
+/* FNV-1a over the bytes zm_port_addr_equal compares, the seed folded in first. */
+static uint32_t hash_bytes(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ b[i]) * 16777619u;
+    }
+    return h;
+}
+
+uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed)
+{
+    uint32_t h = hash_bytes(2166136261u, &seed, sizeof(seed));
+    struct sockaddr_storage sa = addr_get(a);
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)&sa;
+    if (a->len == 0) {
+        return h;
+    }
+    if (x->sa_family == AF_INET) {
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)&sa;
+        h = hash_bytes(h, &p->sin_port, sizeof(p->sin_port));
+        return hash_bytes(h, &p->sin_addr, sizeof(p->sin_addr));
+    }
+    if (x->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)&sa;
+        h = hash_bytes(h, &p->sin6_port, sizeof(p->sin6_port));
+        return hash_bytes(h, &p->sin6_addr, sizeof(p->sin6_addr));
+    }
+    return h;
 }
 
 size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
@@ -762,19 +803,20 @@ size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
     char ip[INET6_ADDRSTRLEN];
     unsigned port;
     int n;
-    const struct sockaddr *x = (const struct sockaddr *)(const void *)a->raw;
+    struct sockaddr_storage sa = addr_get(a);
+    const struct sockaddr *x = (const struct sockaddr *)(const void *)&sa;
     if (a->len == 0 || cap == 0) {
         return 0;
     }
     if (x->sa_family == AF_INET) {
-        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)a->raw;
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)&sa;
         if (inet_ntop(AF_INET, &p->sin_addr, ip, sizeof(ip)) == NULL) {
             return 0;
         }
         port = ntohs(p->sin_port);
         n = snprintf(buf, cap, "%s:%u", ip, port);
     } else if (x->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)a->raw;
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)&sa;
         if (inet_ntop(AF_INET6, &p->sin6_addr, ip, sizeof(ip)) == NULL) {
             return 0;
         }
@@ -882,10 +924,11 @@ z_result_t zm_port_udp_join(zm_socket_t *s, const char *group, uint16_t port, co
     if (r != Z_OK) {
         return ZM_E_LOCATOR;
     }
-    const struct sockaddr *ga = (const struct sockaddr *)(const void *)g.raw;
+    struct sockaddr_storage gs = addr_get(&g);
+    const struct sockaddr *ga = (const struct sockaddr *)(const void *)&gs;
     int family = ga->sa_family;
-    if ((family == AF_INET && !IN_MULTICAST(ntohl(((const struct sockaddr_in *)(const void *)g.raw)->sin_addr.s_addr))) ||
-        (family == AF_INET6 && !IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)(const void *)g.raw)->sin6_addr))) {
+    if ((family == AF_INET && !IN_MULTICAST(ntohl(((const struct sockaddr_in *)(const void *)&gs)->sin_addr.s_addr))) ||
+        (family == AF_INET6 && !IN6_IS_ADDR_MULTICAST(&((const struct sockaddr_in6 *)(const void *)&gs)->sin6_addr))) {
         return ZM_E_LOCATOR;
     }
     unsigned index;
@@ -914,13 +957,13 @@ z_result_t zm_port_udp_join(zm_socket_t *s, const char *group, uint16_t port, co
     if (family == AF_INET) {
         struct ip_mreqn m;
         memset(&m, 0, sizeof(m));
-        m.imr_multiaddr = ((const struct sockaddr_in *)(const void *)g.raw)->sin_addr;
+        m.imr_multiaddr = ((const struct sockaddr_in *)(const void *)&gs)->sin_addr;
         m.imr_ifindex = (int)index;
         joined = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof(m));
     } else {
         struct ipv6_mreq m;
         memset(&m, 0, sizeof(m));
-        m.ipv6mr_multiaddr = ((const struct sockaddr_in6 *)(const void *)g.raw)->sin6_addr;
+        m.ipv6mr_multiaddr = ((const struct sockaddr_in6 *)(const void *)&gs)->sin6_addr;
         m.ipv6mr_interface = index;
         joined = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &m, sizeof(m));
     }

@@ -501,8 +501,13 @@ z_result_t zp_send_join(const z_loaned_session_t *zs, const zp_send_join_options
     ZM_UNUSED(options);
     zm_session_t *s;
     ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    z_result_t r = zm_session_send_join(s);
+#else
+    z_result_t r = Z_OK; /* no group to join */
+#endif
     zm_api_session_leave(record_of(zs));
-    return Z_OK;
+    return r;
 }
 #endif
 

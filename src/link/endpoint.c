@@ -266,6 +266,12 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         zm_serial_config_t serial;
         return zm_endpoint_serial_config(ep, &serial);
     }
+#if Z_FEATURE_LINK_UDP_MULTICAST
+    if (zm_endpoint_is_multicast(ep)) {
+        char iface[ZM_ENDPOINT_IFACE_MAX + 1];
+        return zm_endpoint_iface(ep, iface, sizeof(iface));
+    }
+#endif
     /* No other link option is implemented; accepting one and ignoring it would mislead. */
     zm_slice_t cfg = ep->config, key, value;
     if (next_param(&cfg, &key, &value)) {
@@ -273,6 +279,51 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     }
     return Z_OK;
 }
+
+#if Z_FEATURE_LINK_UDP_MULTICAST
+bool zm_endpoint_is_multicast(const zm_endpoint_t *ep)
+{
+    zm_slice_t h = ep->host;
+    if (ep->proto != ZM_PROTO_UDP || h.len == 0) {
+        return false;
+    }
+    if (ep->ipv6) { /* ff00::/8 */
+        return h.len >= 2 && (h.ptr[0] == 'f' || h.ptr[0] == 'F') && (h.ptr[1] == 'f' || h.ptr[1] == 'F');
+    }
+    /* 224.0.0.0/4: a dotted IPv4 literal whose first number is 224..239 */
+    size_t dot = find(h, '.');
+    uint64_t first = 0;
+    return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), 255u, &first) && first >= 224u && first <= 239u;
+}
+
+z_result_t zm_endpoint_iface(const zm_endpoint_t *ep, char *buf, size_t cap)
+{
+    zm_slice_t rest = ep->config, key, value;
+    zm_slice_t iface = zm_slice(NULL, 0);
+    while (next_param(&rest, &key, &value)) {
+        if (!zm_slice_eq(key, zm_slice("iface", 5))) {
+            return ZM_E_UNSUPPORTED;
+        }
+        if (value.len == 0 || value.len > ZM_ENDPOINT_IFACE_MAX) {
+            return ZM_E_LOCATOR;
+        }
+        for (size_t i = 0; i < value.len; i++) {
+            if (value.ptr[i] == '/' || value.ptr[i] == '=') {
+                return ZM_E_LOCATOR;
+            }
+        }
+        iface = value;
+    }
+    if (cap <= iface.len) {
+        return ZM_E_NO_SPACE;
+    }
+    if (iface.len > 0) {
+        memcpy(buf, iface.ptr, iface.len);
+    }
+    buf[iface.len] = '\0';
+    return Z_OK;
+}
+#endif
 
 z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
 {

@@ -59,7 +59,8 @@ typedef struct {
  * is not printable ASCII); ZM_E_UNSUPPORTED for an unknown protocol or a config key zmote does
  * not implement: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`, `so_sndbuf`,
  * `tcp_rx_buffer`...) are refused rather than silently ignored. Serial endpoints take the keys of
- * zm_endpoint_serial_config, checked here already. *ep is unspecified after an error.
+ * zm_endpoint_serial_config, multicast groups `iface` (zm_endpoint_iface), checked here
+ * already. *ep is unspecified after an error.
  */
 ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len,
                                           zm_endpoint_use_t use);
@@ -107,6 +108,21 @@ ZM_NODISCARD z_result_t zm_endpoint_to_locator(const zm_endpoint_t *ep, char *bu
  * ZM_E_NO_SPACE if cap is not larger than the host.
  */
 ZM_NODISCARD z_result_t zm_endpoint_host(const zm_endpoint_t *ep, char *buf, size_t cap);
+
+#if Z_FEATURE_LINK_UDP_MULTICAST
+/* Longest interface name in an endpoint's `iface` option (a system's names are far shorter). */
+#define ZM_ENDPOINT_IFACE_MAX 63u
+
+/** True for a udp endpoint whose host is a multicast group (IPv4 224.0.0.0/4, IPv6 ff00::/8). */
+bool zm_endpoint_is_multicast(const zm_endpoint_t *ep);
+
+/**
+ * The `iface` option of a multicast endpoint's #config into buf (NUL-terminated; empty when
+ * absent: the system chooses). ZM_E_UNSUPPORTED for another key, ZM_E_LOCATOR for an empty or
+ * malformed name, ZM_E_NO_SPACE if cap is too small. zm_endpoint_parse checked it already.
+ */
+ZM_NODISCARD z_result_t zm_endpoint_iface(const zm_endpoint_t *ep, char *buf, size_t cap);
+#endif
 
 /** The protocol's name as written in endpoints ("tcp"); never NULL. */
 const char *zm_link_proto_name(zm_link_proto_t proto);

@@ -138,6 +138,13 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
 
 void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
 
+#if Z_FEATURE_LINK_UDP_MULTICAST
+const zm_addr_t *zm_link_sender(const zm_link_t *l)
+{
+    return l->ops->sender != NULL ? l->ops->sender(l) : NULL;
+}
+#endif
+
 /* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
  * (zm_link_rebuffer is the way to change it with bytes pending). */
 static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)

@@ -89,6 +89,10 @@ typedef struct {
      * keeps l->rx_len at its size (rx_pos 0), so that zm_link_rebuffer carries it along.
      */
     z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
+#if Z_FEATURE_LINK_UDP_MULTICAST
+    /* Datagram links that hear many senders (a group): the sender of the last batch recv handed out. */
+    const zm_addr_t *(*sender)(const zm_link_t *l);
+#endif
     void (*shutdown)(zm_link_t *l);
     void (*close)(zm_link_t *l);
 } zm_link_ops_t;
@@ -121,6 +125,20 @@ extern const zm_link_ops_t zm_link_tcp_ops;
 #if Z_FEATURE_LINK_SERIAL
 /** The serial entry of the table (serial.c). */
 extern const zm_link_ops_t zm_link_serial_ops;
+#endif
+
+#if Z_FEATURE_LINK_UDP_MULTICAST
+/**
+ * Opens a link on the multicast group of ep (zm_endpoint_is_multicast), joined on its `iface`:
+ * sends go to the group (from a unicast socket of our own, whose address the members see),
+ * receives take what any member sends, never what we sent. Not in the link table: a group is
+ * neither connected to nor accepted from, the multicast transport opens it. Datagrams longer than
+ * the receive buffer, empty ones and our own are dropped inside the receive.
+ */
+ZM_NODISCARD z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep);
+/** The sender of the last batch a receive handed out on a link that hears many (the receiving
+ *  thread's; valid until its next receive), NULL for a link that cannot tell. */
+const zm_addr_t *zm_link_sender(const zm_link_t *l);
 #endif
 
 /**

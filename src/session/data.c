@@ -155,7 +155,8 @@ static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, z
         zm_hits_count(s, a->key, a->key_len, &counted);
         hits = &counted;
     }
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    /* the group among them: it never declares (it is not a node), so everything goes there */
+    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
             p->refs++;
@@ -194,6 +195,21 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
 }
 
 
+#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
+/* m, made for peers with a's declared key id, to a multicast group, where no id is declared: with
+ * the full key instead, the message as it was afterwards. */
+static z_result_t push_full_key(zm_transport_t *group, zm_network_msg_t *m, const zm_put_args_t *a)
+{
+    zm_wire_expr_t declared = m->body.push.wire_expr;
+    m->body.push.wire_expr.scope = 0;
+    m->body.push.wire_expr.has_suffix = true;
+    m->body.push.wire_expr.suffix = zm_slice(a->key, a->key_len);
+    z_result_t r = zm_transport_send(group, m, a->reliable, a->priority, a->express);
+    m->body.push.wire_expr = declared;
+    return r;
+}
+#endif
+
 /*
  * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
  * stack while the targets are matched nor while local subscribers run, and the local sample is
@@ -205,7 +221,15 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     zm_network_msg_t m;
     push_build(&m, a);
     for (size_t i = 0; i < n; i++) {
-        z_result_t r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
+        z_result_t r;
+#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
+        if (zm_peer_is_group(pinned[i]) && a->key_id != 0) {
+            r = push_full_key(&pinned[i]->t, &m, a);
+        } else
+#endif
+        {
+            r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
+        }
         if (r != Z_OK) {
             zm_peer_send_failed(pinned[i], r, "it does not take what we send");
             rc = r;
@@ -234,7 +258,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     }
     z_result_t rc = Z_OK;
     if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_peer_t *pinned[ZM_PEERS_MAX];
+        zm_peer_t *pinned[ZM_PEERS_PIN];
         size_t n = pin_targets(s, a, pinned);
         if (n > 0) {
             rc = push_send(a, pinned, n);
@@ -254,7 +278,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 
 static z_result_t batch_each(zm_session_t *s, bool on, bool flush)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     z_result_t rc = Z_OK;
     for (size_t i = 0; i < n; i++) {

@@ -26,7 +26,7 @@ static z_result_t send_decl(zm_peer_t *p, const zm_declaration_t *d, bool with_i
 {
     zm_network_msg_t m;
     declare_msg(&m, d, with_interest);
-    return zm_transport_send(&p->t, &m, true, ZM_PRIO_CONTROL, false);
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
 }
 
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len)
@@ -41,9 +41,14 @@ void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *ke
 
 void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(d->kind)) {
+            continue;
+        }
+#endif
         z_result_t r = send_decl(pinned[i], d, false);
         if (r == Z_OK && !s->batching) {
             r = zm_transport_flush(&pinned[i]->t);
@@ -171,7 +176,10 @@ static ZM_NOINLINE z_result_t push_qbls(zm_session_t *s, zm_peer_t *p)
 z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
 {
     zm_transport_set_batching(&p->t, true);
-    z_result_t rc = push_keys(s, p);
+    z_result_t rc = Z_OK;
+    if (!zm_peer_is_group(p) || zm_mcast_declares(ZM_DECL_KEYEXPR)) {
+        rc = push_keys(s, p);
+    }
 #if Z_FEATURE_MATCHING
     if (rc == Z_OK) {
         rc = zm_matching_push_interests(s, p);
@@ -183,7 +191,7 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
     }
 #endif
 #if Z_FEATURE_QUERYABLE
-    if (rc == Z_OK) {
+    if (rc == Z_OK && !zm_peer_is_group(p)) { /* queryables stay off a group (zm_mcast_declares) */
         rc = push_qbls(s, p);
     }
 #endif
@@ -262,7 +270,7 @@ void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it)
     }
 #endif
 #if Z_FEATURE_QUERYABLE
-    if (it->options & ZM_INTEREST_Q) {
+    if ((it->options & ZM_INTEREST_Q) && !zm_peer_is_member(p)) { /* the answer would go to the group */
         z_result_t rc = zm_query_push_queryables(s, p, rkey, rlen, &m);
         if (rc != Z_OK) {
             zm_peer_send_failed(p, rc, "a declaration could not be sent");

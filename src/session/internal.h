@@ -121,13 +121,30 @@ typedef struct zm_sub {
 /* Peers' queryables are kept for the matching status of our queriers. */
 #define ZM_QBL_TRACKING (Z_FEATURE_QUERY && Z_FEATURE_MATCHING)
 
+/*
+ * Peer slots. The first ZM_PEERS_MAX hold unicast transports. With multicast, the next one holds
+ * the group (ZM_GROUP_SLOT: the transport what we send to the group goes on; it declares nothing),
+ * and the ZM_MCAST_PEERS_MAX after it the group's members, each a remote peer for declarations,
+ * queries and liveliness, whose transport is only its receive state: what we send to one goes to
+ * the group (zm_peer_t.tx). zm_peers_pin visits the ZM_PEERS_PIN slots we send on: unicast peers
+ * and the group, never its members.
+ */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+#define ZM_GROUP_SLOT ZM_PEERS_MAX
+#define ZM_PEERS_PIN (ZM_PEERS_MAX + 1)
+#define ZM_PEER_SLOTS (ZM_PEERS_PIN + ZM_MCAST_PEERS_MAX)
+#else
+#define ZM_PEERS_PIN ZM_PEERS_MAX
+#define ZM_PEER_SLOTS ZM_PEERS_MAX
+#endif
+
 #if ZM_SUB_TRACKING
 /*
  * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
  * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
  */
 typedef struct {
-    uint32_t n[ZM_PEERS_MAX]; /* never above ZM_PEER_DECLS_MAX */
+    uint32_t n[ZM_PEER_SLOTS]; /* never above ZM_PEER_DECLS_MAX */
 } zm_hits_t;
 #endif
 
@@ -199,6 +216,9 @@ typedef struct zm_peer {
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
     unsigned refs;   /* pins, under s->lock */
     zm_transport_t t;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
+#endif
     bool reader_started;
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
@@ -211,7 +231,36 @@ typedef struct zm_peer {
 #if ZM_REMOTE_DECLS
     char key_buf[ZM_KEYEXPR_MAX]; /* scope + suffix resolved here: read thread only */
 #endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    zm_addr_t addr; /* a member's: where its datagrams come from */
+#endif
 } zm_peer_t;
+
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* The transport what we send to peer p goes on: its own, or for a member the group's. */
+#define zm_peer_tx(p) ((p)->tx)
+static inline bool zm_peer_is_group(const zm_peer_t *p) { return p->index == ZM_GROUP_SLOT; }
+static inline bool zm_peer_is_member(const zm_peer_t *p) { return p->index > ZM_GROUP_SLOT; }
+
+/* Slots of the table that finds a member by its address: twice the members, so probes stay short. */
+#define ZM_MCAST_TABLE (2 * ZM_MCAST_PEERS_MAX)
+
+/* The session's multicast group (mcast.c); under s->lock unless said otherwise. */
+typedef struct {
+    bool open;                    /* the group's slot holds it */
+    bool announce;                /* a member came: our JOIN and declarations again at the next tick */
+    bool join_now;                /* zp_send_join: our JOIN at the next tick, due or not */
+    uint64_t last_join_ms;        /* lease task only */
+    uint64_t last_announce_ms;    /* lease task only */
+    uint32_t seed;                /* of the address hash */
+    uint8_t table[ZM_MCAST_TABLE]; /* a member's slot index by its address hash; 0: empty */
+} zm_mcast_state_t;
+#else
+#define zm_peer_tx(p) (&(p)->t)
+#define zm_peer_is_group(p) ((void)(p), false)
+#define zm_peer_is_member(p) ((void)(p), false)
+#define zm_mcast_declares(kind) ((void)(kind), true)
+#endif
 
 struct zm_session {
     zm_session_config_t cfg; /* endpoint strings point into strings */
@@ -236,7 +285,10 @@ struct zm_session {
     zm_link_t listener;
     zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
 #endif
-    zm_peer_t peers[ZM_PEERS_MAX];
+    zm_peer_t peers[ZM_PEER_SLOTS];
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    zm_mcast_state_t mcast;
+#endif
     zm_sub_t *subs;
 #if Z_FEATURE_QUERYABLE
     zm_sub_t *qbls;
@@ -291,6 +343,13 @@ ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
  * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/**
+ * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
+ * its index, generation and empty declaration tables, tx on its own transport.
+ */
+void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted);
+#endif
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
 void zm_peer_reap(zm_session_t *s);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
@@ -318,7 +377,8 @@ void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
-/** Pins the live peers matching fn (or all if fn is NULL) into out; returns how many. */
+/** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
+ *  (or all if fn is NULL) into out; returns how many. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 
@@ -328,6 +388,43 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
  * never reconnects meets its one router or peer inside z_open, before any declaration exists.
  */
 #define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+
+/* mcast.c */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/**
+ * Joins the multicast group of endpoint (zm_endpoint_is_multicast): the group goes into its
+ * slot, our JOIN and declarations go out, and its reader starts (multi-thread builds with read
+ * tasks on). ZM_E_UNSUPPORTED for a second group, a client, or a build without multicast.
+ */
+ZM_NODISCARD z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint);
+/**
+ * zm_mcast_join over link, an open datagram link on the group that tells its senders
+ * (zm_link_sender; tests use one of memory). The group takes the link on success (the caller's
+ * copy is forgotten: its ops are cleared); on error it is the caller's to close.
+ */
+ZM_NODISCARD z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link);
+/**
+ * Receives one datagram of the group g (waiting for it with wait, else ZM_E_AGAIN when none is
+ * there) and hands it to its member: a JOIN from a newcomer makes one within ZM_MCAST_PEERS_MAX, a
+ * member that sends what cannot be read, or CLOSE, is dropped. ZM_E_CLOSED once g is closed.
+ */
+ZM_NODISCARD z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait);
+/**
+ * Lease task: our JOIN when due (or asked for: zp_send_join; when a newcomer came, our
+ * declarations too), and the expiry of members.
+ */
+void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
+/**
+ * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
+ * when no read task does), so that the members that answer newcomers are known on return.
+ */
+void zm_mcast_settle(zm_session_t *s);
+/** s->lock held: member p leaves the address table (it is being dropped). */
+void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
+/** True when declarations of kind go to the group too (not queryables, nor key expressions
+ *  without Z_FEATURE_MULTICAST_DECLARATIONS). */
+bool zm_mcast_declares(uint8_t kind);
+#endif
 
 /* decl.c */
 /** Sends every current declaration to one new peer (and D_FINAL of the initial interest). */
@@ -472,7 +569,7 @@ extern const zm_live_rx_t zm_live_rx;
 /* query.c: the records of liveliness gets, which wait and end as gets do */
 #if ZM_LIVELINESS_GET
 /** The place of this session in a get's awaited answers (the others are peer slots). */
-#define ZM_GET_WAIT_LOCAL ZM_PEERS_MAX
+#define ZM_GET_WAIT_LOCAL ZM_PEER_SLOTS
 /**
  * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
  * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the

@@ -53,8 +53,8 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
 {
     zm_network_msg_t m;
     interest_init(&m, id, mode, key, len);
-    z_result_t rc = zm_transport_send(&p->t, &m, true, ZM_PRIO_CONTROL, false);
-    return rc == Z_OK && flush ? zm_transport_flush(&p->t) : rc;
+    z_result_t rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
+    return rc == Z_OK && flush ? zm_transport_flush(zm_peer_tx(p)) : rc;
 }
 #endif
 
@@ -216,7 +216,7 @@ z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *
         tok->busy++; /* pinned while its declaration is sent unlocked */
         S_UNLOCK(s);
         zm_decl_fill(&m->body.declare.decl, ZM_DECL_TOKEN, tok->id, tok->key, tok->key_len);
-        rc = zm_transport_send(&p->t, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         tok = zm_entity_unpin(s, &s->tokens, tok);
     }
@@ -243,7 +243,7 @@ static z_result_t push_interests(zm_session_t *s, zm_peer_t *p, zm_network_msg_t
         sub->busy++;
         S_UNLOCK(s);
         interest_init(m, sub->id, ZM_INTEREST_CURRENT_FUTURE, sub->key, sub->key_len);
-        rc = zm_transport_send(&p->t, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         sub = zm_entity_unpin(s, &s->lsubs, sub);
     }
@@ -279,7 +279,7 @@ static bool pin_asked(zm_peer_t *p, const void *arg)
 /* Sends interest id of mode on key to every node that tells of tokens only when asked. */
 static void interests_broadcast(zm_session_t *s, uint32_t id, uint8_t mode, const char *key, size_t len)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, pin_asked, NULL);
     for (size_t i = 0; i < n; i++) {
         z_result_t rc = interest_send(pinned[i], id, mode, key, len, !s->batching);
@@ -306,7 +306,7 @@ static bool pushes(const zm_peer_t *p) { return !asked(p); }
 static bool known_tokens(zm_session_t *s, const char *key, size_t len, bool (*pick)(const zm_peer_t *p),
                          zm_known_t **list)
 {
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state != PEER_LIVE || !pick(p)) {
             continue;
@@ -593,6 +593,12 @@ static void tokens_to_get(zm_session_t *s, uint32_t id, const char *key, size_t 
 
 static bool is_client(const zm_peer_t *p) { return p->t.remote_whatami == ZM_WAI_CLIENT; }
 
+#if ZM_LIVELINESS_SUBS
+/* Nodes that are not asked: clients, and a multicast group's members (an interest sent to the
+ * group would be answered by all, to all). What they pushed to us answers for them. */
+static bool not_asked(const zm_peer_t *p) { return is_client(p) || zm_peer_is_member(p); }
+#endif
+
 /*
  * Routers and peers are asked (they answer a current INTEREST in tokens); clients are not: a
  * Rust client cannot answer one from the node it depends on. What clients pushed to us answers
@@ -628,7 +634,7 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     if (s->cfg.mode == ZM_MODE_PEER) {
         tokens_to_get(s, id, key, len);
 #if ZM_LIVELINESS_SUBS
-        zm_known_t *list = known_copy(s, key, len, is_client);
+        zm_known_t *list = known_copy(s, key, len, not_asked);
         while (list != NULL) {
             zm_known_t *k = list;
             list = k->next;

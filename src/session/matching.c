@@ -19,7 +19,7 @@
 static bool remote_subs(zm_session_t *s, uint16_t key_id)
 {
     const zm_lkey_t *k = zm_idmap_get(&s->keys, key_id);
-    for (size_t i = 0; k != NULL && i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; k != NULL && i < ZM_PEER_SLOTS; i++) {
         if (s->peers[i].state == PEER_LIVE && k->hits.n[i] > 0) {
             return true;
         }
@@ -53,7 +53,7 @@ static bool qbl_match(uint32_t id, void *val, void *ctx)
 static bool remote_qbls(zm_session_t *s, const char *key, size_t len, bool complete)
 {
     qbl_scan_t scan = {key, len, complete, false};
-    for (size_t i = 0; i < ZM_PEERS_MAX && !scan.found; i++) {
+    for (size_t i = 0; i < ZM_PEER_SLOTS && !scan.found; i++) {
         if (s->peers[i].state == PEER_LIVE) {
             zm_idmap_foreach(&s->peers[i].remote.qbls, qbl_match, &scan);
         }
@@ -243,7 +243,7 @@ static bool is_router(zm_peer_t *p, const void *arg)
 
 void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, is_router, NULL);
     if (n > 0) {
         zm_network_msg_t m;
@@ -282,7 +282,7 @@ z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p)
         zm_network_msg_t m;
         interest_msg(&m, &copy, true);
         uint32_t id = copy.id;
-        rc = zm_transport_send(&p->t, &m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
         after = id;
     }
     return rc;

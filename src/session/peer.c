@@ -52,9 +52,18 @@ static void *reader_main(void *arg)
 {
     zm_peer_t *p = arg;
     z_result_t rc;
-    do {
-        rc = zm_transport_read_once(&p->t);
-    } while (rc == Z_OK && !p->s->closing);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_group(p)) {
+        do {
+            rc = zm_mcast_read(p->s, p, true);
+        } while (rc == Z_OK && !p->s->closing);
+    } else
+#endif
+    {
+        do {
+            rc = zm_transport_read_once(&p->t);
+        } while (rc == Z_OK && !p->s->closing);
+    }
     if (rc == ZM_E_CLOSED) {
         zm_peer_link_ended(p);
     } else {
@@ -155,29 +164,14 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_free(t);
 }
 
-/*
- * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
- * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
- * can be off the stack before the second step sends anything.
- */
-static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted, zm_peer_t **out)
+#if !Z_FEATURE_MULTICAST_TRANSPORT
+static /* its only caller is below */
+#endif
+void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 {
-    char zid[33];
-    *out = NULL;
-    zm_peer_t *p = s->closing ? NULL : claim_slot(s, accepted);
-    if (p == NULL) {
-        ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
-                 (unsigned)ZM_PEERS_MAX);
-        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
-        return ZM_E_NO_SPACE;
-    }
-    S_LOCK(s);
-    if (p->state != PEER_FREE || p->refs != 0 || s->closing) { /* taken meanwhile */
-        S_UNLOCK(s);
-        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
-        return ZM_E_NO_SPACE;
-    }
-    p->t = *t;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    p->tx = &p->t;
+#endif
 #if ZM_DECODE_NETWORK /* else the transport hands out no network message */
     p->t.on_message = zm_session_on_message;
 #endif
@@ -211,7 +205,33 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     atomic_store(&p->active, false);
     p->last_active_ms = zm_port_clock_ms();
     p->state = PEER_LIVE;
-    p->refs = 1; /* ours, while we push the declarations */
+    p->refs = 1; /* the caller's, while it pushes the declarations */
+}
+
+/*
+ * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
+ * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
+ * can be off the stack before the second step sends anything.
+ */
+static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted, zm_peer_t **out)
+{
+    char zid[33];
+    *out = NULL;
+    zm_peer_t *p = s->closing ? NULL : claim_slot(s, accepted);
+    if (p == NULL) {
+        ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
+                 (unsigned)ZM_PEERS_MAX);
+        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
+        return ZM_E_NO_SPACE;
+    }
+    S_LOCK(s);
+    if (p->state != PEER_FREE || p->refs != 0 || s->closing) { /* taken meanwhile */
+        S_UNLOCK(s);
+        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
+        return ZM_E_NO_SPACE;
+    }
+    p->t = *t;
+    zm_peer_setup(s, p, accepted);
     S_UNLOCK(s);
     ZM_LOG_I("peer %s connected (%s)", zid_text(&p->t.remote_zid, zid), accepted ? "accepted" : "dialled");
     *out = p;
@@ -285,6 +305,18 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* The group is gone: its members, who reached us only through it, go with it. */
+static void members_kill(zm_session_t *s)
+{
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        if (s->peers[i].s != NULL) { /* a slot ever used: only those know their session */
+            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, NULL);
+        }
+    }
+}
+#endif
+
 void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
 {
     zm_session_t *s = p->s;
@@ -292,18 +324,37 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     bool live = p->state == PEER_LIVE;
     if (live) {
         p->state = PEER_DEAD;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (zm_peer_is_member(p)) {
+            zm_mcast_forget(s, p);
+        }
+#endif
     }
     S_UNLOCK(s);
     if (!live) {
         return;
     }
     char zid[33];
-    if (why == NULL) {
+    if (zm_peer_is_group(p)) {
+        if (why != NULL && !s->closing) {
+            ZM_LOG_W("multicast group dropped: %s", why);
+        }
+    } else if (why == NULL) {
         ZM_LOG_I("peer %s left", zid_text(&p->t.remote_zid, zid));
     } else if (!s->closing) {
         ZM_LOG_W("peer %s dropped (close: %s): %s", zid_text(&p->t.remote_zid, zid), zm_close_reason_name(reason), why);
     }
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_member(p)) {
+        return; /* no link of its own: its datagrams are ignored from now on */
+    }
+#endif
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_group(p)) {
+        members_kill(s);
+    }
+#endif
 }
 
 void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
@@ -312,12 +363,17 @@ void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
         ZM_LOG_W("a message too large for this build was not sent (ZM_FRAG_MAX_SIZE, Z_FEATURE_FRAGMENTATION)");
         return; /* nothing went out: the link is intact */
     }
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_member(p)) {
+        p = &p->s->peers[ZM_GROUP_SLOT]; /* what goes to a member goes to the group: it failed */
+    }
+#endif
     zm_peer_kill(p, ZM_CLOSE_GENERIC, rc == ZM_E_CLOSED ? NULL : why);
 }
 
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush)
 {
-    z_result_t rc = zm_transport_send(&p->t, m, true, prio, flush);
+    z_result_t rc = zm_transport_send(zm_peer_tx(p), m, true, prio, flush);
     if (rc != Z_OK) {
         zm_peer_send_failed(p, rc, "it does not take what we send");
     }
@@ -325,7 +381,7 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 
 void zm_peer_reap(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
         S_LOCK(s);
         bool reap = p->state == PEER_DEAD && p->refs == 0;
@@ -342,7 +398,14 @@ void zm_peer_reap(zm_session_t *s)
             p->reader_started = false;
         }
 #endif
-        zm_transport_free(&p->t);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (zm_peer_is_member(p)) {
+            zm_mcast_member_free(&p->t); /* a receive state only, with no link nor lock */
+        } else
+#endif
+        {
+            zm_transport_free(&p->t);
+        }
 #if ZM_REMOTE_DECLS
         zm_remote_free(s, p);
 #endif
@@ -375,7 +438,7 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
 {
     size_t n = 0;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
             p->refs++;

@@ -56,7 +56,7 @@ static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, co
 /* Pins the peer of a route if it is still the one the request came from; NULL otherwise. */
 static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
 {
-    if (r->peer >= ZM_PEERS_MAX) {
+    if (r->peer >= ZM_PEER_SLOTS) {
         return NULL;
     }
     zm_peer_t *p = &s->peers[r->peer];
@@ -239,7 +239,7 @@ z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *k
         zm_decl_fill(d, ZM_DECL_QUERYABLE, q->id, q->key, q->key_len);
         d->has_qbl_info = true;
         d->qbl_complete = q->complete;
-        rc = zm_transport_send(&p->t, m, true, ZM_PRIO_CONTROL, false);
+        rc = zm_transport_send(zm_peer_tx(p), m, true, ZM_PRIO_CONTROL, false);
         S_LOCK(s);
         q = zm_entity_unpin(s, &s->qbls, q);
     }
@@ -404,7 +404,7 @@ static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const
             err->encoding = *a->put.encoding;
         }
     }
-    return zm_transport_send(&p->t, &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
 }
 
 z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm_reply_args_t *a)
@@ -445,8 +445,8 @@ z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm
 #if Z_FEATURE_QUERY
 
 /* Words of a get's bitmap of awaited final responses: one bit per peer slot, then ours. */
-#define WAIT_LOCAL ZM_PEERS_MAX
-#define WAIT_WORDS ((ZM_PEERS_MAX + 1 + 31) / 32)
+#define WAIT_LOCAL ZM_PEER_SLOTS
+#define WAIT_WORDS ((ZM_PEER_SLOTS + 1 + 31) / 32)
 
 /*
  * A reply kept for consolidation: for MONOTONIC only its key and timestamp (the newest given to
@@ -805,7 +805,9 @@ static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get
         z_result_t rc = zm_transport_send(&peers[i]->t, &m, true, a->priority, a->express);
         if (rc != Z_OK) {
             zm_peer_send_failed(peers[i], rc, "a query could not be sent");
-            get_final(s, rid, peers[i]->index, false); /* no answer will come from it */
+            if (!zm_peer_is_group(peers[i])) { /* a group's members go with it, and end their waits */
+                get_final(s, rid, peers[i]->index, false); /* no answer will come from it */
+            }
         }
     }
 }
@@ -882,7 +884,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     g->fn = fn;
     g->drop = drop;
     g->ctx = ctx;
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = 0;
     S_LOCK(s);
     z_result_t rc = get_register(s, g, a->rid_shared);
@@ -891,18 +893,47 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
         zm_free(g);
         return rc;
     }
-    for (size_t i = 0; i < ZM_PEERS_MAX && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
+    bool awaits = false; /* whether anyone asked will answer */
+    for (size_t i = 0; i < ZM_PEERS_PIN && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE) {
             p->refs++;
             pinned[n++] = p;
-            wait_set(g, (unsigned)i);
+            if (!zm_peer_is_group(p)) {
+                wait_set(g, (unsigned)i);
+                awaits = true;
+            }
         }
     }
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    /* the group's members that ended their initial declarations answer every request (zmote
+     * nodes); Rust members never do, they are not waited for */
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS && n > 0 && s->peers[ZM_GROUP_SLOT].state == PEER_LIVE &&
+                                       a->destination != ZM_LOCALITY_SESSION_LOCAL;
+         i++) {
+        if (s->peers[i].state == PEER_LIVE && s->peers[i].declared) {
+            wait_set(g, (unsigned)i);
+            awaits = true;
+        }
+    }
+#endif
     bool local = Z_FEATURE_LOCAL_QUERYABLE && a->destination != ZM_LOCALITY_REMOTE;
     if (local) {
         wait_set(g, WAIT_LOCAL);
-    } else if (n == 0) {
+    } else if (!awaits) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (n > 0) { /* the group only, none of whose members answers */
+            uint32_t rid = g->rid; /* g may end on another thread once unlocked */
+            if (rid_out != NULL) {
+                *rid_out = rid;
+            }
+            S_UNLOCK(s);
+            request_send(s, rid, a, pinned, n);
+            zm_peers_unpin(s, pinned, n);
+            zm_session_get_cancel(s, rid); /* asked nobody that answers: it ends with no reply, here */
+            return Z_OK;
+        }
+#endif
         get_end(s, g); /* asked nobody: it ends with no reply, here */
         S_UNLOCK(s);
         return Z_OK;

@@ -37,7 +37,7 @@ static bool hits_scan_one(uint32_t id, void *val, void *ctx)
 void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits)
 {
     memset(hits, 0, sizeof(*hits));
-    for (unsigned i = 0; i < ZM_PEERS_MAX; i++) {
+    for (unsigned i = 0; i < ZM_PEER_SLOTS; i++) {
         if (s->peers[i].state == PEER_LIVE) {
             hits_scan_t scan = {key, len, i, hits};
             zm_idmap_foreach(&s->peers[i].remote.subs, hits_scan_one, &scan);
@@ -233,7 +233,7 @@ void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d) { rdecl_release(p, d); }
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
-#if ZM_SUB_TRACKING || ZM_QBL_TRACKING
+#if ZM_SUB_TRACKING || ZM_QBL_TRACKING || Z_FEATURE_MULTICAST_TRANSPORT
     zm_session_t *s = p->s;
 #endif
     const char *key;
@@ -313,9 +313,9 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_UNDECL_TOKEN:
         return ZM_LIVE_CALL(p->s, on_token, Z_OK, p, dm);
 #endif
-#if ZM_SUB_TRACKING || ZM_LIVELINESS_GET
+#if ZM_SUB_TRACKING || ZM_LIVELINESS_GET || Z_FEATURE_MULTICAST_TRANSPORT
     case ZM_DECL_FINAL:
-#if ZM_SUB_TRACKING
+#if ZM_SUB_TRACKING || Z_FEATURE_MULTICAST_TRANSPORT /* a member that ends it answers our gets */
         if (dm->has_interest_id && dm->interest_id == 0) {
             S_LOCK(s);
             p->declared = true; /* its initial declarations are all in */

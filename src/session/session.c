@@ -84,12 +84,39 @@ static bool any_live(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* Whether endpoint names a multicast group (a malformed one is not: connecting says why). */
+static bool is_group(const char *endpoint)
+{
+    zm_endpoint_t ep;
+    return zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT) == Z_OK &&
+           zm_endpoint_is_multicast(&ep);
+}
+
+/* Joins the groups among the endpoints; the rest is for connect_all and listen_first. */
+static z_result_t groups_join(zm_session_t *s)
+{
+    for (size_t i = 0; i < s->cfg.n_connect + s->cfg.n_listen; i++) {
+        const char *e = i < s->cfg.n_connect ? s->cfg.connect[i] : s->cfg.listen[i - s->cfg.n_connect];
+        if (is_group(e)) {
+            ZM_TRY(zm_mcast_join(s, e));
+        }
+    }
+    return Z_OK;
+}
+#else
+#define is_group(endpoint) ((void)(endpoint), false)
+#endif
+
 /* Client: the first endpoint that answers. Peer: every endpoint; those that fail are skipped. */
 static z_result_t connect_all(zm_session_t *s)
 {
     z_result_t last = Z_ENETWORK;
     bool any = false;
     for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        if (is_group(s->cfg.connect[i])) {
+            continue; /* groups_join's */
+        }
         z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
         if (rc == Z_OK) {
             any = true;
@@ -104,10 +131,18 @@ static z_result_t connect_all(zm_session_t *s)
 }
 
 #if Z_FEATURE_UNICAST_PEER
+/* Listens on the first listen endpoint that is not a multicast group, if any. */
 static z_result_t listen_first(zm_session_t *s)
 {
     zm_endpoint_t ep;
-    const char *l = s->cfg.listen[0];
+    size_t i = 0;
+    while (i < s->cfg.n_listen && is_group(s->cfg.listen[i])) {
+        i++;
+    }
+    if (i == s->cfg.n_listen) {
+        return Z_OK;
+    }
+    const char *l = s->cfg.listen[i];
     ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
     ZM_TRY(zm_link_listen(&s->listener, &ep));
     zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
@@ -116,12 +151,46 @@ static z_result_t listen_first(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* Connect endpoints that are not multicast groups. */
+static size_t connect_count(const zm_session_t *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        n += is_group(s->cfg.connect[i]) ? 0u : 1u;
+    }
+    return n;
+}
+#else
+#define connect_count(s) ((s)->cfg.n_connect)
+#endif
+
+/* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
+static bool alone_useful(const zm_session_t *s)
+{
+    bool useful = false;
+#if Z_FEATURE_UNICAST_PEER
+    useful = s->listening;
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    useful = useful || s->mcast.open;
+#endif
+    ZM_UNUSED(s);
+    return useful;
+}
+
 static z_result_t lease_step(zm_session_t *s)
 {
     uint64_t now = zm_port_clock_ms();
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        if (zm_peer_is_group(pinned[i])) {
+            zm_mcast_lease(s, pinned[i]);
+            continue;
+        }
+#endif
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
@@ -197,7 +266,7 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
     if (was) {
         return Z_OK;
     }
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
         zm_peer_t *pin[1];
         S_LOCK(s);
@@ -270,12 +339,26 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 /* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
 #define READ_BURST_MAX 8u
 
-/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers. */
+/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers
+ * (and a multicast group). */
 #if Z_FEATURE_UNICAST_PEER
-#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX)
+#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_PIN)
 #else
-#define READ_LINKS_MAX ZM_PEERS_MAX
+#define READ_LINKS_MAX ZM_PEERS_PIN
 #endif
+
+/* One read of peer p, without waiting: a batch of a unicast peer, a datagram of the group. */
+static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
+{
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (zm_peer_is_group(p)) {
+        return zm_mcast_read(s, p, false);
+    }
+#else
+    ZM_UNUSED(s);
+#endif
+    return zm_transport_try_read_once(&p->t);
+}
 
 /*
  * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
@@ -287,7 +370,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     zm_link_t *links[READ_LINKS_MAX];
     uint8_t ready[READ_LINKS_MAX];
@@ -317,7 +400,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
         z_result_t rc = ZM_E_AGAIN;
         for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
-            rc = zm_transport_try_read_once(&pinned[i]->t);
+            rc = read_ready(s, pinned[i]);
             if (rc != Z_OK) {
                 break;
             }
@@ -343,6 +426,19 @@ z_result_t zm_session_send_keep_alive(zm_session_t *s)
     return lease_step(s);
 }
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+z_result_t zm_session_send_join(zm_session_t *s)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    S_LOCK(s);
+    s->mcast.join_now = true;
+    S_UNLOCK(s);
+    return lease_step(s);
+}
+#endif
+
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
     *out = NULL;
@@ -353,7 +449,14 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         (cfg->n_connect == 0 && cfg->n_listen == 0) || (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
         return Z_EINVAL;
     }
-#if !Z_FEATURE_UNICAST_PEER
+#if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
+    /* a build without unicast peers: no listener, no peers of its own but a group's members */
+    for (size_t i = 0; i < cfg->n_listen; i++) {
+        if (!is_group(cfg->listen[i])) {
+            return ZM_E_UNSUPPORTED;
+        }
+    }
+#elif !Z_FEATURE_UNICAST_PEER
     if (cfg->mode == ZM_MODE_PEER) {
         return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
     }
@@ -415,13 +518,16 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = listen_first(s);
     }
 #endif
-    if (rc == Z_OK && cfg->n_connect > 0) {
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (rc == Z_OK) {
+        rc = groups_join(s);
+    }
+#endif
+    if (rc == Z_OK && connect_count(s) > 0) {
         rc = connect_all(s);
-#if Z_FEATURE_UNICAST_PEER
-        if (rc != Z_OK && s->listening) {
+        if (rc != Z_OK && alone_useful(s)) {
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
         }
-#endif
     }
 #if Z_FEATURE_MULTI_THREAD
     if (rc == Z_OK && cfg->start_tasks) {
@@ -429,6 +535,11 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         if (rc == Z_OK) {
             rc = zm_session_start_lease_task(s);
         }
+    }
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
+        zm_mcast_settle(s);
     }
 #endif
     if (rc != Z_OK) {
@@ -462,7 +573,7 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
 #endif
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         S_LOCK(s);
         bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
         S_UNLOCK(s);
@@ -474,7 +585,7 @@ void zm_session_close(zm_session_t *s)
     S_LOCK(s);
     for (;;) {
         bool pinned = false;
-        for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+        for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
             pinned |= s->peers[i].refs > 0;
         }
         if (!pinned) {
@@ -525,8 +636,22 @@ void zm_session_zid(const zm_session_t *s, zm_zid_t *out) { *out = s->zid; }
 void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
                                void *ctx)
 {
-    zm_peer_t *pinned[ZM_PEERS_MAX];
+    zm_peer_t *pinned[ZM_PEER_SLOTS];
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    /* the remote nodes: not the group, but its members */
+    size_t n = 0;
+    S_LOCK(s);
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state == PEER_LIVE && !zm_peer_is_group(p)) {
+            p->refs++;
+            pinned[n++] = p;
+        }
+    }
+    S_UNLOCK(s);
+#else
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+#endif
     for (size_t i = 0; i < n; i++) {
         if (whatami_mask & (1u << pinned[i]->t.remote_whatami)) {
             fn(&pinned[i]->t.remote_zid, ctx);

@@ -120,6 +120,10 @@ ZM_NODISCARD z_result_t zm_session_stop_lease_task(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms);
 /** Sends keep-alives where due and expires silent peers. */
 ZM_NODISCARD z_result_t zm_session_send_keep_alive(zm_session_t *s);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/** The same, and our JOIN to the multicast group now (if the session is on one). */
+ZM_NODISCARD z_result_t zm_session_send_join(zm_session_t *s);
+#endif
 
 /* ---- declarations ---------------------------------------------------------------------------- */
 

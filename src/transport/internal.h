@@ -60,4 +60,13 @@ ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t);
 /* Frees what setup and tx_alloc allocated (not the lock, not the link). */
 void zm_transport_drop_buffers(zm_transport_t *t);
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/*
+ * A group's tick (tx.c): writes out the batch left open, then join (a JOIN message whose next
+ * SNs are filled here, under the lock) alone in a batch, unless join is NULL. ZM_E_AGAIN, nothing
+ * done, while a sender holds t; another error when the link failed (it is shut down).
+ */
+ZM_NODISCARD z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join);
+#endif
+
 #endif /* ZM_TRANSPORT_INTERNAL_H */

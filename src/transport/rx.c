@@ -167,6 +167,14 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
             t->rx_said_close = true;
 #endif
             return ZM_E_CLOSED;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        case ZM_MID_JOIN:
+            if (!t->member) {
+                return ZM_E_FIELD;
+            }
+            ZM_TRY(zm_mcast_member_join(t, &u.tm.body.join));
+            break;
+#endif
         default:
             return ZM_E_FIELD; /* INIT, OPEN or JOIN on an established unicast link */
         }
@@ -202,6 +210,10 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
     }
     return Z_OK;
 }
+#endif
+
+#if Z_FEATURE_MULTICAST_TRANSPORT
+z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch) { return on_batch(t, batch); }
 #endif
 
 z_result_t zm_transport_read_once(zm_transport_t *t)

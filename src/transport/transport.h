@@ -106,6 +106,9 @@ typedef struct zm_transport {
     zm_transport_on_message on_message;
     void *ctx;
     atomic_bool closed;
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
+#endif
 } zm_transport_t;
 
 /**
@@ -245,6 +248,14 @@ ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_ms
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/**
+ * Dispatches one whole batch received for t (its network messages to on_message, in place). The
+ * receiving thread's; errors mean the sender must be dropped (ZM_E_CLOSED: it sent CLOSE).
+ */
+ZM_NODISCARD z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch);
+#endif
+
 /** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
 /** The same without blocking: ZM_E_AGAIN while no whole batch is in (what came is kept). For a
@@ -257,6 +268,62 @@ ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);
  * or that sender will time out), and a peer with no room now gets no keep-alive now.
  */
 ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/* ---- multicast (multicast.c) ------------------------------------------------------------------ */
+/*
+ * A multicast group is two kinds of zm_transport_t. The group's own carries what we send, with
+ * the tx path above (batches, SNs, fragments, congestion control) over a multicast link, and
+ * receives every datagram into its rx buffer. Each member known by its JOIN has one holding only
+ * its receive state (SNs per channel, reassembly, lease), fed with that member's batches through
+ * zm_transport_rx_batch, with no link and no tx buffer: what we send to a member goes to the group.
+ * Which datagram belongs to which member is the caller's business (by sender address).
+ *
+ * Threads: as for unicast; a member's state belongs to the thread receiving on the group.
+ */
+
+/**
+ * Opens the group on link (zm_link_mcast_open, or any datagram link that tells its senders:
+ * zm_link_sender), taking it: buffers for batches of
+ * ZM_BATCH_MULTICAST_SIZE, random initial SNs, no QoS, fragments with markers. On error the link
+ * is the caller's again and nothing is held.
+ */
+ZM_NODISCARD z_result_t zm_mcast_open(zm_transport_t *g, zm_link_t *link, const zm_transport_params_t *p);
+
+/**
+ * Lease work of the group, called periodically: a batch batching mode left open goes out, then,
+ * with join, our JOIN (p's zid, whatami and lease; the next SN of each channel) in a batch of
+ * its own. Never waits for a sender: ZM_E_AGAIN when one holds the group (call again soon).
+ * Another error: the link failed and was shut down.
+ */
+ZM_NODISCARD z_result_t zm_mcast_tick(zm_transport_t *g, const zm_transport_params_t *p, bool join);
+
+/**
+ * Receives the next datagram of the group into its rx buffer: *batch and its sender *from (valid
+ * until the next receive). With wait it blocks, else ZM_E_AGAIN when none is there. ZM_E_CLOSED
+ * once the group was closed.
+ */
+ZM_NODISCARD z_result_t zm_mcast_recv(zm_transport_t *g, bool wait, zm_slice_t *batch, const zm_addr_t **from);
+
+/**
+ * The JOIN in a batch from a sender we do not know: Z_OK and *j (borrowing from the batch) when
+ * it holds one that makes it a member (version, resolution and batch size ours, zid not ours nor
+ * empty, a peer or a router), ZM_E_AGAIN otherwise, the batch then being ignored whole.
+ */
+ZM_NODISCARD z_result_t zm_mcast_newcomer(zm_slice_t batch, const zm_zid_t *self, zm_join_t *j);
+
+/** Sets up m as the receive state of a member from its first JOIN (m is zeroed first). */
+ZM_NODISCARD z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j);
+
+/** A later JOIN of member m: ZM_E_FIELD if it contradicts its first one (the member must go). */
+ZM_NODISCARD z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j);
+
+/** True when member m has been silent for longer than its lease at now_ms. */
+bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms);
+
+/** Frees what member m's receive state holds (its reassembly buffers). */
+void zm_mcast_member_free(zm_transport_t *m);
+#endif
+
 /** Sends CLOSE (best effort: skipped while a sender holds the transport or the peer has no room)
  *  and shuts the link, so that a blocked reader and a sender waiting for room return. */
 void zm_transport_close(zm_transport_t *t, uint8_t reason);

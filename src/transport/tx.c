@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "transport/transport.h"
+#include "transport/internal.h"
 #include "util/alloc.h"
 #include "util/log.h"
 
@@ -407,3 +407,39 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     TX_UNLOCK(t);
     return rc;
 }
+
+#if Z_FEATURE_MULTICAST_TRANSPORT
+z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join)
+{
+    if (!TX_TRYLOCK(t)) {
+        return ZM_E_AGAIN;
+    }
+    uint64_t now = zm_port_clock_ms();
+    uint64_t end = now + LEASE_SEND_MS;
+    z_result_t rc = Z_OK;
+    if (t->tx.len > 0) {
+        /* the open batch first, or never: the JOIN names the SNs that follow it */
+        rc = write_batch(t, now, end);
+        if (rc == ZM_E_AGAIN) {
+            batch_drop(t);
+            rc = Z_OK;
+        }
+    }
+    if (rc == Z_OK && join != NULL) {
+        join->body.join.next_sn_reliable = t->tx_sn[ZM_CHANNEL(true, ZM_PRIO_DATA)];
+        join->body.join.next_sn_best_effort = t->tx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)];
+        if (zm_transport_encode(&t->tx, join) == Z_OK) {
+            rc = write_batch(t, now, end);
+            if (rc == ZM_E_AGAIN) {
+                batch_reset(t); /* no room now: the next tick sends one */
+                rc = Z_OK;
+            }
+        }
+    }
+    if (rc != Z_OK) {
+        rc = declare_dead(t, rc);
+    }
+    TX_UNLOCK(t);
+    return rc;
+}
+#endif

@@ -1,0 +1,170 @@
+/*
+ * The multicast transport (docs/multicast.md): the group's side, which sends like a unicast
+ * transport and announces itself with JOINs instead of a handshake, and the members' side, a
+ * receive state per member set up from its first JOIN. Everything here follows what a default
+ * Rust 1.10.2 peer accepts: batch 8192, resolution 0x0a, no QoS, and JOINs that never change.
+ */
+#include <string.h>
+
+#include "transport/internal.h"
+#include "util/alloc.h"
+
+#if Z_FEATURE_MULTICAST_TRANSPORT
+
+z_result_t zm_mcast_open(zm_transport_t *g, zm_link_t *link, const zm_transport_params_t *p)
+{
+    zm_transport_params_t gp = *p;
+    gp.batch_size = ZM_BATCH_MULTICAST_SIZE;
+    gp.qos = false;
+    z_result_t rc = zm_transport_setup(g, link, &gp);
+    if (rc == Z_OK) {
+        g->patch = 1;
+        g->remote_whatami = ZM_WAI_PEER;
+        rc = zm_transport_tx_alloc(g, zm_transport_batch_cap(link, &gp));
+    }
+    if (rc == Z_OK) {
+        /* each channel starts anywhere in the SN space, as Rust's do; JOINs tell where */
+        for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
+            g->tx_sn[i] = zm_transport_random_sn(g->sn_mask);
+        }
+        memcpy(g->tx_sn_sent, g->tx_sn, sizeof(g->tx_sn_sent));
+        rc = zm_transport_finish(g);
+    }
+    if (rc != Z_OK) {
+        zm_transport_drop_buffers(g);
+        *link = g->link;
+    }
+    return rc;
+}
+
+z_result_t zm_mcast_tick(zm_transport_t *g, const zm_transport_params_t *p, bool join)
+{
+    if (!join) {
+        return zm_transport_join_tick(g, NULL);
+    }
+    zm_transport_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_JOIN;
+    zm_join_t *j = &m.body.join;
+    j->version = ZM_PROTO_VERSION;
+    j->whatami = p->whatami;
+    j->zid = p->zid;
+    j->resolution = ZM_RESOLUTION_DEFAULT;
+    j->batch_size = g->batch_size;
+    j->has_size = g->batch_size != ZM_JOIN_BATCH_DEFAULT;
+    /* in seconds when whole, as Rust writes it; the same every time, as Rust checks */
+    j->lease_secs = p->lease_ms % 1000u == 0;
+    j->lease = j->lease_secs ? p->lease_ms / 1000u : p->lease_ms;
+    j->exts = ZM_JOIN_EXT_PATCH;
+    j->patch = 1;
+    return zm_transport_join_tick(g, &m);
+}
+
+z_result_t zm_mcast_recv(zm_transport_t *g, bool wait, zm_slice_t *batch, const zm_addr_t **from)
+{
+    z_result_t rc = wait ? zm_link_recv_batch(&g->link, g->rx_buf, g->rx_cap, batch)
+                         : zm_link_try_recv_batch(&g->link, g->rx_buf, g->rx_cap, batch);
+    *from = zm_link_sender(&g->link);
+    return rc == Z_OK && *from == NULL ? ZM_E_UNSUPPORTED : rc;
+}
+
+/* A JOIN zmote can take a member from (docs/multicast.md): what Rust's own check asks. */
+static bool join_acceptable(const zm_join_t *j, const zm_zid_t *self)
+{
+    if (j->version != ZM_PROTO_VERSION || (j->resolution & 0x3fu) != ZM_RESOLUTION_DEFAULT ||
+        j->batch_size != ZM_BATCH_MULTICAST_SIZE || j->whatami == ZM_WAI_CLIENT || j->zid.len == 0) {
+        return false;
+    }
+    return !(j->zid.len == self->len && memcmp(j->zid.id, self->id, self->len) == 0);
+}
+
+z_result_t zm_mcast_newcomer(zm_slice_t batch, const zm_zid_t *self, zm_join_t *j)
+{
+    zm_batch_iter_t it;
+    zm_batch_iter_init(&it, batch.ptr, batch.len, ZM_SN_MASK_DEFAULT);
+    for (;;) {
+        zm_transport_msg_t m;
+        bool got = false;
+        if (zm_batch_next(&it, &m, &got) != Z_OK || !got) {
+            return ZM_E_AGAIN; /* nothing that makes it a member: its frames mean nothing yet */
+        }
+        if (m.id == ZM_MID_JOIN) {
+            *j = m.body.join;
+            return join_acceptable(j, self) ? Z_OK : ZM_E_AGAIN;
+        }
+    }
+}
+
+/* The lease a JOIN announces, in milliseconds, clamped as an OPEN's is. */
+static uint64_t join_lease_ms(const zm_join_t *j)
+{
+    zm_open_t o;
+    memset(&o, 0, sizeof(o));
+    o.lease_secs = j->lease_secs;
+    o.lease = j->lease;
+    return zm_transport_open_lease_ms(&o);
+}
+
+z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
+{
+    memset(m, 0, sizeof(*m));
+    atomic_init(&m->closed, false);
+    atomic_init(&m->tx_stuck_dropped, 0u);
+    atomic_init(&m->tx_waiting_since, 0u);
+    m->member = true;
+    m->tx_frame = -1;
+    m->remote_zid = j->zid;
+    m->remote_whatami = j->whatami;
+    m->remote_lease_ms = join_lease_ms(j);
+    m->sn_mask = zm_sn_mask(j->resolution & 3u);
+    m->qos = (j->exts & ZM_JOIN_EXT_QOS) != 0;
+    m->patch = (j->exts & ZM_JOIN_EXT_PATCH) && j->patch >= 1 ? 1 : 0;
+    if (!m->qos) {
+        zm_transport_sn_start(m, 0, j->next_sn_reliable);
+        m->rx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)] = (j->next_sn_best_effort - 1u) & m->sn_mask;
+    } else {
+        /* 0x51: a (reliable, best-effort) pair per priority, checked when decoded */
+        zm_reader_t r;
+        zm_reader_init(&r, j->qos_sns.ptr, j->qos_sns.len);
+        for (unsigned prio = 0; prio < 8u; prio++) {
+            uint64_t rel = 0, be = 0;
+            ZM_TRY(zm_read_zint(&r, &rel));
+            ZM_TRY(zm_read_zint(&r, &be));
+            m->rx_sn[ZM_CHANNEL(true, prio)] = ((uint32_t)rel - 1u) & m->sn_mask;
+            m->rx_sn[ZM_CHANNEL(false, prio)] = ((uint32_t)be - 1u) & m->sn_mask;
+        }
+    }
+    atomic_store_explicit(&m->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
+    return Z_OK;
+}
+
+z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j)
+{
+    bool same = j->version == ZM_PROTO_VERSION && j->whatami == m->remote_whatami &&
+                j->zid.len == m->remote_zid.len && memcmp(j->zid.id, m->remote_zid.id, j->zid.len) == 0 &&
+                join_lease_ms(j) == m->remote_lease_ms && zm_sn_mask(j->resolution & 3u) == m->sn_mask &&
+                ((j->exts & ZM_JOIN_EXT_QOS) != 0) == m->qos;
+    return same ? Z_OK : ZM_E_FIELD;
+}
+
+bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms)
+{
+    uint32_t last = atomic_load_explicit(&m->last_rx_ms, memory_order_relaxed);
+    uint32_t silent = (uint32_t)now_ms - last;
+    /* a reading newer than now (stored after ours was taken) is no silence at all */
+    return silent < UINT32_MAX / 2u && silent > m->remote_lease_ms;
+}
+
+void zm_mcast_member_free(zm_transport_t *m)
+{
+#if Z_FEATURE_FRAGMENTATION
+    zm_free(m->defrag[0].buf);
+    zm_free(m->defrag[1].buf);
+    m->defrag[0].buf = NULL;
+    m->defrag[1].buf = NULL;
+#else
+    ZM_UNUSED(m);
+#endif
+}
+
+#endif /* Z_FEATURE_MULTICAST_TRANSPORT */
