@@ -19,7 +19,7 @@ done
 port=port/baremetal
 flags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections
        -fstack-usage -fcallgraph-info=su -Iinclude -Isrc "-I$port"
-       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_LINK_TCP=0)
+       -DZM_ASSERT_ENABLED=0 -DZ_FEATURE_MULTI_THREAD=0 -DZ_FEATURE_LINK_TCP=0 -DZ_FEATURE_SCOUTING=0)
 
 mapfile -t sources < <(find src "$port" -name '*.c' | sort)
 if [ "${#sources[@]}" -eq 0 ]; then

@@ -413,6 +413,21 @@
 #define ZM_LEASE_MAX_MS 60000u
 #endif
 
+/** Nodes one scout remembers, to report each of them once however many HELLOs it sends. */
+#ifndef ZM_SCOUT_SEEN_MAX
+#define ZM_SCOUT_SEEN_MAX 16
+#endif
+
+/** Largest HELLO a scout reads, in bytes; a longer datagram is dropped whole. */
+#ifndef ZM_SCOUT_HELLO_MAX
+#define ZM_SCOUT_HELLO_MAX 2048
+#endif
+
+/** SCOUTs a listening peer reads per wake-up of its task (or per zp_read); the rest wait. */
+#ifndef ZM_SCOUT_ANSWER_BURST
+#define ZM_SCOUT_ANSWER_BURST 8
+#endif
+
 /** Entries a z_owned_config_t holds (each a key and a copied string; CONNECT may repeat). */
 #ifndef ZM_CONFIG_ENTRIES_MAX
 #define ZM_CONFIG_ENTRIES_MAX 16
@@ -530,8 +545,11 @@
 #if ZM_HANDSHAKE_BUF_SIZE < 64 || ZM_HANDSHAKE_BUF_SIZE > 65537
 #error "ZM_HANDSHAKE_BUF_SIZE must be within 64..65537"
 #endif
-#if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1 + Z_FEATURE_MULTICAST_TRANSPORT
-#error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake, every peer and a multicast group"
+#if ZM_SOCKET_WAIT_MAX < ZM_ACCEPT_PENDING_MAX + ZM_PEERS_MAX + 1 + Z_FEATURE_MULTICAST_TRANSPORT + Z_FEATURE_SCOUTING
+#error "ZM_SOCKET_WAIT_MAX must cover a listener, every pending handshake, every peer, a multicast group and the scouting socket"
+#endif
+#if ZM_SCOUT_SEEN_MAX < 1 || ZM_SCOUT_HELLO_MAX < 64 || ZM_SCOUT_HELLO_MAX > 65535 || ZM_SCOUT_ANSWER_BURST < 1
+#error "ZM_SCOUT_SEEN_MAX and ZM_SCOUT_ANSWER_BURST must be at least 1, ZM_SCOUT_HELLO_MAX within 64..65535"
 #endif
 #if ZM_SERIAL_MTU < 64 || ZM_SERIAL_MTU > 1500
 #error "ZM_SERIAL_MTU must be within 64..1500 (Rust refuses larger serial frames)"

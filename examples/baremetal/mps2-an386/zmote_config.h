@@ -9,6 +9,7 @@
 #define Z_FEATURE_MULTI_THREAD 0
 #define Z_FEATURE_LINK_TCP 0
 #define Z_FEATURE_LINK_SERIAL 1
+#define Z_FEATURE_SCOUTING 0 /* no UDP on a serial line */
 #define Z_FEATURE_UNICAST_PEER 0
 #define Z_FEATURE_ADMIN_SPACE 0
 #define Z_FEATURE_QUERY 0     /* a publisher and a subscriber: no queries */
