@@ -172,10 +172,17 @@ void zm_port_socket_close(zm_socket_t *s);
 /** Room for any IPv4 or IPv6 address with its port, in the port's own form (a sockaddr). */
 #define ZM_ADDR_SIZE 28u
 
+/** Aligns the bytes of a zm_addr_t for the sockaddr a port keeps in them (C11 and C++11 spell it apart). */
+#ifdef __cplusplus
+#define ZM_ADDR_ALIGN alignas(8)
+#else
+#define ZM_ADDR_ALIGN _Alignas(8)
+#endif
+
 /** A UDP peer's address: opaque to upper layers, which copy, compare and print it only. */
 typedef struct {
-    uint8_t len;               /**< bytes of raw in use; 0: no address */
-    uint8_t raw[ZM_ADDR_SIZE]; /**< the address in the port's own form */
+    uint8_t len;                             /**< bytes of raw in use; 0: no address */
+    ZM_ADDR_ALIGN uint8_t raw[ZM_ADDR_SIZE]; /**< the address in the port's own form */
 } zm_addr_t;
 
 /** Resolves host:port (host as in zm_port_tcp_connect; the first address wins) into *a. */
