@@ -20,8 +20,8 @@ class Children:
         self.all.append(p)
         return p
 
-    def router(self, port=None, lease_ms=None):
-        r = harness.Router(port, lease_ms)
+    def router(self, port=None, lease_ms=None, scout_iface=None):
+        r = harness.Router(port, lease_ms, scout_iface)
         self.all.append(r)
         return r.start()
 

@@ -66,6 +66,24 @@ def wait_listening(port: int, timeout: float, proc=None) -> None:
     raise AssertionError(f"nothing listens on port {port} after {timeout}s")
 
 
+# ---- scouting ---------------------------------------------------------------------------------
+
+
+def require_netns():
+    """Fails the calling test outside scripts/netns.sh: what sends multicast runs only there."""
+    if os.environ.get("ZM_NETNS") != "1":
+        raise AssertionError("this test sends multicast: run it inside scripts/netns.sh "
+                             "(scripts/interop.sh and scripts/check-cxx.sh do)")
+
+
+def pico_hello_line(zid, whatami, locators) -> str:
+    """The line zenoh-pico's z_scout prints for a node (zid as Rust prints it): its zid's
+    little-endian bytes up to the last nonzero one, its kind, its locators."""
+    raw = int(str(zid), 16).to_bytes(16, "little").rstrip(b"\0")
+    locs = ", ".join(f'"{x}"' for x in locators)
+    return f'Hello {{ zid: Some({raw.hex().upper()}), whatami: "{whatami}", locators: [{locs}] }}'
+
+
 # ---- the pattern ------------------------------------------------------------------------------
 
 
@@ -198,12 +216,14 @@ class Proc:
 
 
 class Router:
-    """The Rust router (tests/interop/router.py) as a child process on a fixed port."""
+    """The Rust router (tests/interop/router.py) as a child process on a fixed port; with
+    scout_iface, it answers multicast SCOUTs on that interface."""
 
-    def __init__(self, port=None, lease_ms=None):
+    def __init__(self, port=None, lease_ms=None, scout_iface=None):
         self.port = port or free_port()
         self.endpoint = endpoint(self.port)
         self.lease_ms = lease_ms
+        self.scout_iface = scout_iface
         self.proc = None
         self.zid = None
 
@@ -211,6 +231,8 @@ class Router:
         argv = [sys.executable, os.path.join(HERE, "router.py"), self.endpoint]
         if self.lease_ms:
             argv += ["--lease-ms", str(self.lease_ms)]
+        if self.scout_iface:
+            argv += ["--scout-iface", self.scout_iface]
         # The port of a router just killed can take a moment to be free again.
         deadline = time.monotonic() + timeout
         while True:

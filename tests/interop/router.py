@@ -3,10 +3,12 @@
 Rust 1.10.2 runtime) in router mode on one TCP endpoint, with scouting off so that nothing but
 the tests' own nodes ever joins. It runs in its own process so a test can kill or freeze it.
 
-usage: router.py ENDPOINT [--lease-ms MS]
+usage: router.py ENDPOINT [--lease-ms MS] [--scout-iface IFACE]
 Prints "ready <zid>" once listening, then runs until SIGTERM, SIGINT or the end of its stdin.
 --lease-ms sets the lease the router announces; a peer that honours it declares the router
-lost after that much silence, which keeps the lease tests short.
+lost after that much silence, which keeps the lease tests short. --scout-iface turns multicast
+scouting on, on that interface (the scouting tests, inside their network namespace): the router
+then answers SCOUTs on the default group.
 """
 import argparse
 import json
@@ -21,6 +23,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("endpoint")
     parser.add_argument("--lease-ms", type=int)
+    parser.add_argument("--scout-iface")
     args = parser.parse_args()
 
     conf = {
@@ -30,6 +33,8 @@ def main() -> int:
     }
     if args.lease_ms:
         conf["transport"] = {"link": {"tx": {"lease": args.lease_ms}}}
+    if args.scout_iface:
+        conf["scouting"]["multicast"] = {"enabled": True, "interface": args.scout_iface}
     session = zenoh.open(zenoh.Config.from_json5(json.dumps(conf)))
     print(f"ready {session.zid()}", flush=True)
 
