@@ -5,7 +5,8 @@
 #   2. the overloads of the generic names cover the C selections with the same result types
 #      (tests/cxx/gen_generic_checks.py) and behave as them (tests/cxx/overloads.cpp, run);
 #   3. every example of examples/, renamed .cpp, compiles with g++ -std=c++17, links and runs
-#      (tests/cxx/test_cxx_examples.py: peers on loopback, each run checked by its output);
+#      (tests/cxx/test_cxx_examples.py: peers on loopback, each run checked by its output; the
+#      runs are inside scripts/netns.sh, where the scouting examples may send multicast);
 #   4. zenoh-pico 1.9.0's own examples (examples/unix/c11 and c99 of the checkout $ZM_PICO_DIR,
 #      default /tmp/pico; none is fetched) the same way, those that are not valid C++ skipped
 #      with the reason; without a checkout this part is skipped and counts nothing.
@@ -213,7 +214,8 @@ run_tests() {
         fail "$1: no $python (scripts/setup.sh all makes it)"
         return
     fi
-    ZM_CXX_BIN_DIR=$PWD/$out/bin "$python" -m pytest "$2" -q -rfE --junitxml="$junit" </dev/null
+    # inside a network namespace of its own (scripts/netns.sh): the scouting examples send multicast
+    ZM_CXX_BIN_DIR=$PWD/$out/bin scripts/netns.sh "$python" -m pytest "$2" -q -rfE --junitxml="$junit" </dev/null
     read -r p f < <("$python" scripts/junit-counts.py "$junit")
     echo "$1: $p passed, $f failed"
     pass "$p"

@@ -2,7 +2,7 @@
 # Checks that the documentation says what the code does. The API reference: doxygen over
 # include/ and docs/*.md (docs/Doxyfile), where any warning fails, an undocumented public name
 # included; since doxygen checks the names of documented files only, every header must open with
-# a @file comment (but include/zenoh-pico.h, one line that includes zmote.h). The getting-started page: its table of error codes against include/zmote/result.h,
+# a @file comment (but include/zenoh-pico.h, which only includes zmote.h and a compatibility header). The getting-started page: its table of error codes against include/zmote/result.h,
 # and its first C program, built against the library of a small tree of its own and run, its
 # output compared with what the page says it prints. Every command is bounded in time.
 # usage: scripts/check-docs.sh [build-dir]   (default build/getting-started)

@@ -113,14 +113,15 @@
 #define Z_FEATURE_LIVELINESS 1
 #endif
 
-/*
- * Not implemented yet (0, and 1 is refused below): scouting, the connectivity API. Programs
- * written for zenoh-pico test these switches in #if blocks, so they exist with value 0.
+/**
+ * Scouting over UDP multicast: z_scout, sessions without an endpoint that find a router or peer
+ * by scouting, and listening peers that answer SCOUTs. It needs the port's datagram sockets, so
+ * it follows TCP by default: on where the build has IP sockets (POSIX), off in serial-only builds.
  */
-/** Scouting for routers and peers (z_scout): not implemented yet, leave at 0. */
 #ifndef Z_FEATURE_SCOUTING
-#define Z_FEATURE_SCOUTING 0
+#define Z_FEATURE_SCOUTING Z_FEATURE_LINK_TCP
 #endif
+
 /** The connectivity API: not implemented yet (1 is refused). */
 #ifndef Z_FEATURE_CONNECTIVITY
 #define Z_FEATURE_CONNECTIVITY 0

@@ -156,6 +156,23 @@ ZM_NODISCARD z_result_t zm_api_undeclare(struct zm_api_session *b, uint32_t id,
 /** The global id of entity eid of the session b (a zero id when b is NULL or closed). */
 z_entity_global_id_t zm_api_entity_id(struct zm_api_session *b, uint32_t eid);
 
+#if Z_FEATURE_SCOUTING
+/**
+ * A zid from the configuration: 32 hex digits, dashes (of a UUID) ignored, the first two digits
+ * giving byte 0 as zenoh-pico reads it. All-zero or malformed text is Z_EINVAL.
+ */
+ZM_NODISCARD z_result_t zm_api_zid_parse(const char *text, zm_zid_t *zid);
+
+/**
+ * The scouting keys of a configuration, with zenoh-pico's defaults for those absent: whether
+ * multicast scouting is on (Z_CONFIG_MULTICAST_SCOUTING_KEY, "true" or "false"), the group's
+ * locator (aliased from c), the kinds a scout looks for (Z_CONFIG_SCOUTING_WHAT_KEY, 1..7) and
+ * its timeout in ms. Z_EINVAL for a value that is none of these.
+ */
+ZM_NODISCARD z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator,
+                                            uint8_t *what, uint32_t *timeout_ms);
+#endif
+
 /** A zid of the protocol as the API's 16-byte id, and back. */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
 zm_zid_t zm_api_zid_from_id(const z_id_t *id);

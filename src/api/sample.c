@@ -437,18 +437,13 @@ void z_hello_locators(const z_loaned_hello_t *hello, z_owned_string_array_t *loc
 
 z_result_t z_whatami_to_view_string(z_whatami_t whatami, z_view_string_t *str_out)
 {
+    /* zenoh-pico's names, indexed by the mask (its z_scout example prints them) */
+    static const char *const names[8] = {"Other",  "Router",        "Peer",        "Router|Peer",
+                                         "Client", "Router|Client", "Peer|Client", "Router|Peer|Client"};
     if (str_out == NULL) {
         return Z_EINVAL;
     }
-    switch (whatami) {
-    case Z_WHATAMI_ROUTER:
-        return z_view_string_from_str(str_out, "router");
-    case Z_WHATAMI_PEER:
-        return z_view_string_from_str(str_out, "peer");
-    case Z_WHATAMI_CLIENT:
-        return z_view_string_from_str(str_out, "client");
-    default:
-        z_view_string_empty(str_out);
-        return Z_EINVAL;
-    }
+    unsigned i = (unsigned)whatami;
+    z_result_t r = z_view_string_from_str(str_out, names[i < 8u ? i : 0u]);
+    return i == 0u || i >= 8u ? Z_EINVAL : r;
 }

@@ -171,6 +171,11 @@ static z_result_t zid_parse(const char *text, zm_zid_t *zid)
     return Z_OK;
 }
 
+#if Z_FEATURE_SCOUTING
+/* z_scout reads the zid too; open keeps its own call inlined. */
+z_result_t zm_api_zid_parse(const char *text, zm_zid_t *zid) { return zid_parse(text, zid); }
+#endif
+
 /* Reads what a session needs from the configuration; the strings stay in config. */
 static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *sc)
 {
@@ -200,10 +205,16 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     if (sc->n_listen > 0) {
         sc->mode = ZM_MODE_PEER; /* listening makes a peer, whatever the mode says */
     }
-    if (sc->n_connect == 0 && sc->n_listen == 0) {
-        /* zenoh-pico would scout for a router here; zmote does not scout yet. */
-        return ZM_E_UNSUPPORTED;
+#if Z_FEATURE_SCOUTING
+    ZM_TRY(zm_api_scout_config(c, &sc->scouting, &sc->scout_locator, &sc->scout_what, &sc->scout_timeout_ms));
+    if (sc->n_connect == 0 && sc->n_listen == 0 && !sc->scouting) {
+        return Z_EINVAL; /* nothing to connect to, and no scouting to find it (Rust refuses it too) */
     }
+#else
+    if (sc->n_connect == 0 && sc->n_listen == 0) {
+        return ZM_E_UNSUPPORTED; /* it would scout, and this build does not */
+    }
+#endif
     const char *zid = zp_config_get(c, Z_CONFIG_SESSION_ZID_KEY);
     if (zid != NULL) {
         ZM_TRY(zid_parse(zid, &sc->zid));

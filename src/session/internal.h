@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 
 #include "session/session.h"
+#include "transport/scout.h"
 #include "transport/transport.h"
 #include "util/idmap.h"
 #include "util/log.h"
@@ -285,6 +286,11 @@ struct zm_session {
     zm_link_t listener;
     zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
 #endif
+#if Z_FEATURE_SCOUTING && ZM_SCOUT_RESPONDER
+    bool responding;                    /* the responder is open: from open to close */
+    zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
+    char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
+#endif
     zm_peer_t peers[ZM_PEER_SLOTS];
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_mcast_state_t mcast;
@@ -424,6 +430,27 @@ void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
 /** True when declarations of kind go to the group too (not queryables, nor key expressions
  *  without Z_FEATURE_MULTICAST_DECLARATIONS). */
 bool zm_mcast_declares(uint8_t kind);
+#endif
+
+/* scout.c */
+#if Z_FEATURE_SCOUTING
+/**
+ * Scouts for a node to connect to (cfg.scout_*) and connects to the first HELLO's locator that
+ * this build can open: Z_OK, _Z_ERR_SCOUT_NO_RESULTS when no node answered with one, the last
+ * connection's error when none could be reached, or the scout's own error. Ends early once the
+ * session is closing.
+ */
+ZM_NODISCARD z_result_t zm_session_scout_connect(zm_session_t *s);
+#endif
+#if Z_FEATURE_SCOUTING && ZM_SCOUT_RESPONDER
+/**
+ * After the listener opened: joins the scouting group to answer SCOUTs for peers (cfg.scouting,
+ * a listener not bound to a loopback address). A group that cannot be joined is a log line, not
+ * an error (as in Rust); a malformed scouting locator or an unknown interface is an error.
+ */
+ZM_NODISCARD z_result_t zm_session_responder_open(zm_session_t *s);
+/** Answers the SCOUTs waiting (a bounded burst), never blocking. */
+void zm_session_responder_serve(zm_session_t *s);
 #endif
 
 /* decl.c */

@@ -13,6 +13,9 @@
 #define ACCEPT_POLL_MS 200u
 #define RECONNECT_PERIOD_MS 1000u
 
+/* A listening peer answers SCOUTs beside its listener. */
+#define ZM_ANSWERS_SCOUTS (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
+
 #if ZM_NO_HEAP
 /* A no-heap build keeps its sessions in a static table; in_use is only touched by open and close. */
 static zm_session_t session_table[ZM_SESSIONS_MAX];
@@ -53,12 +56,20 @@ static size_t strings_copy(const char **list, size_t n, char *into)
     return total;
 }
 
-/* Copies the endpoint strings so the caller's configuration can go. */
+/* Copies the endpoint strings (and the scouting locator) so the caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
     s->cfg = *cfg;
     size_t connect = strings_copy(s->cfg.connect, cfg->n_connect, NULL);
-    size_t total = connect + strings_copy(s->cfg.listen, cfg->n_listen, NULL);
+    size_t listen = strings_copy(s->cfg.listen, cfg->n_listen, NULL);
+    size_t total = connect + listen;
+#if Z_FEATURE_SCOUTING
+    if (s->cfg.scout_locator == NULL) {
+        s->cfg.scouting = false;
+    }
+    size_t n_scout = s->cfg.scouting ? 1u : 0u;
+    total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
+#endif
     if (total == 0) {
         return Z_OK;
     }
@@ -68,6 +79,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     }
     (void)strings_copy(s->cfg.connect, cfg->n_connect, s->strings);
     (void)strings_copy(s->cfg.listen, cfg->n_listen, s->strings + connect);
+#if Z_FEATURE_SCOUTING
+    (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
+#endif
     return Z_OK;
 }
 
@@ -217,7 +231,15 @@ static z_result_t lease_step(zm_session_t *s)
     if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
-        (void)connect_all(s);
+#if Z_FEATURE_SCOUTING
+        if (s->cfg.n_connect == 0) {
+            z_result_t rc = zm_session_scout_connect(s); /* it was found by scouting: scout again */
+            ZM_UNUSED(rc);
+        } else
+#endif
+        {
+            (void)connect_all(s);
+        }
     }
 #endif
     return Z_OK;
@@ -241,11 +263,41 @@ static void *lease_main(void *arg)
 }
 
 #if Z_FEATURE_UNICAST_PEER
+#if ZM_ANSWERS_SCOUTS
+/*
+ * One round of an accept task that also answers SCOUTs: one wait over the listener, the pending
+ * handshakes and the scouting socket, then each served without waiting.
+ */
+static z_result_t listen_round(zm_session_t *s, uint32_t timeout_ms)
+{
+    zm_link_t *links[ZM_ACCEPT_PENDING_MAX + 2];
+    uint8_t ready[ZM_ACCEPT_PENDING_MAX + 2];
+    uint64_t handshake_deadline = 0;
+    size_t n = 0;
+    links[n++] = &s->listener;
+    n += zm_acceptor_links(&s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+    links[n++] = &s->responder.link;
+    uint64_t now = zm_port_clock_ms();
+    if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
+        timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
+    }
+    z_result_t waited = zm_link_wait_any(links, n, timeout_ms, ready);
+    if (waited == Z_OK && ready[n - 1]) {
+        zm_session_responder_serve(s);
+    }
+    return zm_peer_accept(s, 0);
+}
+#endif
+
 static void *accept_main(void *arg)
 {
     zm_session_t *s = arg;
     while (!s->closing) {
+#if ZM_ANSWERS_SCOUTS
+        z_result_t rc = s->responding ? listen_round(s, ACCEPT_POLL_MS) : zm_peer_accept(s, ACCEPT_POLL_MS);
+#else
         z_result_t rc = zm_peer_accept(s, ACCEPT_POLL_MS);
+#endif
         if (rc == ZM_E_CLOSED) {
             break;
         }
@@ -339,10 +391,10 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 /* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
 #define READ_BURST_MAX 8u
 
-/* Links one zm_session_read waits on: the listener and pending handshakes of a peer, then peers
- * (and a multicast group). */
+/* Links one zm_session_read waits on: the listener, pending handshakes and scouting socket of a
+ * peer, then peers (and a multicast group). */
 #if Z_FEATURE_UNICAST_PEER
-#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_PEERS_PIN)
+#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_ANSWERS_SCOUTS + ZM_PEERS_PIN)
 #else
 #define READ_LINKS_MAX ZM_PEERS_PIN
 #endif
@@ -381,6 +433,12 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = &s->listener;
         nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
+#if ZM_ANSWERS_SCOUTS
+    size_t scout_at = nl;
+    if (s->responding) {
+        links[nl++] = &s->responder.link;
+    }
+#endif
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
         timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
@@ -391,6 +449,11 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
+#if ZM_ANSWERS_SCOUTS
+    if (s->responding && waited == Z_OK && ready[scout_at]) {
+        zm_session_responder_serve(s);
+    }
+#endif
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && zm_peer_accept(s, 0) == ZM_E_CLOSED) {
         zm_peers_unpin(s, pinned, n);
@@ -445,8 +508,14 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (cfg->mode != ZM_MODE_CLIENT && cfg->mode != ZM_MODE_PEER) {
         return Z_EINVAL;
     }
-    if (cfg->n_connect > ZM_ENDPOINTS_MAX || cfg->n_listen > ZM_ENDPOINTS_MAX ||
-        (cfg->n_connect == 0 && cfg->n_listen == 0) || (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
+    bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
+#if Z_FEATURE_SCOUTING
+    bool can_scout = cfg->scouting && cfg->scout_locator != NULL;
+#else
+    bool can_scout = false;
+#endif
+    if (cfg->n_connect > ZM_ENDPOINTS_MAX || cfg->n_listen > ZM_ENDPOINTS_MAX || (no_endpoint && !can_scout) ||
+        (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
         return Z_EINVAL;
     }
 #if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
@@ -523,6 +592,16 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = groups_join(s);
     }
 #endif
+#if ZM_ANSWERS_SCOUTS
+    if (rc == Z_OK && s->listening && s->cfg.scouting) {
+        rc = zm_session_responder_open(s);
+    }
+#endif
+#if Z_FEATURE_SCOUTING
+    if (rc == Z_OK && no_endpoint) {
+        rc = zm_session_scout_connect(s);
+    }
+#endif
     if (rc == Z_OK && connect_count(s) > 0) {
         rc = connect_all(s);
         if (rc != Z_OK && alone_useful(s)) {
@@ -567,6 +646,11 @@ void zm_session_close(zm_session_t *s)
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
+#if ZM_ANSWERS_SCOUTS
+    if (s->responding) {
+        zm_scout_responder_shutdown(&s->responder);
+    }
+#endif
     if (s->accept_running) {
         zm_port_task_join(&s->accept_task);
         s->accept_running = false;
@@ -602,6 +686,12 @@ void zm_session_close(zm_session_t *s)
         zm_acceptor_close(&s->acceptor);
         zm_link_close(&s->listener);
         s->listening = false;
+    }
+#endif
+#if ZM_ANSWERS_SCOUTS
+    if (s->responding) {
+        zm_scout_responder_close(&s->responder);
+        s->responding = false;
     }
 #endif
 #if Z_FEATURE_QUERY

@@ -35,6 +35,12 @@ typedef struct {
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
     uint32_t open_timeout_ms;
+#if Z_FEATURE_SCOUTING
+    bool scouting;             /* multicast scouting: find a node without endpoints, answer SCOUTs when listening */
+    const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
+    uint32_t scout_timeout_ms; /* how long a scout for a node to connect to lasts */
+    uint8_t scout_what;        /* ZM_WHAT_* mask of the nodes it looks for */
+#endif
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */
@@ -99,6 +105,11 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
  * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one;
  * when no endpoint could be reached, the error of the last one tried (ZM_E_REFUSED, ZM_E_NO_HOST,
  * ZM_E_TIMEOUT, a handshake's error...), so that the caller can say why.
+ * Scouting builds: without connect nor listen endpoints the session scouts (cfg->scouting, else
+ * Z_EINVAL) for cfg->scout_what and connects to the first node whose HELLO has a locator this
+ * build can open (_Z_ERR_SCOUT_NO_RESULTS if none came within cfg->scout_timeout_ms); a
+ * listening peer with cfg->scouting answers SCOUTs on the group, unless its listener is bound to
+ * a loopback address (reachable from this machine only, it stays off the network).
  */
 ZM_NODISCARD z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg);
 /** Undeclares nothing on the wire, sends CLOSE, stops and joins the tasks, frees everything. */
@@ -302,6 +313,24 @@ void zm_session_get_cancel(zm_session_t *s, uint32_t rid);
  */
 ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
+#endif
+
+#if Z_FEATURE_SCOUTING
+/* ---- scouting ---------------------------------------------------------------------------------- */
+
+/** Called with the HELLO of each node found (borrowed, valid during the call); true ends the scout. */
+typedef bool (*zm_hello_fn)(const zm_hello_t *hello, void *ctx);
+
+/**
+ * Scouts the group of locator (`udp/224.0.0.224:7446[#iface=eth0]`) for nodes of the kinds in
+ * what (ZM_WHAT_*) for timeout_ms, the SCOUTs carrying zid unless it is NULL; fn runs on the
+ * calling thread for each node found, once per node. Blocks until then. Z_OK whether or not
+ * anything answered; ZM_E_LOCATOR for a malformed locator, one that is not a multicast group or
+ * names an unknown interface, ZM_E_UNSUPPORTED for what zmote cannot scout on, ZM_E_UNREACHABLE when
+ * the group cannot be reached.
+ */
+ZM_NODISCARD z_result_t zm_scout_find(const char *locator, uint8_t what, const zm_zid_t *zid, uint32_t timeout_ms,
+                                      zm_hello_fn fn, void *ctx);
 #endif
 
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */

@@ -166,6 +166,19 @@ def test_liveliness_token_seen_by_z_sub_liveliness_z_get_liveliness_and_z_info(r
     assert lines(sub)[-1] == f">> [LivelinessSubscriber] Dropped token ('{TOKEN_KEY}')"
 
 
+def test_z_scout_finds_a_router(run):
+    # multicast on the namespace's loopback: inside scripts/netns.sh only
+    harness.require_netns()
+    r = harness.Router(scout_iface="lo").start()
+    try:
+        p = run(Z + "z_scout")
+        assert p.wait_exit(20) == 0
+        assert lines(p) == ["Scouting...", harness.pico_hello_line(r.zid, "Router", [r.endpoint]),
+                            "Dropping scout results."], p.describe()
+    finally:
+        r.stop()
+
+
 def test_z_bytes(run):
     p = run(Z + "z_bytes")
     assert p.wait_exit(10) == 0

@@ -1026,8 +1026,12 @@ static void test_platform(void)
 
     z_view_string_t w;
     CHECK_EQ_INT(z_whatami_to_view_string(Z_WHATAMI_PEER, &w), Z_OK);
-    CHECK_EQ_MEM(z_string_data(z_loan(w)), z_string_len(z_loan(w)), "peer", 4);
-    CHECK_EQ_INT(z_whatami_to_view_string((z_whatami_t)3, &w), Z_EINVAL);
+    CHECK_EQ_MEM(z_string_data(z_loan(w)), z_string_len(z_loan(w)), "Peer", 4);
+    CHECK_EQ_INT(z_whatami_to_view_string((z_whatami_t)3, &w), Z_OK);
+    CHECK_EQ_MEM(z_string_data(z_loan(w)), z_string_len(z_loan(w)), "Router|Peer", 11);
+    CHECK_EQ_INT(z_whatami_to_view_string((z_whatami_t)0, &w), Z_EINVAL);
+    CHECK_EQ_MEM(z_string_data(z_loan(w)), z_string_len(z_loan(w)), "Other", 5);
+    CHECK_EQ_INT(z_whatami_to_view_string((z_whatami_t)8, &w), Z_EINVAL);
 
     CHECK_EQ_INT(_z_zint_len(0), 1);
     CHECK_EQ_INT(_z_zint_len(127), 1);

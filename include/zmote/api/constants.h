@@ -15,9 +15,9 @@ extern "C" {
 
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
- * z_open reads only the mode, the connect and listen locators and the zid. The other keys are
- * stored and returned by zp_config_get, for programs written for zenoh-pico, but change nothing:
- * zmote has no scouting, TLS, authentication or automatic timestamps.
+ * z_open reads the mode, the connect and listen locators, the zid and the scouting keys (z_scout
+ * reads those too). The other keys are stored and returned by zp_config_get, for programs written
+ * for zenoh-pico, but change nothing: zmote has no TLS, authentication or automatic timestamps.
  */
 
 /** The session's mode: Z_CONFIG_MODE_CLIENT (the default) or Z_CONFIG_MODE_PEER. */
@@ -37,19 +37,22 @@ extern "C" {
 #define Z_CONFIG_USER_KEY 0x43
 /** Password for authentication (stored, not used). */
 #define Z_CONFIG_PASSWORD_KEY 0x44
-/** Whether to scout by multicast (stored, not used: zmote does not scout yet). */
+/**
+ * Multicast scouting, "true" or "false": without it a session with no locator has nothing to
+ * connect to (Z_EINVAL), and a listening peer answers no SCOUT.
+ */
 #define Z_CONFIG_MULTICAST_SCOUTING_KEY 0x45
 /** Default of Z_CONFIG_MULTICAST_SCOUTING_KEY, set by z_config_default(). */
 #define Z_CONFIG_MULTICAST_SCOUTING_DEFAULT "true"
-/** Multicast locator scouted on (stored, not used). */
+/** The group scouted on, `udp/<IPv4 group>:<port>[#iface=<interface>]` (no iface: the system's routes pick). */
 #define Z_CONFIG_MULTICAST_LOCATOR_KEY 0x46
 /** Default of Z_CONFIG_MULTICAST_LOCATOR_KEY, set by z_config_default(). */
 #define Z_CONFIG_MULTICAST_LOCATOR_DEFAULT "udp/224.0.0.224:7446"
-/** Scouting timeout in milliseconds (stored, not used). */
+/** How long z_scout(), or z_open() looking for a node to connect to, scouts, in milliseconds. */
 #define Z_CONFIG_SCOUTING_TIMEOUT_KEY 0x47
 /** Default of Z_CONFIG_SCOUTING_TIMEOUT_KEY, set by z_config_default(). */
 #define Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT "1000"
-/** What to scout for, a z_what_t mask as decimal text (stored, not used). */
+/** What to scout for, a z_what_t mask as decimal text (1 to 7). */
 #define Z_CONFIG_SCOUTING_WHAT_KEY 0x48
 /** zenoh-pico's default of Z_CONFIG_SCOUTING_WHAT_KEY: routers and peers. */
 #define Z_CONFIG_SCOUTING_WHAT_DEFAULT "3"
@@ -127,7 +130,7 @@ extern "C" {
 
 /* ---- enumerations ----------------------------------------------------------------------------- */
 
-/** What to look for when scouting: a mask of node kinds (for z_scout_options_t; zmote does not scout yet). */
+/** What to look for when scouting: a mask of node kinds (z_scout_options_t, Z_CONFIG_SCOUTING_WHAT_KEY). */
 typedef enum {
     Z_WHAT_ROUTER = 0x01,
     Z_WHAT_PEER = 0x02,

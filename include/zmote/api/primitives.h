@@ -220,9 +220,9 @@ ZM_VIEW_FUNCTIONS(slice)
 
 /**
  * Returns owned in *config the default configuration: client mode, multicast scouting on
- * udp/224.0.0.224:7446 with a 1000 ms timeout (zmote does not scout yet: add a connect or listen
- * locator with zp_config_insert()). Allocates the copies of the default strings; drop it, or give it
- * to z_open(). Errors: Z_EINVAL (NULL config), ZM_E_NOMEM (*config is left null).
+ * udp/224.0.0.224:7446 with a 1000 ms timeout (see z_open() and z_scout()). Allocates the copies of
+ * the default strings; drop it, or give it to z_open(). Errors: Z_EINVAL (NULL config), ZM_E_NOMEM
+ * (*config is left null).
  */
 z_result_t z_config_default(z_owned_config_t *config);
 
@@ -259,14 +259,25 @@ void z_open_options_default(z_open_options_t *options);
  * start here unless options->auto_start_read_task is false: a read task per connected router or
  * peer (callbacks run on them), an accept task when listening, and the lease task.
  *
- * Errors: Z_EINVAL (NULL arguments, a malformed zid, more than ZM_ENDPOINTS_MAX connect or listen
- * locators), _Z_ERR_CONFIG_INVALID_MODE (a mode other than "client" or "peer"),
- * ZM_E_UNSUPPORTED (no connect nor listen locator: zenoh-pico would scout for a router, which zmote
- * does not do yet; peer mode in a build without Z_FEATURE_UNICAST_PEER; a task that could not be
- * started), ZM_E_NOMEM, ZM_E_LOCATOR (a locator that does not parse), and the errors of the
+ * Without connect nor listen locator the session scouts (Z_FEATURE_SCOUTING, as z_scout() does)
+ * on the group of Z_CONFIG_MULTICAST_LOCATOR_KEY for the kinds of Z_CONFIG_SCOUTING_WHAT_KEY
+ * (routers and peers by default), for up to Z_CONFIG_SCOUTING_TIMEOUT_KEY ms, and connects to the
+ * first node that answers with a locator this build can open; a client found that way scouts
+ * again to reconnect. A listening peer answers SCOUTs for peers on that group while it is open
+ * (Z_CONFIG_MULTICAST_SCOUTING_KEY "true", the default), on its accept task (or in zp_read()),
+ * with the locators it can be reached at, unless it listens on a loopback address only.
+ *
+ * Errors: Z_EINVAL (NULL arguments, a malformed zid or scouting value, more than ZM_ENDPOINTS_MAX
+ * connect or listen locators, no locator while Z_CONFIG_MULTICAST_SCOUTING_KEY is "false"),
+ * _Z_ERR_CONFIG_INVALID_MODE (a mode other than "client" or "peer"), _Z_ERR_SCOUT_NO_RESULTS
+ * (scouting found nothing to connect to), ZM_E_UNSUPPORTED (no connect nor listen locator in a
+ * build without Z_FEATURE_SCOUTING; peer mode in a build without Z_FEATURE_UNICAST_PEER; a task
+ * that could not be started), ZM_E_NOMEM, ZM_E_LOCATOR (a locator that does not parse; a scouting
+ * locator that is not a multicast group or names an unknown interface), and the errors of the
  * links and handshakes (ZM_E_REFUSED, ZM_E_ADDR_IN_USE, ZM_E_NO_HOST, ZM_E_UNREACHABLE, Z_ENETWORK,
  * ZM_E_TIMEOUT, ZM_E_CLOSED, Z_EIO, ...): of the listen locator, or of the last connect locator
- * tried when none could be reached and the session does not listen.
+ * tried when none could be reached and the session does not listen; ZM_E_UNREACHABLE too for a
+ * scouting group no route leads to.
  */
 z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_options_t *options);
 
@@ -562,8 +573,8 @@ z_result_t z_closure_zid(z_owned_closure_zid_t *closure, z_closure_zid_callback_
 /** Calls the closure on id, on the calling thread (no-op for a NULL or null closure). */
 void z_closure_zid_call(const z_loaned_closure_zid_t *closure, const z_id_t *id);
 /**
- * Makes an owned hello closure, as z_closure_sample() does (zmote does not scout yet, so none is
- * produced). Z_EINVAL only for a NULL closure.
+ * Makes an owned hello closure (for z_scout()), as z_closure_sample() does. Z_EINVAL only for a
+ * NULL closure.
  */
 z_result_t z_closure_hello(z_owned_closure_hello_t *closure, z_closure_hello_callback_t call,
                            z_closure_drop_callback_t drop, void *context);
@@ -818,8 +829,32 @@ z_whatami_t z_hello_whatami(const z_loaned_hello_t *hello);
 const z_loaned_string_array_t *zp_hello_locators(const z_loaned_hello_t *hello);
 /** Returns owned in *locators_out a copy of the locators (empty when memory runs out). */
 void z_hello_locators(const z_loaned_hello_t *hello, z_owned_string_array_t *locators_out);
-/** Makes str_out a view of "router", "peer" or "client"; Z_EINVAL for other values. */
+/**
+ * Makes str_out a view of zenoh-pico's name for a whatami mask: "Router", "Peer", "Client", or
+ * the names of several joined by '|' ("Router|Peer"); "Other" and Z_EINVAL for 0 and above 7.
+ */
 z_result_t z_whatami_to_view_string(z_whatami_t whatami, z_view_string_t *str_out);
+
+#if Z_FEATURE_SCOUTING == 1
+/** Fills options with the defaults: a 1000 ms scout for routers and peers. */
+void z_scout_options_default(z_scout_options_t *options);
+/**
+ * Scouts for Zenoh nodes: sends SCOUTs on the group of Z_CONFIG_MULTICAST_LOCATOR_KEY
+ * (udp/224.0.0.224:7446 by default; `#iface=NAME` picks the interface, else the system's
+ * routes do) and calls callback with each node that answers, once per node, on the calling
+ * thread, as its HELLO comes. Blocks for the whole timeout: options->timeout_ms, or without
+ * options Z_CONFIG_SCOUTING_TIMEOUT_KEY (1000 ms); options->what, or Z_CONFIG_SCOUTING_WHAT_KEY
+ * (routers and peers), says which kinds to look for. SCOUTs go again after 1, 2, 4, then every
+ * 8 seconds while it lasts, as Rust's do. Takes config and callback (both dropped on every path;
+ * the callback's drop runs once, after the last hello, before z_scout() returns). The loaned
+ * hello lives during the call; z_hello_clone() or z_hello_take_from_loaned() keeps it.
+ * Z_OK whether or not anything answered. Errors: Z_EINVAL (NULL arguments, a malformed
+ * configuration value), ZM_E_LOCATOR (a malformed locator, not a multicast group, an unknown
+ * interface), ZM_E_UNSUPPORTED (an IPv6 group, metadata or a config key other than iface),
+ * ZM_E_UNREACHABLE (no route leads to the group).
+ */
+z_result_t z_scout(z_moved_config_t *config, z_moved_closure_hello_t *callback, const z_scout_options_t *options);
+#endif
 
 /* ---- driving a session ------------------------------------------------------------------------------- */
 

@@ -365,7 +365,7 @@ typedef struct {
 
 ZM_OWNED_TYPE(zm_api_matching_listener_t, matching_listener)
 
-/* ---- scouting results (declared for source compatibility; zmote does not scout yet) ----------- */
+/* ---- scouting results ------------------------------------------------------------------------- */
 
 /** What a node answers to scouting: the inner object of z_owned_hello_t. */
 typedef struct {
@@ -715,7 +715,7 @@ typedef struct {
     z_moved_encoding_t *encoding; /**< taken: the error payload's encoding; NULL: none */
 } z_query_reply_err_options_t;
 
-/** zenoh-pico's scouting options, for source compatibility (zmote does not scout yet). */
+/** The options of z_scout(), as zenoh-pico has them. */
 typedef struct {
     uint32_t timeout_ms; /**< how long to scout */
     z_what_t what;       /**< what to look for */
