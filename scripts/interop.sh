@@ -68,6 +68,11 @@ if [ "$tree" = build/asan ]; then
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
 
+# test_scout.py compiles zenoh-pico's own z_scout.c when a checkout is at hand (none is fetched).
+pico=${ZM_PICO_DIR:-/tmp/pico}
+[ -f "$pico/examples/unix/c11/z_scout.c" ] ||
+    echo "interop: zenoh-pico's z_scout.c not compiled against zmote: no zenoh-pico 1.9.0 checkout at $pico (set ZM_PICO_DIR)"
+
 junit=$(mktemp /tmp/zmote-interop.XXXXXX.xml)
 trap 'rm -f "$junit"' EXIT
 # Inside a network namespace of its own (scripts/netns.sh): the tests that send multicast need
