@@ -170,6 +170,14 @@
 #define Z_FEATURE_MULTICAST_DECLARATIONS 0
 #endif
 
+/**
+ * UDP unicast links (`udp/host:port`, one batch per datagram as Rust's UDP link: docs/udp.md): on
+ * where the build has TCP, i.e. a port with sockets; a firmware without sockets leaves it off.
+ */
+#ifndef Z_FEATURE_LINK_UDP_UNICAST
+#define Z_FEATURE_LINK_UDP_UNICAST Z_FEATURE_LINK_TCP
+#endif
+
 /*
  * Whether the port's datagram sockets are needed (UDP links, scouting), and whether any socket
  * is (those, or TCP): builds without either never reference the port's socket functions.
@@ -188,10 +196,6 @@
  * zenoh-pico's other switches, for programs that test them: links and tasks zmote does not have
  * (1 is refused below).
  */
-/** UDP unicast links: not implemented yet, leave at 0. */
-#ifndef Z_FEATURE_LINK_UDP_UNICAST
-#define Z_FEATURE_LINK_UDP_UNICAST 0
-#endif
 /** TLS links: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_LINK_TLS
 #define Z_FEATURE_LINK_TLS 0
@@ -379,6 +383,29 @@
 #define ZM_SERIAL_TX_CHUNK 64
 #endif
 
+/**
+ * Largest batch on a UDP link, which is one datagram (Rust: 65535 - 8 - 40, the largest payload
+ * of an IPv6 datagram with its headers counted as Rust does); the batch of a transport over UDP is
+ * the smaller of this and ZM_BATCH_UNICAST_SIZE. A smaller one (e.g. 1400) keeps datagrams within
+ * an Ethernet frame, where losing one IP fragment would lose the whole batch.
+ */
+#ifndef ZM_UDP_MTU
+#define ZM_UDP_MTU 65487
+#endif
+
+/**
+ * Bytes a UDP link sends at once before it paces its datagrams (at ZM_UDP_PACE_BYTES_PER_MS): the
+ * fragments of a large message would otherwise overflow the peer's socket buffer (about 200 kB by
+ * default on Linux, Rust's too) and be lost.
+ */
+#ifndef ZM_UDP_BURST
+#define ZM_UDP_BURST (64u * 1024u)
+#endif
+/** The rate a UDP link keeps beyond ZM_UDP_BURST, in bytes per millisecond; 0: no pacing. */
+#ifndef ZM_UDP_PACE_BYTES_PER_MS
+#define ZM_UDP_PACE_BYTES_PER_MS (16u * 1024u)
+#endif
+
 /** Longest serial device name (an endpoint's address), in bytes. */
 #ifndef ZM_SERIAL_DEV_MAX
 #define ZM_SERIAL_DEV_MAX 128
@@ -515,6 +542,17 @@
 #define ZM_BAREMETAL_HEAP_STATS 1
 #endif
 
+/* ---- port/posix ---------------------------------------------------------------------------- */
+
+/**
+ * Receive buffer asked of the system for each UDP socket, in bytes (0: the system's default): a
+ * burst of large datagrams, the fragments of one big message, must not overflow it. The port
+ * passes the system's ceiling where it may (Linux: SO_RCVBUFFORCE), else gets what it allows.
+ */
+#ifndef ZM_UDP_RCVBUF
+#define ZM_UDP_RCVBUF (4u << 20)
+#endif
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /** Internal invariant checks (ZM_ASSERT): on in debug, test and fuzz builds. */
@@ -558,8 +596,8 @@
 #if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_TX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
 #error "ZM_SERIAL_RX_CHUNK, ZM_SERIAL_TX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
 #endif
-#if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL && !Z_FEATURE_LINK_UDP_MULTICAST
-#error "zmote needs at least one link: Z_FEATURE_LINK_TCP, Z_FEATURE_LINK_SERIAL or Z_FEATURE_LINK_UDP_MULTICAST"
+#if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL && !Z_FEATURE_LINK_UDP_UNICAST && !Z_FEATURE_LINK_UDP_MULTICAST
+#error "zmote needs at least one link: Z_FEATURE_LINK_TCP, _UDP_UNICAST, _SERIAL or _UDP_MULTICAST"
 #endif
 #if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_LINK_UDP_MULTICAST
 #error "Z_FEATURE_MULTICAST_TRANSPORT needs Z_FEATURE_LINK_UDP_MULTICAST"
@@ -572,6 +610,9 @@
 #endif
 #if ZM_BATCH_MULTICAST_SIZE < 64 || ZM_BATCH_MULTICAST_SIZE > 65507
 #error "ZM_BATCH_MULTICAST_SIZE must be within 64..65507 (a UDP datagram)"
+#endif
+#if ZM_UDP_MTU < 64 || ZM_UDP_MTU > 65487
+#error "ZM_UDP_MTU must be within 64..65487 (Rust's largest UDP batch)"
 #endif
 #if ZM_KEEP_ALIVE_DIVISOR < 1
 #error "ZM_KEEP_ALIVE_DIVISOR must be at least 1"

@@ -241,6 +241,16 @@ z_result_t zm_port_udp_send(zm_socket_t *s, const uint8_t *buf, size_t len, cons
  * whole); ZM_E_CLOSED once the socket was shut down.
  */
 z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n, zm_addr_t *from);
+#if Z_FEATURE_LINK_UDP_UNICAST
+/**
+ * Without waiting, the length (*n, may be 0) and sender (*from) of the datagram a receive would
+ * take next, which stays queued: a listener shared by many peers looks before it takes, and a
+ * receive that must not block looks first. ZM_E_AGAIN if none is queued; ZM_E_REFUSED if the
+ * system reported that an earlier datagram of a connected socket was refused (nobody listens
+ * there: the report is taken); ZM_E_CLOSED once the socket was shut down.
+ */
+z_result_t zm_port_udp_peek(zm_socket_t *s, size_t *n, zm_addr_t *from);
+#endif
 #endif /* ZM_PORT_UDP */
 #endif /* ZM_PORT_SOCKETS */
 

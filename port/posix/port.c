@@ -832,6 +832,33 @@ size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
     return (size_t)n;
 }
 
+/*
+ * Raises the receive buffer to ZM_UDP_RCVBUF: the fragments of one large message arrive as a
+ * burst of datagrams of up to 64 kB, and the system's default (about 200 kB on Linux) holds only
+ * a few. SO_RCVBUFFORCE passes the system's ceiling where the process may (CAP_NET_ADMIN);
+ * SO_RCVBUF gets what the ceiling allows. A buffer already larger is left alone.
+ */
+static void udp_rcvbuf(int fd)
+{
+#if ZM_UDP_RCVBUF > 0
+    int want = (int)ZM_UDP_RCVBUF;
+    int have = 0;
+    socklen_t len = sizeof(have);
+    /* the system reports twice what it was asked (its own bookkeeping counts too) */
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &have, &len) == 0 && have / 2 >= want) {
+        return;
+    }
+#if defined(SO_RCVBUFFORCE)
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) == 0) {
+        return;
+    }
+#endif
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+#else
+    (void)fd;
+#endif
+}
+
 z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, bool connect_to)
 {
     s->fd = -1;
@@ -853,6 +880,7 @@ z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, boo
             close(fd);
             continue;
         }
+        udp_rcvbuf(fd);
         s->fd = fd;
         r = Z_OK;
         break;
@@ -941,6 +969,7 @@ z_result_t zm_port_udp_join(zm_socket_t *s, const char *group, uint16_t port, co
     if (fd < 0) {
         return errno_result(errno);
     }
+    udp_rcvbuf(fd);
     int one = 1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 #if defined(SO_REUSEPORT)
@@ -993,6 +1022,7 @@ z_result_t zm_port_udp_sender(zm_socket_t *s, const char *iface, uint8_t ttl)
     if (fd < 0) {
         return errno_result(errno);
     }
+    udp_rcvbuf(fd);
     /* src holds the interface's address (or the unspecified one) with port 0: a fresh port. */
     if (bind(fd, (const struct sockaddr *)&src, sizeof(struct sockaddr_in)) != 0) {
         r = errno_result(errno);
@@ -1087,6 +1117,36 @@ z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n,
         }
     }
 }
+
+#if Z_FEATURE_LINK_UDP_UNICAST
+z_result_t zm_port_udp_peek(zm_socket_t *s, size_t *n, zm_addr_t *from)
+{
+    *n = 0;
+    from->len = 0;
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        uint8_t byte;
+        /* MSG_TRUNC: the datagram's whole length, though one byte is looked at */
+        ssize_t got = recvfrom(s->fd, &byte, sizeof(byte), MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT,
+                               (struct sockaddr *)&ss, &len);
+        if (got >= 0) {
+            if (got == 0 && len == 0) {
+                return ZM_E_CLOSED;
+            }
+            *n = (size_t)got;
+            addr_set(from, (const struct sockaddr *)&ss, len);
+            return Z_OK;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            return ZM_E_AGAIN;
+        }
+        if (errno != EINTR) {
+            return errno_result(errno); /* ECONNREFUSED: ZM_E_REFUSED */
+        }
+    }
+}
+#endif
 #endif /* ZM_PORT_UDP */
 #endif /* ZM_PORT_SOCKETS */
 

@@ -280,7 +280,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     return Z_OK;
 }
 
-#if Z_FEATURE_LINK_UDP_MULTICAST
+#if Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_LINK_UDP_UNICAST
 bool zm_endpoint_is_multicast(const zm_endpoint_t *ep)
 {
     zm_slice_t h = ep->host;
@@ -295,7 +295,9 @@ bool zm_endpoint_is_multicast(const zm_endpoint_t *ep)
     uint64_t first = 0;
     return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), 255u, &first) && first >= 224u && first <= 239u;
 }
+#endif
 
+#if Z_FEATURE_LINK_UDP_MULTICAST
 z_result_t zm_endpoint_iface(const zm_endpoint_t *ep, char *buf, size_t cap)
 {
     zm_slice_t rest = ep->config, key, value;

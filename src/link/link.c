@@ -12,10 +12,13 @@ static const zm_link_ops_t *const link_table[ZM_PROTO_COUNT] = {
 #if Z_FEATURE_LINK_TCP
     [ZM_PROTO_TCP] = &zm_link_tcp_ops,
 #endif
+#if Z_FEATURE_LINK_UDP_UNICAST
+    [ZM_PROTO_UDP] = &zm_link_udp_ops,
+#endif
 #if Z_FEATURE_LINK_SERIAL
     [ZM_PROTO_SERIAL] = &zm_link_serial_ops,
 #endif
-    /* udp and tls are parsed but not implemented */
+    /* tls is parsed but not implemented */
 };
 
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
@@ -319,11 +322,13 @@ static bool ready_now(zm_link_t *l)
 }
 
 #if ZM_PORT_SOCKETS
-z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
+/*
+ * One poll over the links' sockets. A shared link that cannot be watched now (another link's
+ * datagram holds their socket) shortens the poll to a slice and sets *sliced, so that the caller
+ * asks again: what frees the socket is no event of any socket.
+ */
+static z_result_t wait_round(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready, bool *sliced)
 {
-    if (n > ZM_SOCKET_WAIT_MAX) {
-        return ZM_E_LIMIT;
-    }
     zm_socket_t *socks[ZM_SOCKET_WAIT_MAX];
     uint8_t polled[ZM_SOCKET_WAIT_MAX];
     bool any = false;
@@ -345,9 +350,20 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
             continue;
         }
         socks[i] = l->ops->socket(l); /* NULL: nothing to watch now, not ready */
+#if ZM_LINK_SHARED
+        *sliced = *sliced || (socks[i] == NULL && l->ops->shared);
+#endif
     }
     /* With something ready already, the poll only collects what else is. */
-    z_result_t r = zm_port_socket_wait_any(socks, n, any ? 0u : timeout_ms, polled);
+    uint32_t wait = any ? 0u : timeout_ms;
+#if ZM_LINK_SHARED
+    if (*sliced && wait > ZM_LINK_POLL_SLICE_MS) {
+        wait = ZM_LINK_POLL_SLICE_MS;
+    }
+#else
+    ZM_UNUSED(sliced);
+#endif
+    z_result_t r = zm_port_socket_wait_any(socks, n, wait, polled);
     if (r == ZM_E_TIMEOUT) {
         return any ? Z_OK : ZM_E_TIMEOUT;
     }
@@ -356,6 +372,27 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
         ready[i] = (uint8_t)(ready[i] | polled[i]);
     }
     return Z_OK;
+}
+
+z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_ms, uint8_t *ready)
+{
+    if (n > ZM_SOCKET_WAIT_MAX) {
+        return ZM_E_LIMIT;
+    }
+#if ZM_LINK_SHARED
+    uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    for (;;) {
+        bool sliced = false;
+        z_result_t r = wait_round(links, n, timeout_ms, ready, &sliced);
+        uint64_t now = zm_port_clock_ms();
+        if (r != ZM_E_TIMEOUT || !sliced || now >= deadline) {
+            return r;
+        }
+        timeout_ms = (uint32_t)(deadline - now);
+    }
+#else
+    return wait_round(links, n, timeout_ms, ready, NULL);
+#endif
 }
 #elif !Z_FEATURE_UNICAST_PEER
 /* A client waits on one link at most, its router's (none while it has no router): in that

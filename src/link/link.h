@@ -4,7 +4,8 @@
  * uses. Stream links (TCP) carry each batch behind a 2-byte little-endian length; the reader
  * is buffered so that one recv() can deliver many small batches, and every batch it returns
  * points into the caller's receive buffer: nothing is copied on either side. Framed links
- * (serial) bring their own framing through the send and recv operations instead.
+ * (serial, and UDP, one batch per datagram) bring their own framing through the send and recv
+ * operations instead.
  *
  * Ownership and threads. A zm_link_t is owned by whoever opened it (the transport). At most
  * one thread receives (recv_batch, try_recv_batch, rebuffer, wait_readable, wait_any) and at
@@ -42,6 +43,9 @@
 /* Builds without sockets wait over many links by asking each in turn, this often. */
 #define ZM_LINK_POLL_SLICE_MS 5u
 
+/* Whether a link may share its socket with others (the links a UDP listener accepts). */
+#define ZM_LINK_SHARED (Z_FEATURE_LINK_UDP_UNICAST && Z_FEATURE_UNICAST_PEER)
+
 typedef struct zm_link zm_link_t;
 
 /**
@@ -54,6 +58,11 @@ typedef struct zm_link zm_link_t;
  */
 typedef struct {
     bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
+#if ZM_LINK_SHARED
+    /* Its socket serves other links too: when its socket op gives NULL, another link's datagram
+     * holds the socket, and a wait over many links asks again every ZM_LINK_POLL_SLICE_MS. */
+    bool shared;
+#endif
     uint16_t mtu;  /* largest batch this link carries, prefix included when streamed */
     z_result_t (*open)(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
     z_result_t (*listen)(zm_link_t *l, const zm_endpoint_t *ep);
@@ -115,11 +124,21 @@ struct zm_link {
     size_t rx_pos;
     size_t rx_len;
     uint64_t rx_deadline_ms; /* receives fail with ZM_E_TIMEOUT past it; 0: none */
+#if Z_FEATURE_LINK_UDP_UNICAST
+    /* The sending thread's pacing of datagrams (udp.c): bytes not yet drained at tx_paced_ms. */
+    uint64_t tx_paced_ms;
+    uint32_t tx_paced;
+#endif
 };
 
 #if Z_FEATURE_LINK_TCP
 /** The TCP entry of the table (tcp.c). */
 extern const zm_link_ops_t zm_link_tcp_ops;
+#endif
+
+#if Z_FEATURE_LINK_UDP_UNICAST
+/** The UDP unicast entry of the table (udp.c). */
+extern const zm_link_ops_t zm_link_udp_ops;
 #endif
 
 #if Z_FEATURE_LINK_SERIAL
@@ -143,7 +162,7 @@ const zm_addr_t *zm_link_sender(const zm_link_t *l);
 
 /**
  * The operations for proto, or NULL if zmote recognises the protocol but does not implement
- * it (udp, tls; tcp and serial when their Z_FEATURE_LINK_* is 0).
+ * it (tls; tcp, udp and serial when their Z_FEATURE_LINK_* is 0).
  */
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
 

@@ -917,7 +917,7 @@ static void test_tcp_listener(void)
     zm_link_close(&listener);
 
     /* Recognised protocols without an implementation say so. */
-    CHECK_EQ_INT(parse(&ep, "udp/127.0.0.1:7447", ZM_ENDPOINT_CONNECT), Z_OK);
+    CHECK_EQ_INT(parse(&ep, "tls/127.0.0.1:7447", ZM_ENDPOINT_CONNECT), Z_OK);
     CHECK_EQ_INT(zm_link_open(&link, &ep, WAIT_MS), ZM_E_UNSUPPORTED);
     CHECK_EQ_INT(zm_link_listen(&link, &ep), ZM_E_UNSUPPORTED);
     /* A serial device that does not exist is a clear error, not a wait. */

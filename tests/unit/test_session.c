@@ -228,7 +228,7 @@ static void test_bad_config(void)
     c.connect[0] = "tcp/127.0.0.1";
     c.n_connect = 1;
     CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_LOCATOR); /* no port */
-    c.connect[0] = "udp/127.0.0.1:7447";
+    c.connect[0] = "tls/127.0.0.1:7447";
     CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_UNSUPPORTED);
     char closed[64];
     snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", listening_port());
