@@ -65,6 +65,8 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
     }
     zm_defrag_t *d = &t->defrag[f->reliable ? 1 : 0];
     unsigned ch = ZM_CHANNEL(f->reliable, prio);
+    /* SNs skipped on the channel: something was lost on the way (UDP is best effort) */
+    bool lost = ((f->sn - t->rx_sn[ch]) & t->sn_mask) != 1u;
     if (!sn_accept(t, ch, f->sn)) {
         d->active = false; /* a duplicate or a reordering: what was collected is lost */
         return Z_OK;
@@ -79,6 +81,12 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
             return Z_OK;
         }
     } else if (!d->active) {
+        /* Without First markers a fragment after a loss may be any part of a message: it and
+         * what follows are dropped until a message's last fragment, after which one starts. */
+        if (d->skip || lost) {
+            d->skip = f->more;
+            return Z_OK;
+        }
         d->active = true;
         d->len = 0;
     }
@@ -86,7 +94,8 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
         return Z_OK; /* joined in the middle of a message */
     }
     if (d->len > 0 && (f->sn != ((d->sn + 1u) & t->sn_mask) || prio != d->prio)) {
-        d->active = false; /* a fragment went missing */
+        d->active = false; /* a fragment went missing: the message is dropped */
+        d->skip = f->more;
         return Z_OK;
     }
     d->sn = f->sn;

@@ -51,6 +51,7 @@ typedef struct {
     size_t len;
     size_t cap;
     bool active;  /* a first fragment was seen and no last one yet */
+    bool skip;    /* without First markers: a fragment went missing, wait for a message's last one */
     uint32_t sn;  /* last fragment's sn */
     uint8_t prio;
 } zm_defrag_t;
