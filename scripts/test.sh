@@ -151,8 +151,8 @@ if configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=cla
     -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DZ_FEATURE_UNSTABLE_API=ON; then
     build build/tsan test_link test_unicast test_session test_api_session test_api_query test_query_channels \
         test_query_misuse test_query_wire test_accept test_peers test_liveliness test_api_liveliness test_multicast \
-        test_scout || bad "tsan: build"
-    tsan_tests='test_(link|unicast|session|api_session|api_query|query_channels|query_misuse|query_wire|accept|peers|multicast|scout)$'
+        test_scout test_udp || bad "tsan: build"
+    tsan_tests='test_(link|unicast|session|api_session|api_query|query_channels|query_misuse|query_wire|accept|peers|multicast|scout|udp)$'
     TSAN_OPTIONS=halt_on_error=1 run_ctest build/tsan tsan -R "$tsan_tests|liveliness\$"
 else
     bad "tsan: cmake configure"
