@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A Rust Zenoh router for the interop tests: eclipse-zenoh (the Python binding, which runs the
-Rust 1.10.2 runtime) in router mode on one TCP endpoint, with scouting off so that nothing but
-the tests' own nodes ever joins. It runs in its own process so a test can kill or freeze it.
+Rust 1.10.2 runtime) in router mode on its endpoints (one TCP endpoint, or a UDP one beside it),
+with scouting off so that nothing but the tests' own nodes ever joins. It runs in its own process
+so a test can kill or freeze it.
 
-usage: router.py ENDPOINT [--lease-ms MS] [--scout-iface IFACE]
+usage: router.py ENDPOINT [ENDPOINT...] [--lease-ms MS] [--scout-iface IFACE]
 Prints "ready <zid>" once listening, then runs until SIGTERM, SIGINT or the end of its stdin.
 --lease-ms sets the lease the router announces; a peer that honours it declares the router
 lost after that much silence, which keeps the lease tests short. --scout-iface turns multicast
@@ -21,14 +22,14 @@ import zenoh
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("endpoint")
+    parser.add_argument("endpoint", nargs="+")
     parser.add_argument("--lease-ms", type=int)
     parser.add_argument("--scout-iface")
     args = parser.parse_args()
 
     conf = {
         "mode": "router",
-        "listen": {"endpoints": [args.endpoint]},
+        "listen": {"endpoints": args.endpoint},
         "scouting": {"multicast": {"enabled": False}, "gossip": {"enabled": False}},
     }
     if args.lease_ms:
