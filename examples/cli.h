@@ -221,7 +221,11 @@ static inline int cli_usage(const char *summary, const cli_flag_t *flags, size_t
     }
     printf("  %-13s %s\n", st->help_is_h ? "-h, --help" : "--help", "print this help and exit");
     if (session) {
-        printf("\nWith neither -e nor -l there is nothing to open: zmote does not scout for a router.\n");
+#if Z_FEATURE_SCOUTING
+        printf("\nWith neither -e nor -l, a router (or, in peer mode, a peer) is found by scouting.\n");
+#else
+        printf("\nWith neither -e nor -l there is nothing to open: this build does not scout.\n");
+#endif
     }
     if (notes != NULL) {
         printf("\n%s\n", notes);
@@ -291,7 +295,7 @@ static inline void cli_open_failed(z_result_t rc)
             cli_put_endpoint_error(stderr, rc, st->connect[0]);
         }
     } else if (rc == ZM_E_UNSUPPORTED) {
-        fputs("neither -e nor -l was given, and zmote does not scout for a router", stderr);
+        fputs("neither -e nor -l was given, and this build does not scout", stderr);
     } else {
         fputs("no endpoint given", stderr);
     }
