@@ -6,7 +6,7 @@
 # figures are printed alone. Every program gets a process group of its own, every wait has a
 # deadline, and whatever was started here is stopped when the script ends, however it ends.
 #
-# usage: bench/run.sh thr|lat|heap [-a A_DIR] [-b B_DIR] [-m peer|client] [-s "SIZES"]
+# usage: bench/run.sh thr|lat|heap [-a A_DIR] [-b B_DIR] [-m peer|client|mcast] [-s "SIZES"]
 #                     [-r ROUNDS] [-d SECS] [-w WARM] [-n PINGS]
 #   thr   msg/s received by z_sub_thr, from its 100 ms windows, per payload size
 #   lat   z_ping's round trips against z_pong, in microseconds, per payload size
@@ -14,7 +14,9 @@
 #   -a    side A's folder of example programs (none: B alone)
 #   -b    side B's (default build/release/examples, built when missing)
 #   -m    peer: the receiving program listens on a free loopback port and the other connects;
-#         client: both connect to a Rust Zenoh router started here (tests/interop/router.py)
+#         client: both connect to a Rust Zenoh router started here (tests/interop/router.py);
+#         mcast: both are peers on the multicast group 224.0.0.123 of lo (a free port), which
+#         only runs inside a network namespace of its own: scripts/netns.sh bench/run.sh ...
 #   -s    payload sizes in bytes (default "8 64 1024 65536"; heap: "8")
 #   -r    rounds per side and size (default 3; heap: 1)      -d  seconds measured per run (5)
 #   -w    warm-up windows dropped per run (default 3)       -n  round trips per run (2000)
@@ -62,7 +64,11 @@ while getopts "a:b:m:s:r:d:w:n:" opt; do
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
-[[ $mode = peer || $mode = client ]] || usage
+[[ $mode = peer || $mode = client || $mode = mcast ]] || usage
+if [ "$mode" = mcast ] && [ "${ZM_NETNS:-}" != 1 ]; then
+    echo "bench: -m mcast sends multicast: run it inside scripts/netns.sh" >&2
+    exit 2
+fi
 for n in "$rounds" "$secs" "$warm" "$pings" $sizes; do
     [[ $n =~ ^[0-9]+$ ]] || usage
 done
@@ -180,7 +186,14 @@ close_fifo() {
 # Sockets on loopback, as /proc lists them: "LOCAL_PORT REMOTE_PORT STATE", ports in hex.
 sockets() {
     awk 'FNR > 1 { split($2, l, ":"); split($3, r, ":"); print l[2], r[2], $4 }' /proc/net/tcp /proc/net/tcp6 \
-        2>/dev/null
+        /proc/net/udp 2>/dev/null
+}
+
+# Whether a UDP socket is bound to PORT (a member of a group listens there).
+udp_bound() {
+    local hex
+    printf -v hex '%04X' "$1"
+    awk -v p="$hex" 'FNR > 1 { split($2, l, ":"); if (l[2] == p) found = 1 } END { exit !found }' /proc/net/udp
 }
 
 # A TCP port that no socket uses, picked at random among the unprivileged ones.
@@ -301,6 +314,10 @@ endpoints() {
         port=$(free_port)
         recv_args=(-m peer -l "tcp/127.0.0.1:$port")
         send_args=(-m peer -e "tcp/127.0.0.1:$port")
+    elif [ "$mode" = mcast ]; then
+        port=$(free_port)
+        recv_args=(-m peer -l "udp/224.0.0.123:$port#iface=lo")
+        send_args=("${recv_args[@]}")
     else
         port=$router_port
         recv_args=(-m client -e "tcp/127.0.0.1:$router_port")
@@ -315,6 +332,8 @@ has_window() { [ -n "$(numbers "$1" | head -n 1)" ]; }
 recv_ready() {
     if [ "$mode" = peer ]; then
         wait_until 10 listening "$port"
+    elif [ "$mode" = mcast ]; then
+        wait_until 10 udp_bound "$port"
     else
         wait_until 10 more_connected_than "$port" "$1"
     fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark harness (bench/run.sh) on zmote alone, as short as it runs: throughput, latency
-# and heap in peer mode, latency through a Rust router in client mode, one round of 1 s with
+# and heap in peer mode, latency through a Rust router in client mode, throughput and latency of
+# peers on a multicast group (in a network namespace of their own), one round of 1 s with
 # 8-byte payloads. It checks that each prints its figure lines and leaves no program running;
 # the figures themselves decide nothing (a shared machine makes them noise at this length).
 #
@@ -11,6 +12,7 @@ cd "$(dirname "$0")/.."
 dir=${1:-}
 export ZM_BENCH_OUT=$PWD/build/bench-smoke
 failed=0
+netns=
 bad() { echo "FAILED: $1" >&2; failed=1; }
 
 # Runs bench/run.sh with the arguments after NAME and checks its output against each regex given
@@ -21,7 +23,7 @@ check() {
     while [ "$1" != -- ]; do args+=("$1"); shift; done
     shift
     mkdir -p "$ZM_BENCH_OUT"
-    if ! timeout 120 bench/run.sh "${args[@]}" ${dir:+-b "$dir"} >"$out" 2>&1; then
+    if ! timeout 120 $netns bench/run.sh "${args[@]}" ${dir:+-b "$dir"} >"$out" 2>&1; then
         cat "$out" >&2
         bad "$name: bench/run.sh ${args[*]} failed"
         return
@@ -42,6 +44,13 @@ check heap-peer heap -m peer -d 1 -s 8 -w 2 -- \
     "^8 +z_pub_thr +B( +$n){7} +$f\$" "^8 +z_sub_thr +B( +$n){7} +$f\$"
 check lat-client lat -m client -r 1 -n 100 -s 8 -- \
     "^8 +B +$n +$n +$n +$n +100/100\$"
+# Peers on a multicast group, inside a network namespace of their own (scripts/netns.sh).
+netns=scripts/netns.sh
+check thr-mcast thr -m mcast -r 1 -d 1 -s 8 -w 2 -- \
+    "^8 +B +$n +$n +$n +$f +([1-9]|10)/10 +$n\$"
+check lat-mcast lat -m mcast -r 1 -n 100 -s 8 -- \
+    "^8 +B +$n +$n +$n +$n +100/100\$"
+netns=
 
 # Whatever the harness started, it stopped.
 examples=$(cd "${dir:-build/release/examples}" 2>/dev/null && pwd) || examples=$PWD/build/release/examples
