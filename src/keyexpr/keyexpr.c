@@ -1,9 +1,11 @@
 /*
  * Key expressions, matching zenoh-keyexpr 1.10.2 result for result. The reference decides
  * intersects/includes with a backtracking search that is exponential on some inputs; here the
- * same answers come from a split at verbatim (`@`) chunks, which `**` can never cross, and a
- * greedy leftmost search per `**`-separated run: no recursion, O(1) stack, O(|a|*|b|) at worst.
- * Chunks are walked in place as byte ranges [begin, end) of the caller's string.
+ * same answers come from a split at verbatim (`@`) chunks, which `**` can never cross, and one
+ * matcher written twice, for chunks in a sequence and for bytes in a chunk: tails from the back,
+ * heads from the front, then each run between wildcards at its leftmost fit. One code path
+ * serves both relations; no recursion, O(1) stack, O(|a|*|b|) at worst. Chunks are walked in
+ * place as pointer ranges [begin, end) of the caller's string.
  */
 #include "keyexpr/keyexpr.h"
 #include "util/utf8.h"
@@ -12,434 +14,248 @@
 
 /* ---- chunk ranges ------------------------------------------------------------------------- */
 
-/* End of the chunk starting at pos, inside a range ending at end. Chunks are mostly short, so
- * a plain loop comes first and memchr only takes over for long ones. */
-static inline size_t chunk_end(const char *s, size_t pos, size_t end)
+/* End of the chunk starting at c, in a range ending at end. */
+static const char *chunk_end(const char *c, const char *end)
 {
-    size_t stop = end - pos > 16 ? pos + 16 : end;
-    for (; pos < stop; pos++) {
-        if (s[pos] == '/') {
-            return pos;
-        }
+    while (c < end && *c != '/') {
+        c++;
     }
-    if (pos == end) {
-        return end;
-    }
-    const char *slash = memchr(s + pos, '/', end - pos);
-    return slash != NULL ? (size_t)(slash - s) : end;
+    return c;
 }
 
 /* Start of the next chunk after one ending at ce: end itself when that was the last one. */
-static size_t chunk_next(size_t ce, size_t end)
+static const char *chunk_next(const char *ce, const char *end)
 {
     return ce < end ? ce + 1 : end;
 }
 
 /* Start of the chunk ending at ce, searching no further back than begin. */
-static size_t chunk_begin(const char *s, size_t begin, size_t ce)
+static const char *chunk_begin(const char *begin, const char *ce)
 {
-    while (ce > begin && s[ce - 1] != '/') {
+    while (ce > begin && ce[-1] != '/') {
         ce--;
     }
     return ce;
 }
 
 /* End of the range before the chunk starting at cb (the range starts at begin). */
-static size_t chunk_prev(size_t cb, size_t begin)
+static const char *chunk_prev(const char *cb, const char *begin)
 {
     return cb > begin ? cb - 1 : begin;
 }
 
-static bool is_double_wild(const char *c, size_t n)
+static bool is_double_wild(const char *c, const char *end)
 {
-    return n == 2 && c[0] == '*' && c[1] == '*';
+    return end - c == 2 && c[0] == '*' && c[1] == '*';
 }
 
-static bool is_single_wild(const char *c, size_t n)
+static bool same(const char *a, const char *ae, const char *b, const char *be)
 {
-    return n == 1 && c[0] == '*';
+    return ae - a == be - b && (a == ae || memcmp(a, b, (size_t)(ae - a)) == 0);
 }
 
-static bool is_verbatim(const char *c, size_t n)
-{
-    return n > 0 && c[0] == '@';
-}
+/* ---- inside one chunk: `*` and `$*` ------------------------------------------------------- */
 
-/* Byte equality; the first byte is compared inline because most unequal chunks differ there. */
-static bool same(const char *a, size_t an, const char *b, size_t bn)
+/* In a canonical chunk `$` only opens a `$*` and `*` only closes one or is the chunk `*`, so one
+ * byte tells a wildcard from either side. */
+static bool is_star(char c)
 {
-    if (an != bn) {
-        return false;
-    }
-    if (an == 0) {
-        return true;
-    }
-    return a[0] == b[0] && (an == 1 || memcmp(a + 1, b + 1, an - 1) == 0);
-}
-
-/* ---- inside one chunk: `$*` globs --------------------------------------------------------- */
-
-/* Leftmost occurrence of needle in hay[from, to), as an index into hay; false if none. */
-static bool find_bytes(const char *hay, size_t from, size_t to, const char *needle, size_t nn,
-                       size_t *at)
-{
-    if (nn == 0) {
-        *at = from;
-        return true;
-    }
-    while (to - from >= nn) {
-        const char *first = memchr(hay + from, needle[0], to - from - nn + 1);
-        if (first == NULL) {
-            return false;
-        }
-        from = (size_t)(first - hay);
-        if (memcmp(hay + from, needle, nn) == 0) {
-            *at = from;
-            return true;
-        }
-        from++;
-    }
-    return false;
+    return c == '$' || c == '*';
 }
 
 /*
- * Does glob p (literal runs separated by `$*`) match text t taken literally? t's own `$` and `*`
- * are plain characters here, which is how the reference decides chunk inclusion. Greedy
- * leftmost placement of the middle runs is exact for `*`-only globs.
+ * Chunk p against chunk t, neither of them verbatim nor a `**` of p. For includes: does glob p
+ * match t's text, t's own `$*` and `*` taken as plain bytes (the reference's rule). For
+ * intersects: is some chunk matched by both; the relation is symmetric, so whichever side shows a
+ * wildcard first from the back becomes p. The chunk `*` is the glob `$*` here.
+ *
+ * Tails are compared from the back until p's last wildcard, then heads from the front until its
+ * first. Two globs that both hold a wildcard meet as soon as these agree, up to t's first or last
+ * wildcard if that comes sooner: a witness is the longer head, every run of p, the longer tail.
+ * Against plain text, each later run of p takes its leftmost fit in what is left, since a later
+ * fit never leaves more room to the runs after it.
  */
-static bool glob_match(const char *p, size_t pn, const char *t, size_t tn)
+static bool chunk_rel(bool incl, const char *p, const char *pe, const char *t, const char *te)
 {
-    const char *d = memchr(p, '$', pn);
-    if (d == NULL) {
-        return same(p, pn, t, tn);
+    if (incl && is_double_wild(t, te)) {
+        return false; /* only a `**` of p takes a `**` of t in */
     }
-    size_t head = (size_t)(d - p);
-    size_t last = pn; /* index of the last `$` */
-    while (last > 0 && p[last - 1] != '$') {
-        last--;
-    }
-    last--;
-    size_t tail_at = last + 2 > pn ? pn : last + 2; /* clamp: only invalid input ends in `$` */
-    size_t tail = pn - tail_at;
-    if (tn < head + tail || memcmp(p, t, head) != 0 ||
-        memcmp(p + tail_at, t + tn - tail, tail) != 0) {
-        return false;
-    }
-    size_t lo = head;
-    size_t hi = tn - tail;
-    size_t i = head + 2; /* past the first `$*` */
-    while (i < last) {
-        const char *nd = memchr(p + i, '$', last - i);
-        size_t ne = nd != NULL ? (size_t)(nd - p) : last;
-        size_t at;
-        if (!find_bytes(t, lo, hi, p + i, ne - i, &at)) {
+    for (;;) {
+        if (!incl && t < te && is_star(te[-1]) && !(p < pe && is_star(pe[-1]))) {
+            const char *s = p; /* intersects is symmetric: a side with a wildcard leads */
+            p = t;
+            t = s;
+            s = pe;
+            pe = te;
+            te = s;
+            continue;
+        }
+        if (p < pe && is_star(pe[-1])) {
+            break;
+        }
+        if (p >= pe || t >= te) {
+            return p >= pe && t >= te;
+        }
+        if (pe[-1] != te[-1]) {
             return false;
         }
-        lo = at + (ne - i);
-        i = ne + 2;
+        pe--;
+        te--;
+    }
+    bool anchored = true;
+    while (p < pe) {
+        if (is_star(*p)) {
+            p++;
+            anchored = false;
+            continue;
+        }
+        const char *x = p, *y = t;
+        while (!is_star(*x)) {
+            if (y >= te) {
+                return false;
+            }
+            if (!incl && is_star(*y)) {
+                return true;
+            }
+            if (*x == *y) {
+                x++;
+                y++;
+            } else if (anchored) {
+                return false;
+            } else {
+                x = p;
+                y = ++t;
+            }
+        }
+        p = x;
+        t = y;
     }
     return true;
-}
-
-/* Length of the literal run before the first `$`, and after the last `$*`. */
-static size_t glob_head(const char *c, size_t n)
-{
-    const char *d = memchr(c, '$', n);
-    return d != NULL ? (size_t)(d - c) : n;
-}
-
-static size_t glob_tail(const char *c, size_t n)
-{
-    size_t i = n;
-    while (i > 0 && c[i - 1] != '$') {
-        i--;
-    }
-    return i == 0 ? n : (n - i > 0 ? n - i - 1 : 0);
-}
-
-/*
- * Some chunk matched by both x and y (neither is `**`). A verbatim chunk only meets itself.
- * Two globs that both hold `$*` meet exactly when their literal heads agree on the shorter one's
- * length and so do their tails: a witness is the longer head, every middle run, the longer tail.
- */
-static bool chunk_intersects(const char *x, size_t xn, const char *y, size_t yn)
-{
-    if (is_single_wild(x, xn)) {
-        return !is_verbatim(y, yn);
-    }
-    if (is_single_wild(y, yn)) {
-        return !is_verbatim(x, xn);
-    }
-    if (same(x, xn, y, yn)) {
-        return true;
-    }
-    if (is_verbatim(x, xn) || is_verbatim(y, yn)) {
-        return false;
-    }
-    bool xg = memchr(x, '$', xn) != NULL;
-    bool yg = memchr(y, '$', yn) != NULL;
-    if (xg && yg) {
-        size_t xh = glob_head(x, xn), yh = glob_head(y, yn);
-        size_t xt = glob_tail(x, xn), yt = glob_tail(y, yn);
-        size_t h = xh < yh ? xh : yh;
-        size_t t = xt < yt ? xt : yt;
-        return memcmp(x, y, h) == 0 && memcmp(x + xn - t, y + yn - t, t) == 0;
-    }
-    if (xg) {
-        return glob_match(x, xn, y, yn);
-    }
-    if (yg) {
-        return glob_match(y, yn, x, xn);
-    }
-    return false;
-}
-
-/* Does pattern chunk l include text chunk r (the reference's chunk rule; r is not `**`)? */
-static bool chunk_includes(const char *l, size_t ln, const char *r, size_t rn)
-{
-    if (is_single_wild(l, ln)) {
-        return !is_verbatim(r, rn);
-    }
-    if (same(l, ln, r, rn)) {
-        return true;
-    }
-    if (is_verbatim(l, ln) || is_verbatim(r, rn)) {
-        return false;
-    }
-    if (memchr(l, '$', ln) != NULL) {
-        return glob_match(l, ln, r, rn);
-    }
-    return false;
 }
 
 /* ---- chunk sequences ---------------------------------------------------------------------- */
 
-enum relation { REL_INTERSECTS, REL_INCLUDES };
-
-/* One pattern chunk p against one text chunk t. The cases that decide most comparisons come
- * first, inline, since a search may make one call per pair of chunks. */
-static inline bool chunk_rel(enum relation rel, const char *p, size_t pn, const char *t, size_t tn)
-{
-    if (rel == REL_INTERSECTS) {
-        if (is_single_wild(p, pn)) {
-            return !is_verbatim(t, tn);
-        }
-        return chunk_intersects(p, pn, t, tn);
-    }
-    if (is_double_wild(t, tn)) {
-        return false;
-    }
-    if (is_single_wild(p, pn)) {
-        return !is_verbatim(t, tn);
-    }
-    return chunk_includes(p, pn, t, tn);
-}
-
-static bool has_double_wild(const char *s, size_t b, size_t e)
-{
-    while (b < e) {
-        size_t ce = chunk_end(s, b, e);
-        if (is_double_wild(s + b, ce - b)) {
-            return true;
-        }
-        b = chunk_next(ce, e);
-    }
-    return false;
-}
-
 /*
- * Pattern p[pb, pe) matches text t[tb, te) chunk for chunk, each `**` of p standing for any run
- * of text chunks (no verbatim chunk lies in either range). The run before the first `**` is
- * anchored at the start, the run after the last one at the end, and each run in between is
- * placed at its leftmost fit: a later fit never leaves more room to what follows, so greedy
- * placement loses no match. Every (pattern chunk, text chunk) pair is compared at most once.
+ * Range [p, pe) against [t, te), both free of verbatim chunks, chunk for chunk by chunk_rel, a
+ * `**` of p standing for any run of t's chunks, and for intersects a `**` of t for any run of
+ * p's. chunk_rel's shape one level up: tails from the back until a `**`, heads from the front,
+ * then either both sides have a `**` (they meet) or each later run of p between two `**` takes
+ * its leftmost fit in t. Every (chunk of p, chunk of t) pair is compared at most once, so the
+ * work is O(|p| * |t|) byte steps at worst. Kept out of relate, which is smaller code for it.
  */
-static bool seq_match(enum relation rel, const char *p, size_t pb, size_t pe, const char *t,
-                      size_t tb, size_t te)
+static ZM_NOINLINE bool seq_rel(bool incl, const char *p, const char *pe, const char *t, const char *te)
 {
-    size_t pce;
-    while (pb < pe) {
-        pce = chunk_end(p, pb, pe);
-        if (is_double_wild(p + pb, pce - pb)) {
-            break;
-        }
-        if (tb >= te) {
-            return false;
-        }
-        size_t tce = chunk_end(t, tb, te);
-        if (!chunk_rel(rel, p + pb, pce - pb, t + tb, tce - tb)) {
-            return false;
-        }
-        pb = chunk_next(pce, pe);
-        tb = chunk_next(tce, te);
-    }
-    if (pb >= pe) {
-        return tb >= te;
-    }
-    /* p[pb] is a `**`: anchor the tail run from the end of the text. */
     for (;;) {
-        size_t pcb = chunk_begin(p, pb, pe);
-        if (is_double_wild(p + pcb, pe - pcb)) {
-            break;
-        }
-        if (te <= tb) {
-            return false;
-        }
-        size_t tcb = chunk_begin(t, tb, te);
-        if (!chunk_rel(rel, p + pcb, pe - pcb, t + tcb, te - tcb)) {
-            return false;
-        }
-        pe = chunk_prev(pcb, pb);
-        te = chunk_prev(tcb, tb);
-    }
-    /* p[pb, pe) now starts and ends with `**`; place each run between them leftmost. */
-    while (pb < pe) {
-        pce = chunk_end(p, pb, pe);
-        if (is_double_wild(p + pb, pce - pb)) {
-            pb = chunk_next(pce, pe);
+        const char *pcb = chunk_begin(p, pe), *tcb = chunk_begin(t, te);
+        if (!incl && is_double_wild(tcb, te) && !is_double_wild(pcb, pe)) {
+            const char *s = p;
+            p = t;
+            t = s;
+            s = pe;
+            pe = te;
+            te = s;
             continue;
         }
-        size_t start = tb;
+        if (is_double_wild(pcb, pe)) {
+            break;
+        }
+        if (p >= pe || t >= te) {
+            return p >= pe && t >= te;
+        }
+        if (!chunk_rel(incl, pcb, pe, tcb, te)) {
+            return false;
+        }
+        pe = chunk_prev(pcb, p);
+        te = chunk_prev(tcb, t);
+    }
+    bool anchored = true;
+    while (p < pe) {
+        const char *pce = chunk_end(p, pe);
+        if (is_double_wild(p, pce)) {
+            p = chunk_next(pce, pe);
+            anchored = false;
+            continue;
+        }
+        const char *x = p, *y = t;
         for (;;) {
-            size_t x = pb, y = start;
-            bool fit = true;
-            while (x < pe) {
-                size_t xe = chunk_end(p, x, pe);
-                if (is_double_wild(p + x, xe - x)) {
-                    break;
-                }
-                if (y >= te) {
-                    return false; /* not enough text left for this run anywhere */
-                }
-                size_t ye = chunk_end(t, y, te);
-                if (!chunk_rel(rel, p + x, xe - x, t + y, ye - y)) {
-                    fit = false;
-                    break;
-                }
-                x = chunk_next(xe, pe);
-                y = chunk_next(ye, te);
-            }
-            if (fit) {
-                pb = x;
-                tb = y;
+            const char *xe = chunk_end(x, pe);
+            if (is_double_wild(x, xe)) {
                 break;
             }
-            if (start >= te) {
+            if (y >= te) {
                 return false;
             }
-            start = chunk_next(chunk_end(t, start, te), te);
+            const char *ye = chunk_end(y, te);
+            if (!incl && is_double_wild(y, ye)) {
+                return true;
+            }
+            if (chunk_rel(incl, x, xe, y, ye)) {
+                x = chunk_next(xe, pe);
+                y = chunk_next(ye, te);
+            } else if (anchored) {
+                return false;
+            } else {
+                x = p;
+                t = chunk_next(chunk_end(t, te), te);
+                y = t;
+            }
         }
+        p = x;
+        t = y;
     }
     return true;
 }
 
-/* Heads up to the first `**` and tails back to the last one, pairwise (both ranges hold one). */
-static bool wild_ranges_intersect(const char *a, size_t ab, size_t ae, const char *b, size_t bb,
-                                  size_t be)
+/* Start of the first verbatim chunk (one starting with `@`) at or after c, which starts a chunk;
+ * end if there is none. */
+static const char *verbatim_from(const char *c, const char *end)
 {
-    for (;;) {
-        size_t ace = chunk_end(a, ab, ae), bce = chunk_end(b, bb, be);
-        if (is_double_wild(a + ab, ace - ab) || is_double_wild(b + bb, bce - bb)) {
-            break;
+    const char *at = c;
+    while (at < end && (at = memchr(at, '@', (size_t)(end - at))) != NULL) {
+        if (at == c || at[-1] == '/') {
+            return at;
         }
-        if (!chunk_intersects(a + ab, ace - ab, b + bb, bce - bb)) {
-            return false;
-        }
-        ab = chunk_next(ace, ae);
-        bb = chunk_next(bce, be);
+        at++;
     }
-    for (;;) {
-        size_t acb = chunk_begin(a, ab, ae), bcb = chunk_begin(b, bb, be);
-        if (is_double_wild(a + acb, ae - acb) || is_double_wild(b + bcb, be - bcb)) {
-            return true;
-        }
-        if (!chunk_intersects(a + acb, ae - acb, b + bcb, be - bcb)) {
-            return false;
-        }
-        ae = chunk_prev(acb, ab);
-        be = chunk_prev(bcb, bb);
-    }
+    return end;
 }
 
 /*
- * Two ranges free of verbatim chunks intersect when: neither has `**` and they agree chunk for
- * chunk; one has `**` and it matches the other as a pattern (every text position picks its own
- * witness chunk, so a per-position test is exact); both have `**` and their heads and tails
- * agree, since each side's `**` can absorb whatever the other side adds.
+ * Neither `*`, `**` nor `$*` matches a verbatim chunk, so two expressions relate only if their
+ * verbatim chunks pair up one for one, and then the stretches between them relate on their own.
  */
-static bool ranges_intersect(const char *a, size_t ab, size_t ae, const char *b, size_t bb,
-                             size_t be)
+static bool relate(bool incl, const char *a, size_t an, const char *b, size_t bn)
 {
-    bool aw = has_double_wild(a, ab, ae);
-    bool bw = has_double_wild(b, bb, be);
-    if (aw && bw) {
-        return wild_ranges_intersect(a, ab, ae, b, bb, be);
-    }
-    if (bw) {
-        return seq_match(REL_INTERSECTS, b, bb, be, a, ab, ae);
-    }
-    return seq_match(REL_INTERSECTS, a, ab, ae, b, bb, be);
-}
-
-/*
- * Next stretch of non-verbatim chunks from *pos: [*rb, *re), then the verbatim chunk closing it
- * in [*vb, *ve) when there is one (returns true). Neither `*`, `**` nor `$*` matches a verbatim
- * chunk, so two expressions relate only if their verbatim chunks pair up one for one, and then
- * the stretches between them relate independently.
- */
-static bool next_stretch(const char *s, size_t len, size_t *pos, size_t *rb, size_t *re,
-                         size_t *vb, size_t *ve)
-{
-    size_t x = *pos;
-    *rb = x;
-    *re = x;
-    while (x < len) {
-        size_t ce = chunk_end(s, x, len);
-        if (is_verbatim(s + x, ce - x)) {
-            *vb = x;
-            *ve = ce;
-            *pos = chunk_next(ce, len);
-            return true;
-        }
-        *re = ce;
-        x = chunk_next(ce, len);
-    }
-    *pos = len;
-    return false;
-}
-
-static bool relate(enum relation rel, const char *a, size_t alen, const char *b, size_t blen)
-{
-    if (same(a, alen, b, blen)) {
+    const char *ae = a + an, *be = b + bn;
+    if (same(a, ae, b, be)) {
         return true;
     }
-    size_t apos = 0, bpos = 0;
     for (;;) {
-        size_t arb, are, avb = 0, ave = 0, brb, bre, bvb = 0, bve = 0;
-        bool av = next_stretch(a, alen, &apos, &arb, &are, &avb, &ave);
-        bool bv = next_stretch(b, blen, &bpos, &brb, &bre, &bvb, &bve);
-        if (av != bv || (av && !same(a + avb, ave - avb, b + bvb, bve - bvb))) {
+        const char *av = verbatim_from(a, ae), *bv = verbatim_from(b, be);
+        /* the stretch before a verbatim chunk ends before its `/` */
+        if (!seq_rel(incl, a, av - (av > a && av < ae), b, bv - (bv > b && bv < be))) {
             return false;
         }
-        bool ok = rel == REL_INTERSECTS ? ranges_intersect(a, arb, are, b, brb, bre)
-                                        : seq_match(REL_INCLUDES, a, arb, are, b, brb, bre);
-        if (!ok) {
+        if (av >= ae || bv >= be) {
+            return av >= ae && bv >= be;
+        }
+        const char *ave = chunk_end(av, ae), *bve = chunk_end(bv, be);
+        if (!same(av, ave, bv, bve)) {
             return false;
         }
-        if (!av) {
-            return true;
-        }
+        a = chunk_next(ave, ae);
+        b = chunk_next(bve, be);
     }
 }
 
 bool zm_keyexpr_intersects(const char *a, size_t alen, const char *b, size_t blen)
 {
-    return relate(REL_INTERSECTS, a, alen, b, blen);
+    return relate(false, a, alen, b, blen);
 }
 
 bool zm_keyexpr_includes(const char *a, size_t alen, const char *b, size_t blen)
 {
-    return relate(REL_INCLUDES, a, alen, b, blen);
+    return relate(true, a, alen, b, blen);
 }
 
 /* ---- validation --------------------------------------------------------------------------- */

@@ -47,10 +47,11 @@ ZM_NODISCARD z_result_t zm_keyexpr_canonize(char *s, size_t *len);
  * Both must be valid canonical key expressions (zm_keyexpr_validate); on other input the answer
  * is meaningless but the call stays memory-safe. Both strings are borrowed for the call only.
  * Cost: no allocation, O(1) stack, no recursion. Linear in alen + blen unless a run of chunks
- * between two `**` has to be searched for in the other expression; then each chunk of a meets
- * each chunk of b at most once, so the work is O(alen * blen) byte steps at worst. Measured on a
- * desktop: about 3 s for two hostile 64 KiB expressions, about 40 ms for a 300-byte one (say, a
- * local declaration) against a hostile 64 KiB one. The reference's backtracking is exponential.
+ * between two `**` (or of bytes between two `$*`) has to be searched for in the other
+ * expression; then each chunk of a meets each chunk of b at most once, so the work is
+ * O(alen * blen) byte steps at worst. Measured on a desktop: about 3 s for two hostile 64 KiB
+ * expressions, about 40 ms for a 300-byte one (say, a local declaration) against a hostile
+ * 64 KiB one. The reference's backtracking is exponential.
  */
 bool zm_keyexpr_intersects(const char *a, size_t alen, const char *b, size_t blen);
 
