@@ -287,22 +287,15 @@ z_result_t zm_keyexpr_validate(const char *s, size_t len)
             if (i != cs || after_dw) {
                 return ZM_E_KEYEXPR;
             }
-            if (i + 1 == len) {
+            after_dw = i + 1 < len && u[i + 1] == '*';
+            i += after_dw ? 2u : 1u;
+            if (i == len) {
                 return Z_OK;
             }
-            if (u[i + 1] == '/') {
-                i += 2;
-                cs = i;
-                break;
-            }
-            if (u[i + 1] != '*' || (i + 2 < len && u[i + 2] != '/')) {
+            if (u[i] != '/') {
                 return ZM_E_KEYEXPR;
             }
-            if (i + 2 == len) {
-                return Z_OK;
-            }
-            after_dw = true;
-            i += 3;
+            i++;
             cs = i;
             break;
         case '$':

@@ -4,21 +4,13 @@
 size_t zm_utf8_seq(const uint8_t *s, size_t n)
 {
     unsigned c = s[0];
-    unsigned lo = 0x80, hi = 0xBF;
-    size_t need;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        lo = c == 0xE0 ? 0xA0 : 0x80; /* no overlong forms */
-        hi = c == 0xED ? 0x9F : 0xBF; /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF; /* nothing above U+10FFFF */
-    } else {
-        return 0;
+    if (c < 0xC2 || c > 0xF4) {
+        return 0; /* a continuation byte, an overlong two-byte lead, or past U+10FFFF */
     }
+    size_t need = 1u + (c >= 0xE0) + (c >= 0xF0);
+    /* The second byte's range also rules out overlong forms, surrogates and U+110000 up. */
+    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
     if (n <= need || s[1] < lo || s[1] > hi) {
         return 0;
     }
