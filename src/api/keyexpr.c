@@ -11,16 +11,17 @@
 static const char *key_data(const zm_api_keyexpr_t *k) { return (const char *)k->key.slice.start; }
 static size_t key_len(const zm_api_keyexpr_t *k) { return k->key.slice.len; }
 
+/* The null key expression in place: smaller code than assigning zm_api_keyexpr_null()'s copy. */
+static void clear(zm_api_keyexpr_t *k) { memset(k, 0, sizeof(*k)); }
+
 z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src)
 {
-    zm_api_keyexpr_t k = *src;
-    z_result_t r = zm_api_slice_clone(&k.key.slice, &src->key.slice);
+    *dst = *src;
+    z_result_t r = zm_api_slice_clone(&dst->key.slice, &src->key.slice);
     if (r != Z_OK) {
-        *dst = zm_api_keyexpr_null();
-        return r;
+        clear(dst);
     }
-    *dst = k;
-    return Z_OK;
+    return r;
 }
 
 /* ---- per-type functions -------------------------------------------------------------------------- */
@@ -28,7 +29,7 @@ z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *s
 void z_internal_keyexpr_null(z_owned_keyexpr_t *obj)
 {
     if (obj != NULL) {
-        obj->_val = zm_api_keyexpr_null();
+        clear(&obj->_val);
     }
 }
 
@@ -67,7 +68,7 @@ z_result_t z_keyexpr_take_from_loaned(z_owned_keyexpr_t *dst, z_loaned_keyexpr_t
     zm_api_keyexpr_t k = *src;
     ZM_TRY(zm_api_slice_take(&k.key.slice, &src->key.slice));
     dst->_val = k;
-    *src = zm_api_keyexpr_null();
+    clear(src);
     return Z_OK;
 }
 
@@ -76,44 +77,38 @@ bool z_view_keyexpr_is_empty(const z_view_keyexpr_t *obj) { return obj == NULL |
 void z_view_keyexpr_empty(z_view_keyexpr_t *obj)
 {
     if (obj != NULL) {
-        obj->_val = zm_api_keyexpr_null();
+        clear(&obj->_val);
     }
 }
 
 /* ---- views --------------------------------------------------------------------------------------- */
-
-static void view_of(z_view_keyexpr_t *keyexpr, const char *name, size_t len)
-{
-    keyexpr->_val = zm_api_keyexpr_null();
-    keyexpr->_val.key.slice = zm_api_slice_borrow(name, len);
-}
 
 z_result_t z_view_keyexpr_from_substr(z_view_keyexpr_t *keyexpr, const char *name, size_t len)
 {
     if (keyexpr == NULL) {
         return Z_EINVAL;
     }
-    keyexpr->_val = zm_api_keyexpr_null();
+    clear(&keyexpr->_val);
     if (name == NULL || zm_keyexpr_validate(name, len) != Z_OK) {
         return Z_EINVAL;
     }
-    view_of(keyexpr, name, len);
+    keyexpr->_val.key.slice.start = (const uint8_t *)name; /* never empty: it is valid */
+    keyexpr->_val.key.slice.len = len;
     return Z_OK;
 }
 
 z_result_t z_view_keyexpr_from_str(z_view_keyexpr_t *keyexpr, const char *name)
 {
-    if (name == NULL) {
-        z_view_keyexpr_empty(keyexpr);
-        return Z_EINVAL;
-    }
-    return z_view_keyexpr_from_substr(keyexpr, name, strlen(name));
+    return z_view_keyexpr_from_substr(keyexpr, name, name != NULL ? strlen(name) : 0);
 }
 
 void z_view_keyexpr_from_substr_unchecked(z_view_keyexpr_t *keyexpr, const char *name, size_t len)
 {
     if (keyexpr != NULL) {
-        view_of(keyexpr, name, name != NULL ? len : 0);
+        clear(&keyexpr->_val);
+        if (name != NULL) {
+            keyexpr->_val.key.slice = zm_api_slice_borrow(name, len);
+        }
     }
 }
 
@@ -127,21 +122,18 @@ z_result_t z_view_keyexpr_from_substr_autocanonize(z_view_keyexpr_t *keyexpr, ch
     if (keyexpr == NULL) {
         return Z_EINVAL;
     }
-    keyexpr->_val = zm_api_keyexpr_null();
+    clear(&keyexpr->_val);
     if (name == NULL || len == NULL || zm_keyexpr_canonize(name, len) != Z_OK) {
         return Z_EINVAL;
     }
-    view_of(keyexpr, name, *len);
+    keyexpr->_val.key.slice.start = (const uint8_t *)name; /* never empty: it is valid */
+    keyexpr->_val.key.slice.len = *len;
     return Z_OK;
 }
 
 z_result_t z_view_keyexpr_from_str_autocanonize(z_view_keyexpr_t *keyexpr, char *name)
 {
-    if (name == NULL) {
-        z_view_keyexpr_empty(keyexpr);
-        return Z_EINVAL;
-    }
-    size_t len = strlen(name);
+    size_t len = name != NULL ? strlen(name) : 0;
     size_t old = len;
     ZM_TRY(z_view_keyexpr_from_substr_autocanonize(keyexpr, name, &len));
     if (len < old) {
