@@ -224,7 +224,7 @@ static const char *verbatim_from(const char *c, const char *end)
  * Neither `*`, `**` nor `$*` matches a verbatim chunk, so two expressions relate only if their
  * verbatim chunks pair up one for one, and then the stretches between them relate on their own.
  */
-static bool relate(bool incl, const char *a, size_t an, const char *b, size_t bn)
+static bool relate(const char *a, size_t an, const char *b, size_t bn, bool incl)
 {
     const char *ae = a + an, *be = b + bn;
     if (same(a, ae, b, be)) {
@@ -240,8 +240,8 @@ static bool relate(bool incl, const char *a, size_t an, const char *b, size_t bn
             return av >= ae && bv >= be;
         }
         const char *ave = chunk_end(av, ae), *bve = chunk_end(bv, be);
-        if (!same(av, ave, bv, bve)) {
-            return false;
+        if (ave - av != bve - bv || memcmp(av, bv, (size_t)(ave - av)) != 0) {
+            return false; /* verbatim chunks, never empty, meet only their own bytes */
         }
         a = chunk_next(ave, ae);
         b = chunk_next(bve, be);
@@ -250,12 +250,12 @@ static bool relate(bool incl, const char *a, size_t an, const char *b, size_t bn
 
 bool zm_keyexpr_intersects(const char *a, size_t alen, const char *b, size_t blen)
 {
-    return relate(false, a, alen, b, blen);
+    return relate(a, alen, b, blen, false);
 }
 
 bool zm_keyexpr_includes(const char *a, size_t alen, const char *b, size_t blen)
 {
-    return relate(true, a, alen, b, blen);
+    return relate(a, alen, b, blen, true);
 }
 
 /* ---- validation --------------------------------------------------------------------------- */
@@ -299,16 +299,12 @@ z_result_t zm_keyexpr_validate(const char *s, size_t len)
             cs = i;
             break;
         case '$':
-            if (i + 1 >= len || u[i + 1] != '*') {
-                return ZM_E_KEYEXPR; /* `$` only as `$*` */
-            }
-            if (i + 2 < len && u[i + 2] == '$') {
-                return ZM_E_KEYEXPR; /* `$*$`: not canonical */
-            }
-            if (i == cs && (i + 2 == len || u[i + 2] == '/')) {
-                return ZM_E_KEYEXPR; /* a lone `$*` chunk is spelled `*` */
-            }
+            /* `$` only as `$*`, never `$*$` (not canonical), nor a lone `$*` chunk (spelled `*`) */
             i += 2;
+            if (i > len || u[i - 1] != '*' || (i < len && u[i] == '$') ||
+                (i - 2 == cs && (i == len || u[i] == '/'))) {
+                return ZM_E_KEYEXPR;
+            }
             break;
         case '#':
         case '?':
