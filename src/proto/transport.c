@@ -13,7 +13,6 @@
 #define ZM_INIT_FLAG_S 0x40u
 #define ZM_OPEN_FLAG_A 0x20u
 #define ZM_OPEN_FLAG_T 0x40u
-#define ZM_CLOSE_FLAG_S 0x20u
 #define ZM_FRAME_FLAG_R 0x20u
 #define ZM_FRAG_FLAG_R 0x20u
 #define ZM_FRAG_FLAG_M 0x40u
@@ -269,6 +268,24 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, frame_ext, m, &m->unknown);
 }
 #endif
+
+/* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
+z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+{
+    size_t mark = w->len;
+    uint8_t h = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    z_result_t rc = zm_write_u8(w, h);
+    if (rc == Z_OK) {
+        rc = zm_write_zint(w, sn);
+    }
+    if (rc == Z_OK && has_qos) {
+        rc = zm_write_u16le(w, (uint16_t)(ZM_EXT_T_QOS | ((prio & 7u) << 8)));
+    }
+    if (rc != Z_OK) {
+        w->len = mark;
+    }
+    return rc;
+}
 
 z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 {

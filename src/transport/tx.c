@@ -147,13 +147,7 @@ static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool 
     uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
     bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
     if (id == ZM_MID_FRAME) {
-        zm_frame_t f;
-        memset(&f, 0, sizeof(f));
-        f.reliable = reliable;
-        f.sn = sn;
-        f.has_qos = has_qos;
-        f.qos = wire_prio(t, prio);
-        return zm_frame_encode(&t->tx, &f);
+        return zm_frame_header_encode(&t->tx, reliable, sn, has_qos, wire_prio(t, prio));
     }
     zm_fragment_t f;
     memset(&f, 0, sizeof(f));
@@ -391,9 +385,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
             rc = Z_OK; /* no room now: it waits for the next tick or the next flush */
         }
     } else if (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
-        zm_keep_alive_t ka;
-        memset(&ka, 0, sizeof(ka));
-        if (zm_keep_alive_encode(&t->tx, &ka) == Z_OK) {
+        if (zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK) { /* zmote's has no extension */
             rc = write_batch(t, now, end);
             if (rc == ZM_E_AGAIN) {
                 batch_reset(t); /* no room: skipped, a peer that does not read needs none */

@@ -83,25 +83,18 @@ static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, b
 }
 
 /*
- * A CLOSE is a header and a reason byte: it is encoded from its own small struct into a buffer
- * of its own, not through zm_transport_send_one and its handshake-sized buffer, because a close
- * can happen deep in a send or a receive (a peer killed for what it sent) and must not stack
- * ~500 more bytes there.
+ * A CLOSE is a header and a reason byte (zmote's has no extension): they are written as they are
+ * into a buffer of their own, not through zm_transport_send_one and its handshake-sized buffer,
+ * because a close can happen deep in a send or a receive (a peer killed for what it sent) and
+ * must not stack ~500 more bytes there.
  */
 static void send_close(zm_link_t *link, bool session, uint8_t reason)
 {
-    zm_close_t m;
-    memset(&m, 0, sizeof(m));
-    m.session = session;
-    m.reason = reason;
-    uint8_t buf[ZM_LINK_HEADROOM + 8];
-    zm_writer_t w;
-    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
-    if (zm_close_encode(&w, &m) != Z_OK) {
-        return;
-    }
+    uint8_t buf[ZM_LINK_HEADROOM + 2];
+    buf[ZM_LINK_HEADROOM] = (uint8_t)(ZM_MID_CLOSE | (session ? ZM_CLOSE_FLAG_S : 0u));
+    buf[ZM_LINK_HEADROOM + 1] = reason;
     uint64_t now = zm_port_clock_ms();
-    z_result_t r = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    z_result_t r = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, 2, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
     ZM_UNUSED(r); /* a peer that is gone, or does not read, needs no CLOSE */
 }
 

@@ -685,6 +685,22 @@ static void test_frame_vectors(void)
     CHECK(zm_batch_next_network(&it, &nm, &got) == Z_OK && !got);
     CHECK(zm_batch_next(&it, &d, &got) == Z_OK && !got);
 
+    /* a transport's FRAME headers, written without a struct, are the vectors' own */
+    uint8_t hdr[8];
+    zm_writer_t w;
+    zm_writer_init(&w, hdr, sizeof(hdr));
+    CHECK(zm_frame_header_encode(&w, false, 0, true, ZM_PRIO_REAL_TIME) == Z_OK);
+    v = vec("FRAME best-effort sn=0 QoS prio=RealTime(1) [PUSH ...]");
+    CHECK_EQ_MEM(hdr, w.len, v->bytes, 4);
+    zm_writer_init(&w, hdr, sizeof(hdr));
+    CHECK(zm_frame_header_encode(&w, true, 0x1234, false, ZM_PRIO_DATA) == Z_OK);
+    v = vec(decl);
+    CHECK_EQ_MEM(hdr, w.len, v->bytes, 3);
+    /* all or nothing */
+    zm_writer_init(&w, hdr, 3);
+    CHECK_EQ_INT(zm_frame_header_encode(&w, false, 0x1234, true, ZM_PRIO_REAL_TIME), ZM_E_NO_SPACE);
+    CHECK_EQ_INT(w.len, 0);
+
     /* the INIT Ack's TCP form */
     v = vec("INIT Ack router 16-byte zid batch=2048 cookie=c00c1e Patch=1");
     zm_reader_init(&s, v->tcp, v->tcp_len);
