@@ -21,7 +21,7 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
 void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn);
 /* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
  * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock. */
-uint64_t zm_transport_open_lease_ms(const zm_open_t *o);
+uint32_t zm_transport_open_lease_ms(const zm_open_t *o);
 /* A random SN within mask. */
 uint32_t zm_transport_random_sn(uint32_t mask);
 

@@ -76,7 +76,7 @@ static void batch_drop(zm_transport_t *t)
     t->tx_dropped += t->tx_msgs;
     if (!t->tx_congested) {
         t->tx_congested = true;
-        t->tx_congested_since_ms = zm_port_clock_ms();
+        t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
     }
     memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
     batch_reset(t);
@@ -103,20 +103,17 @@ static z_result_t flush_batch(zm_transport_t *t)
     }
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
-    if (t->tx_block) {
-        z_result_t rc = write_batch(t, end, end);
-        if (rc == ZM_E_AGAIN) {
-            batch_reset(t);
-            rc = ZM_E_TIMEOUT;
-        }
-        return rc == Z_OK ? Z_OK : declare_dead(t, rc);
-    }
-    /* A congested peer had no room a moment ago: wait again only once a batch went through. */
-    uint64_t start = t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
+    /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
+     * peer had no room a moment ago: wait again only once a batch went through. */
+    uint64_t start = t->tx_block ? end : t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
     z_result_t rc = write_batch(t, start, end);
     if (rc == ZM_E_AGAIN) {
-        batch_drop(t);
-        return ZM_E_AGAIN;
+        if (!t->tx_block) {
+            batch_drop(t);
+            return ZM_E_AGAIN;
+        }
+        batch_reset(t);
+        rc = ZM_E_TIMEOUT;
     }
     return rc == Z_OK ? Z_OK : declare_dead(t, rc);
 }
@@ -350,13 +347,14 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
 }
 
 /*
- * Milliseconds since last_rx on the 32-bit clock. The receiver may store a reading taken after
- * ours: a difference past half the range is such a "newer than now", i.e. no silence at all.
- * Leases are clamped far below 2^31 ms, so a real silence never gets that long unnoticed.
+ * Milliseconds from since (the low 32 bits of a clock reading) to now. The receiver may store a
+ * reading taken after ours: a difference past half the range is such a "newer than now", i.e. no
+ * time at all. Leases are clamped far below 2^31 ms, and the tick comes every fraction of one, so
+ * a real silence or congestion never gets that long unnoticed.
  */
-static uint32_t silence_ms(uint64_t now, uint32_t last_rx)
+static uint32_t elapsed_ms(uint64_t now, uint32_t since)
 {
-    uint32_t d = (uint32_t)now - last_rx;
+    uint32_t d = (uint32_t)now - since;
     return d > UINT32_MAX / 2u ? 0u : d;
 }
 
@@ -364,7 +362,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
 {
     uint32_t last_rx = atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
     uint64_t now = zm_port_clock_ms();
-    if (silence_ms(now, last_rx) > t->remote_lease_ms) {
+    if (elapsed_ms(now, last_rx) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
     if (!TX_TRYLOCK(t)) {
@@ -373,9 +371,9 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
-    if (t->tx_congested && now >= t->tx_congested_since_ms && now - t->tx_congested_since_ms > t->remote_lease_ms) {
+    if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {
         /* it keeps its side alive but has had no room for anything of ours for a whole lease */
-        ZM_LOG_W("transport: the peer read nothing for longer than its lease (%U ms)", t->remote_lease_ms);
+        ZM_LOG_W("transport: the peer read nothing for longer than its lease (%u ms)", (unsigned)t->remote_lease_ms);
         TX_UNLOCK(t);
         return ZM_E_TIMEOUT; /* the session closes it, as an expired one */
     }

@@ -63,10 +63,15 @@ z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, u
     return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
 }
 
-/* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
-static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, bool ack, zm_transport_msg_t *m)
+/*
+ * One step of the opener: sends m (a syn), then receives the answer into m, which must be the ack
+ * of the same message. A CLOSE is ZM_E_CLOSED, anything else unexpected is an error. The link's
+ * receive deadline bounds the wait (set for the whole handshake).
+ */
+static z_result_t exchange(zm_transport_t *t, zm_transport_msg_t *m, uint64_t deadline)
 {
-    zm_link_set_deadline(&t->link, deadline);
+    uint8_t want = m->id;
+    ZM_TRY(zm_transport_send_one(&t->link, m, deadline, deadline));
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     zm_reader_t r;
@@ -78,8 +83,8 @@ static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, b
     if (m->id != want) {
         return ZM_E_FIELD;
     }
-    bool is_ack = want == ZM_MID_INIT ? m->body.init.ack : m->body.open.ack;
-    return is_ack == ack ? Z_OK : ZM_E_FIELD;
+    bool ack = want == ZM_MID_INIT ? m->body.init.ack : m->body.open.ack;
+    return ack ? Z_OK : ZM_E_FIELD;
 }
 
 /*
@@ -124,13 +129,13 @@ void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial
     open->initial_sn = initial_sn;
 }
 
-uint64_t zm_transport_open_lease_ms(const zm_open_t *o)
+uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
 {
-    uint64_t max = ZM_LEASE_MAX_MS;
+    /* within 32 bits once clamped: opt.h bounds ZM_LEASE_MAX_MS below 2^31 */
     if (o->lease_secs) {
-        return o->lease > max / 1000u ? max : o->lease * 1000u;
+        return o->lease > ZM_LEASE_MAX_MS / 1000u ? ZM_LEASE_MAX_MS : (uint32_t)o->lease * 1000u;
     }
-    return o->lease > max ? max : o->lease;
+    return o->lease > ZM_LEASE_MAX_MS ? ZM_LEASE_MAX_MS : (uint32_t)o->lease;
 }
 
 uint32_t zm_transport_random_sn(uint32_t mask)
@@ -165,27 +170,33 @@ uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params
     return zm_min_u16(p->batch_size, zm_link_mtu(link));
 }
 
-/* Opener: InitSyn, InitAck, OpenSyn, OpenAck. */
+/* Opener: InitSyn, InitAck, OpenSyn, OpenAck. Each fill clears the message body it builds. */
 static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p, uint64_t deadline)
 {
     zm_transport_msg_t m;
-    memset(&m, 0, sizeof(m));
     m.id = ZM_MID_INIT;
     uint16_t cap = zm_transport_batch_cap(&t->link, p);
     zm_transport_init_fill(&m.body.init, p, ZM_RESOLUTION_DEFAULT, cap);
     if (p->qos) {
         m.body.init.exts |= ZM_INIT_EXT_QOS;
     }
-    ZM_TRY(zm_transport_send_one(&t->link, &m, deadline, deadline));
-
-    ZM_TRY(recv_one(t, deadline, ZM_MID_INIT, true, &m));
+    ZM_TRY(exchange(t, &m, deadline));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
+    /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
+     * once the OpenSyn that carries it is out. Rust's are well under this bound. */
+    zm_slice_t cookie = ack->cookie;
+    z_result_t rc = Z_OK;
     if (ack->version != ZM_PROTO_VERSION || zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT) != res ||
         batch < 64) {
+        rc = ZM_E_UNSUPPORTED;
+    } else if (cookie.len > 256u) {
+        rc = ZM_E_FIELD;
+    }
+    if (rc != Z_OK) {
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
-        return ZM_E_UNSUPPORTED;
+        return rc;
     }
     t->remote_zid = ack->zid;
     t->remote_whatami = ack->whatami;
@@ -193,22 +204,12 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
     batch = zm_min_u16(batch, cap);
-    /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
-     * once the OpenSyn that carries it is out. Rust's are well under this bound. */
-    zm_slice_t cookie = ack->cookie;
-    if (cookie.len > 256u) {
-        zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
-        return ZM_E_FIELD;
-    }
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
-    memset(&m, 0, sizeof(m));
     m.id = ZM_MID_OPEN;
     zm_transport_open_fill(&m.body.open, p->lease_ms, initial_sn);
     m.body.open.cookie = cookie;
-    ZM_TRY(zm_transport_send_one(&t->link, &m, deadline, deadline));
-
-    ZM_TRY(recv_one(t, deadline, ZM_MID_OPEN, true, &m));
+    ZM_TRY(exchange(t, &m, deadline));
     if (m.body.open.initial_sn > t->sn_mask) {
         return ZM_E_SN_RANGE;
     }
@@ -233,6 +234,7 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     /* The rx buffer serves the handshake too: the link may already hold the first FRAMEs in it. */
     z_result_t rc = zm_transport_setup(t, link, p);
     if (rc == Z_OK) {
+        zm_link_set_deadline(&t->link, deadline); /* bounds each receive of the handshake */
         rc = handshake_open(t, p, deadline);
     }
     if (rc == Z_OK) {
