@@ -60,6 +60,15 @@ ZM_NODISCARD z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m);
 ZM_NODISCARD z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m);
 ZM_NODISCARD z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m);
 ZM_NODISCARD z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m);
+/** An InitSyn as zmote's opener sends it, without a struct to fill: the default resolution,
+ *  batch_size (the S flag when it is not the default), QoS when qos, patch level 1. The bytes of
+ *  zm_transport_encode for the same INIT. */
+ZM_NODISCARD z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size,
+                                           bool qos);
+/** An OpenSyn as zmote's opener sends it: no extension; the lease as on the wire (T flag: in
+ *  seconds). The bytes of zm_transport_encode for the same OPEN. */
+ZM_NODISCARD z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, uint32_t initial_sn,
+                                           zm_slice_t cookie);
 /** A FRAME header as a transport sends it, without a struct to fill: QoS (prio, 0..7) its only
  *  extension. The bytes of zm_frame_encode for the same FRAME. */
 ZM_NODISCARD z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos,

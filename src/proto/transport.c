@@ -159,6 +159,41 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
     return Z_OK;
 }
 
+z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size, bool qos)
+{
+    if (zid->len < 1 || zid->len > 16) {
+        return ZM_E_ZID;
+    }
+    if (whatami > ZM_WAI_CLIENT) {
+        return ZM_E_WHATAMI;
+    }
+    bool has_size = batch_size != ZM_BATCH_DEFAULT;
+    /* header, version, whatami and zid, [sizes], [QoS: a unit], patch level 1: a one-byte z64 */
+    size_t n = 3u + zid->len + (has_size ? 3u : 0u) + (qos ? 1u : 0u) + 2u;
+    if (zm_writer_left(w) < n) {
+        return ZM_E_NO_SPACE;
+    }
+    uint8_t *o = w->data + w->len;
+    w->len += n;
+    /* the patch level extension always comes, so the Z flag is always set */
+    *o++ = (uint8_t)(ZM_MID_INIT | (has_size ? ZM_INIT_FLAG_S : 0u) | ZM_FLAG_Z);
+    *o++ = ZM_PROTO_VERSION;
+    *o++ = (uint8_t)(((zid->len - 1u) << 4) | whatami);
+    memcpy(o, zid->id, zid->len);
+    o += zid->len;
+    if (has_size) {
+        *o++ = ZM_RESOLUTION_DEFAULT;
+        *o++ = (uint8_t)batch_size;
+        *o++ = (uint8_t)(batch_size >> 8);
+    }
+    if (qos) {
+        *o++ = 0x01u | ZM_FLAG_Z;
+    }
+    *o++ = 0x27u;
+    *o = 1u;
+    return Z_OK;
+}
+
 /* ---- OPEN  |Z|T|A| 0x02 | %lease% | %initial_sn% | [<cookie;usize>] if syn | [exts] -------- */
 
 /* MultiLink is a body in a syn (0x44) and a bare marker in an ack (0x04); SHM is 1.10.2's zbuf
@@ -219,6 +254,16 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
         ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, true));
     }
 #endif
+    return Z_OK;
+}
+
+z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, uint32_t initial_sn, zm_slice_t cookie)
+{
+    size_t mark = w->len;
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_OPEN | (lease_secs ? ZM_OPEN_FLAG_T : 0u))));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, lease));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, initial_sn));
+    ZM_ENC_TRY(w, mark, zm_write_zbytes(w, cookie.ptr, cookie.len));
     return Z_OK;
 }
 

@@ -17,6 +17,8 @@ static inline uint16_t zm_min_u16(uint16_t a, uint16_t b) { return a < b ? a : b
 /* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
                             uint16_t batch);
+/* A lease as an OPEN announces it: in seconds when whole (*secs, the T flag), else milliseconds. */
+uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs);
 /* An OPEN with our lease (in seconds when whole) and initial SN. */
 void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn);
 /* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing

@@ -64,14 +64,18 @@ z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, u
 }
 
 /*
- * One step of the opener: sends m (a syn), then receives the answer into m, which must be the ack
- * of the same message. A CLOSE is ZM_E_CLOSED, anything else unexpected is an error. The link's
- * receive deadline bounds the wait (set for the whole handshake).
+ * One step of the opener: sends the syn encoded in buf (behind ZM_LINK_HEADROOM), then receives
+ * the answer into m, which must be the ack of the same message. A CLOSE is ZM_E_CLOSED, anything
+ * else unexpected is an error. The link's receive deadline bounds the wait (set for the whole
+ * handshake); nothing sent by the deadline is ZM_E_TIMEOUT.
  */
-static z_result_t exchange(zm_transport_t *t, zm_transport_msg_t *m, uint64_t deadline)
+static z_result_t exchange(zm_transport_t *t, uint8_t *buf, size_t len, uint8_t want, zm_transport_msg_t *m,
+                           uint64_t deadline)
 {
-    uint8_t want = m->id;
-    ZM_TRY(zm_transport_send_one(&t->link, m, deadline, deadline));
+    z_result_t rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, len, deadline, deadline);
+    if (rc != Z_OK) {
+        return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc;
+    }
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     zm_reader_t r;
@@ -118,14 +122,19 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
     init->patch = 1; /* fragments carry First/Drop markers */
 }
 
-void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
+uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs)
 {
     /* Seconds when whole, as Rust announces; a lease beyond 32 bits goes in milliseconds, which
      * means the same and keeps 64-bit division out of a 32-bit target. */
     uint32_t ms = (uint32_t)lease_ms;
+    *secs = ms == lease_ms && ms % 1000u == 0;
+    return *secs ? ms / 1000u : lease_ms;
+}
+
+void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
+{
     memset(open, 0, sizeof(*open));
-    open->lease_secs = ms == lease_ms && ms % 1000u == 0;
-    open->lease = open->lease_secs ? ms / 1000u : lease_ms;
+    open->lease = zm_transport_lease_wire(lease_ms, &open->lease_secs);
     open->initial_sn = initial_sn;
 }
 
@@ -170,17 +179,20 @@ uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params
     return zm_min_u16(p->batch_size, zm_link_mtu(link));
 }
 
-/* Opener: InitSyn, InitAck, OpenSyn, OpenAck. Each fill clears the message body it builds. */
+/*
+ * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
+ * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
+ */
 static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p, uint64_t deadline)
 {
+    /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
+    uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];
+    zm_writer_t w;
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
-    m.id = ZM_MID_INIT;
     uint16_t cap = zm_transport_batch_cap(&t->link, p);
-    zm_transport_init_fill(&m.body.init, p, ZM_RESOLUTION_DEFAULT, cap);
-    if (p->qos) {
-        m.body.init.exts |= ZM_INIT_EXT_QOS;
-    }
-    ZM_TRY(exchange(t, &m, deadline));
+    ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
@@ -206,10 +218,11 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     batch = zm_min_u16(batch, cap);
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
-    m.id = ZM_MID_OPEN;
-    zm_transport_open_fill(&m.body.open, p->lease_ms, initial_sn);
-    m.body.open.cookie = cookie;
-    ZM_TRY(exchange(t, &m, deadline));
+    bool secs;
+    uint64_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
+    w.len = 0;
+    ZM_TRY(zm_open_syn_encode(&w, secs, lease, initial_sn, cookie));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m, deadline));
     if (m.body.open.initial_sn > t->sn_mask) {
         return ZM_E_SN_RANGE;
     }
