@@ -132,25 +132,27 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
-/*
- * tx_lock held. Encodes the header of a FRAME, or a FRAGMENT with its payload, into the batch.
- * Built here, in a frame of its own and without a whole zm_transport_msg_t, the header is off
- * the stack before the network message is encoded or the batch flushed, where the deepest
- * stacks of a send go.
- */
-static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool reliable, uint8_t prio, bool first,
-                                            bool more, zm_slice_t payload)
+/* tx_lock held. Encodes the header of a FRAME of channel ch into the batch (no struct to fill). */
+static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
-    uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
-    bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
-    if (id == ZM_MID_FRAME) {
-        return zm_frame_header_encode(&t->tx, reliable, sn, has_qos, wire_prio(t, prio));
-    }
+    uint8_t wp = wire_prio(t, prio);
+    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+}
+
+#if Z_FEATURE_FRAGMENTATION
+/*
+ * tx_lock held. Encodes a FRAGMENT with its payload into the batch. Built here, in a frame of its
+ * own and without a whole zm_transport_msg_t, the header is off the stack before the batch is
+ * flushed, where the deepest stacks of a send go.
+ */
+static ZM_NOINLINE z_result_t fragment_encode(zm_transport_t *t, bool reliable, uint8_t prio, bool first, bool more,
+                                              zm_slice_t payload)
+{
     zm_fragment_t f;
     memset(&f, 0, sizeof(f));
     f.reliable = reliable;
-    f.sn = sn;
-    f.has_qos = has_qos;
+    f.sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
+    f.has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
     f.qos = wire_prio(t, prio);
     f.first = first;
     f.more = more;
@@ -158,7 +160,6 @@ static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool 
     return zm_fragment_encode(&t->tx, &f);
 }
 
-#if Z_FEATURE_FRAGMENTATION
 /* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
 static size_t size_bound(const zm_network_msg_t *m)
 {
@@ -241,15 +242,14 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         bool first_marked = first && t->patch >= 1;
         /* the header's size, then as much payload as fits after it */
         size_t mark = t->tx.len;
-        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, true, zm_slice(NULL, 0));
+        rc = fragment_encode(t, reliable, prio, first_marked, true, zm_slice(NULL, 0));
         if (rc != Z_OK) {
             break;
         }
         size_t room = zm_writer_left(&t->tx);
         t->tx.len = mark;
         size_t chunk = w.len - off < room ? w.len - off : room;
-        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, off + chunk < w.len,
-                           zm_slice(buf + off, chunk));
+        rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
             t->tx_msgs = 1;
@@ -292,7 +292,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
         size_t mark = t->tx.len;
         bool new_frame = t->tx_frame != (int)ch;
         if (new_frame) {
-            rc = header_encode(t, ZM_MID_FRAME, reliable, prio, false, false, zm_slice(NULL, 0));
+            rc = frame_header(t, ch, reliable, prio);
         }
         if (rc == Z_OK) {
             rc = zm_network_encode(&t->tx, m);

@@ -9,13 +9,6 @@
 #include "transport/internal.h"
 #include "util/alloc.h"
 
-uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
-{
-    uint8_t fsn = (uint8_t)((a & 3u) < (b & 3u) ? (a & 3u) : (b & 3u));
-    uint8_t rid = (uint8_t)((a & 0xcu) < (b & 0xcu) ? (a & 0xcu) : (b & 0xcu));
-    return (uint8_t)(fsn | rid);
-}
-
 z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
