@@ -60,6 +60,23 @@ ZM_NODISCARD z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m);
 ZM_NODISCARD z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m);
 ZM_NODISCARD z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m);
 ZM_NODISCARD z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m);
+/** An InitSyn as zmote's opener sends it, without a struct to fill: the default resolution,
+ *  batch_size (the S flag when it is not the default), QoS when qos, patch level 1. The bytes of
+ *  zm_transport_encode for the same INIT. */
+ZM_NODISCARD z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size,
+                                           bool qos);
+/** An OpenSyn as zmote's opener sends it: no extension; the lease as on the wire (T flag: in
+ *  seconds). The bytes of zm_transport_encode for the same OPEN. */
+ZM_NODISCARD z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, uint32_t initial_sn,
+                                           zm_slice_t cookie);
+/** A FRAME header as a transport sends it, without a struct to fill: QoS (prio, 0..7) its only
+ *  extension. The bytes of zm_frame_encode for the same FRAME. */
+ZM_NODISCARD z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos,
+                                               uint8_t prio);
+/* A CLOSE and a KEEP_ALIVE with no extension, as a transport sends them, are a header byte (with
+ * this flag for a CLOSE of the whole session) and a CLOSE's reason byte: a sender writes them as
+ * they are rather than fill a struct for the encoders above. */
+#define ZM_CLOSE_FLAG_S 0x20u
 
 /* ---- network -------------------------------------------------------------------------------- */
 /** True if header's id is in the network namespace (0x19..0x1f): ends a FRAME's payload if not. */

@@ -13,7 +13,6 @@
 #define ZM_INIT_FLAG_S 0x40u
 #define ZM_OPEN_FLAG_A 0x20u
 #define ZM_OPEN_FLAG_T 0x40u
-#define ZM_CLOSE_FLAG_S 0x20u
 #define ZM_FRAME_FLAG_R 0x20u
 #define ZM_FRAG_FLAG_R 0x20u
 #define ZM_FRAG_FLAG_M 0x40u
@@ -92,12 +91,27 @@ static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM
 
 #define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
 
+/*
+ * Only a build that accepts sends an ack: without the complete codec a client's INIT and OPEN
+ * encoders know the syns alone, and refuse an ack rather than send it wrong.
+ */
+#define ENCODES_ACKS (ZM_CODEC_FULL || Z_FEATURE_UNICAST_PEER)
+
+/*
+ * Of the INIT and OPEN extensions, zmote takes and announces INIT's QoS and patch level only. A
+ * build without the complete codec knows no other: the rest are unknown to it, kept or skipped as
+ * such (none is mandatory), with the same outcome, as nothing of them was read.
+ */
 static const zm_ext_spec_t init_ext_spec[] = {
+#if ZM_CODEC_FULL
     EXT(0x01, ZM_EXTV_UNIT, 0, zm_init_t, exts),        EXT(0x21, ZM_EXTV_U64, 1, zm_init_t, qos_link),
     EXT(0x42, ZM_EXTV_ZBUF, 2, zm_init_t, shm),         EXT(0x43, ZM_EXTV_ZBUF, 3, zm_init_t, auth),
     EXT(0x44, ZM_EXTV_ZBUF, 4, zm_init_t, mlink),       EXT(0x05, ZM_EXTV_UNIT, 5, zm_init_t, exts),
     EXT(0x06, ZM_EXTV_UNIT, 6, zm_init_t, exts),        EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
     EXT(0x48, ZM_EXTV_ZBUF, 8, zm_init_t, region),
+#else
+    EXT(0x01, ZM_EXTV_UNIT, 0, zm_init_t, exts),        EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
+#endif
 };
 static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
                                          offsetof(zm_init_t, exts), offsetof(zm_init_t, unknown)};
@@ -123,16 +137,12 @@ static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 {
     size_t mark = w->len;
-#if ZM_CODEC_FULL
-    const uint16_t entries = 0xffffu;
-#else /* what zmote announces, and nothing else */
-    const uint16_t entries = ZM_INIT_EXT_QOS | ZM_INIT_EXT_PATCH;
-#endif
-    unsigned left = zm_exts_count(&init_exts, entries, m, ZM_CODEC_FULL);
-    if (m->ack && m->cookie.len > UINT16_MAX) {
+    unsigned left = zm_exts_count(&init_exts, 0xffffu, m, ZM_CODEC_FULL);
+    if (m->ack && (!ENCODES_ACKS || m->cookie.len > UINT16_MAX)) {
         return Z_EINVAL;
     }
-    uint8_t h = (uint8_t)(ZM_MID_INIT | (m->ack ? ZM_INIT_FLAG_A : 0u) |
+    bool ack = ENCODES_ACKS && m->ack;
+    uint8_t h = (uint8_t)(ZM_MID_INIT | (ack ? ZM_INIT_FLAG_A : 0u) |
                           (m->has_size ? ZM_INIT_FLAG_S : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, m->version));
@@ -140,12 +150,47 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
     if (m->has_size) {
         ZM_ENC_TRY(w, mark, size_write(w, m->resolution, m->batch_size));
     }
-    if (m->ack) {
+    if (ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
     if (left) {
-        ZM_ENC_TRY(w, mark, zm_exts_write(w, &init_exts, entries, m, ZM_CODEC_FULL));
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &init_exts, 0xffffu, m, ZM_CODEC_FULL));
     }
+    return Z_OK;
+}
+
+z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size, bool qos)
+{
+    if (zid->len < 1 || zid->len > 16) {
+        return ZM_E_ZID;
+    }
+    if (whatami > ZM_WAI_CLIENT) {
+        return ZM_E_WHATAMI;
+    }
+    bool has_size = batch_size != ZM_BATCH_DEFAULT;
+    /* header, version, whatami and zid, [sizes], [QoS: a unit], patch level 1: a one-byte z64 */
+    size_t n = 3u + zid->len + (has_size ? 3u : 0u) + (qos ? 1u : 0u) + 2u;
+    if (zm_writer_left(w) < n) {
+        return ZM_E_NO_SPACE;
+    }
+    uint8_t *o = w->data + w->len;
+    w->len += n;
+    /* the patch level extension always comes, so the Z flag is always set */
+    *o++ = (uint8_t)(ZM_MID_INIT | (has_size ? ZM_INIT_FLAG_S : 0u) | ZM_FLAG_Z);
+    *o++ = ZM_PROTO_VERSION;
+    *o++ = (uint8_t)(((zid->len - 1u) << 4) | whatami);
+    memcpy(o, zid->id, zid->len);
+    o += zid->len;
+    if (has_size) {
+        *o++ = ZM_RESOLUTION_DEFAULT;
+        *o++ = (uint8_t)batch_size;
+        *o++ = (uint8_t)(batch_size >> 8);
+    }
+    if (qos) {
+        *o++ = 0x01u | ZM_FLAG_Z;
+    }
+    *o++ = 0x27u;
+    *o = 1u;
     return Z_OK;
 }
 
@@ -153,6 +198,7 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 
 /* MultiLink is a body in a syn (0x44) and a bare marker in an ack (0x04); SHM is 1.10.2's zbuf
  * 0x42, the z64 0x22 of other versions stays unknown. */
+#if ZM_CODEC_FULL
 static const zm_ext_spec_t open_ext_spec[] = {
     EXT(0x01, ZM_EXTV_UNIT, 0, zm_open_t, exts),        EXT(0x42, ZM_EXTV_ZBUF, 1, zm_open_t, shm),
     EXT(0x43, ZM_EXTV_ZBUF, 2, zm_open_t, auth),        EXT(0x44, ZM_EXTV_ZBUF, 3, zm_open_t, mlink),
@@ -163,6 +209,11 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
                                          offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
+#else /* none known, none announced */
+static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
+#define OPEN_SYN_ENTRIES 0u
+#define OPEN_ACK_ENTRIES 0u
+#endif
 
 static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_open_t *m)
 {
@@ -180,23 +231,39 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 {
     size_t mark = w->len;
+    if (m->ack && !ENCODES_ACKS) {
+        return Z_EINVAL;
+    }
+    bool ack = ENCODES_ACKS && m->ack;
 #if ZM_CODEC_FULL
-    uint16_t entries = m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
-#else /* what zmote announces, and nothing else */
-    uint16_t entries = 0x01u;
+    uint16_t entries = ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
+    unsigned left = zm_exts_count(&open_exts, entries, m, true);
+#else
+    unsigned left = 0;
 #endif
-    unsigned left = zm_exts_count(&open_exts, entries, m, ZM_CODEC_FULL);
-    uint8_t h = (uint8_t)(ZM_MID_OPEN | (m->ack ? ZM_OPEN_FLAG_A : 0u) |
+    uint8_t h = (uint8_t)(ZM_MID_OPEN | (ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
     ZM_ENC_TRY(w, mark, zm_write_zint(w, m->lease));
     ZM_ENC_TRY(w, mark, zm_write_zint(w, m->initial_sn));
-    if (!m->ack) {
+    if (!ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
+#if ZM_CODEC_FULL
     if (left) {
-        ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, ZM_CODEC_FULL));
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, true));
     }
+#endif
+    return Z_OK;
+}
+
+z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, uint32_t initial_sn, zm_slice_t cookie)
+{
+    size_t mark = w->len;
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_OPEN | (lease_secs ? ZM_OPEN_FLAG_T : 0u))));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, lease));
+    ZM_ENC_TRY(w, mark, zm_write_zint(w, initial_sn));
+    ZM_ENC_TRY(w, mark, zm_write_zbytes(w, cookie.ptr, cookie.len));
     return Z_OK;
 }
 
@@ -269,6 +336,24 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, frame_ext, m, &m->unknown);
 }
 #endif
+
+/* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
+z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+{
+    size_t mark = w->len;
+    uint8_t h = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    z_result_t rc = zm_write_u8(w, h);
+    if (rc == Z_OK) {
+        rc = zm_write_zint(w, sn);
+    }
+    if (rc == Z_OK && has_qos) {
+        rc = zm_write_u16le(w, (uint16_t)(ZM_EXT_T_QOS | ((prio & 7u) << 8)));
+    }
+    if (rc != Z_OK) {
+        w->len = mark;
+    }
+    return rc;
+}
 
 z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
 {

@@ -108,7 +108,7 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
  * could not set up. The OpenSyn batch is dead by now, so what followed it moves to the new rx
  * buffer. The OpenAck is built in *ack, where the OpenSyn was.
  */
-static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, uint64_t remote_lease_ms,
+static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, uint32_t remote_lease_ms,
                             uint32_t remote_sn, zm_transport_msg_t *ack, zm_transport_t *out, uint8_t *reason)
 {
     *reason = ZM_CLOSE_GENERIC;

@@ -9,19 +9,27 @@
 
 #include "transport/transport.h"
 
-/* Per-field minimum of two resolution bytes (fsn in bits 0-1, request id in bits 2-3). */
-uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b);
-
 static inline uint16_t zm_min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
+
+/* Per-field minimum of two resolution bytes (fsn in bits 0-1, request id in bits 2-3). Inline:
+ * a few instructions, which a client's opener alone calls. */
+static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
+{
+    uint8_t fsn = (uint8_t)((a & 3u) < (b & 3u) ? (a & 3u) : (b & 3u));
+    uint8_t rid = (uint8_t)((a & 0xcu) < (b & 0xcu) ? (a & 0xcu) : (b & 0xcu));
+    return (uint8_t)(fsn | rid);
+}
 
 /* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
                             uint16_t batch);
+/* A lease as an OPEN announces it: in seconds when whole (*secs, the T flag), else milliseconds. */
+uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs);
 /* An OPEN with our lease (in seconds when whole) and initial SN. */
 void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn);
 /* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
  * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock. */
-uint64_t zm_transport_open_lease_ms(const zm_open_t *o);
+uint32_t zm_transport_open_lease_ms(const zm_open_t *o);
 /* A random SN within mask. */
 uint32_t zm_transport_random_sn(uint32_t mask);
 

@@ -96,7 +96,7 @@ z_result_t zm_mcast_newcomer(zm_slice_t batch, const zm_zid_t *self, zm_join_t *
 }
 
 /* The lease a JOIN announces, in milliseconds, clamped as an OPEN's is. */
-static uint64_t join_lease_ms(const zm_join_t *j)
+static uint32_t join_lease_ms(const zm_join_t *j)
 {
     zm_open_t o;
     memset(&o, 0, sizeof(o));

@@ -66,7 +66,7 @@ typedef struct zm_transport {
     bool qos;
     uint64_t patch;
     uint64_t lease_ms;        /* ours */
-    uint64_t remote_lease_ms; /* the peer's: expire after this much silence */
+    uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 
     /* tx: guarded by tx_lock */
 #if Z_FEATURE_MULTI_THREAD
@@ -80,7 +80,7 @@ typedef struct zm_transport {
     uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
-    uint64_t tx_congested_since_ms; /* when tx_congested last became true */
+    uint32_t tx_congested_since_ms; /* low clock bits when tx_congested last became true */
     uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */

@@ -76,7 +76,7 @@ static void batch_drop(zm_transport_t *t)
     t->tx_dropped += t->tx_msgs;
     if (!t->tx_congested) {
         t->tx_congested = true;
-        t->tx_congested_since_ms = zm_port_clock_ms();
+        t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
     }
     memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
     batch_reset(t);
@@ -103,20 +103,17 @@ static z_result_t flush_batch(zm_transport_t *t)
     }
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
-    if (t->tx_block) {
-        z_result_t rc = write_batch(t, end, end);
-        if (rc == ZM_E_AGAIN) {
-            batch_reset(t);
-            rc = ZM_E_TIMEOUT;
-        }
-        return rc == Z_OK ? Z_OK : declare_dead(t, rc);
-    }
-    /* A congested peer had no room a moment ago: wait again only once a batch went through. */
-    uint64_t start = t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
+    /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
+     * peer had no room a moment ago: wait again only once a batch went through. */
+    uint64_t start = t->tx_block ? end : t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
     z_result_t rc = write_batch(t, start, end);
     if (rc == ZM_E_AGAIN) {
-        batch_drop(t);
-        return ZM_E_AGAIN;
+        if (!t->tx_block) {
+            batch_drop(t);
+            return ZM_E_AGAIN;
+        }
+        batch_reset(t);
+        rc = ZM_E_TIMEOUT;
     }
     return rc == Z_OK ? Z_OK : declare_dead(t, rc);
 }
@@ -135,31 +132,27 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
-/*
- * tx_lock held. Encodes the header of a FRAME, or a FRAGMENT with its payload, into the batch.
- * Built here, in a frame of its own and without a whole zm_transport_msg_t, the header is off
- * the stack before the network message is encoded or the batch flushed, where the deepest
- * stacks of a send go.
- */
-static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool reliable, uint8_t prio, bool first,
-                                            bool more, zm_slice_t payload)
+/* tx_lock held. Encodes the header of a FRAME of channel ch into the batch (no struct to fill). */
+static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
-    uint32_t sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
-    bool has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
-    if (id == ZM_MID_FRAME) {
-        zm_frame_t f;
-        memset(&f, 0, sizeof(f));
-        f.reliable = reliable;
-        f.sn = sn;
-        f.has_qos = has_qos;
-        f.qos = wire_prio(t, prio);
-        return zm_frame_encode(&t->tx, &f);
-    }
+    uint8_t wp = wire_prio(t, prio);
+    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+}
+
+#if Z_FEATURE_FRAGMENTATION
+/*
+ * tx_lock held. Encodes a FRAGMENT with its payload into the batch. Built here, in a frame of its
+ * own and without a whole zm_transport_msg_t, the header is off the stack before the batch is
+ * flushed, where the deepest stacks of a send go.
+ */
+static ZM_NOINLINE z_result_t fragment_encode(zm_transport_t *t, bool reliable, uint8_t prio, bool first, bool more,
+                                              zm_slice_t payload)
+{
     zm_fragment_t f;
     memset(&f, 0, sizeof(f));
     f.reliable = reliable;
-    f.sn = sn;
-    f.has_qos = has_qos;
+    f.sn = t->tx_sn[ZM_CHANNEL(reliable, wire_prio(t, prio))];
+    f.has_qos = t->qos && wire_prio(t, prio) != ZM_PRIO_DATA;
     f.qos = wire_prio(t, prio);
     f.first = first;
     f.more = more;
@@ -167,7 +160,6 @@ static ZM_NOINLINE z_result_t header_encode(zm_transport_t *t, uint8_t id, bool 
     return zm_fragment_encode(&t->tx, &f);
 }
 
-#if Z_FEATURE_FRAGMENTATION
 /* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
 static size_t size_bound(const zm_network_msg_t *m)
 {
@@ -250,15 +242,14 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         bool first_marked = first && t->patch >= 1;
         /* the header's size, then as much payload as fits after it */
         size_t mark = t->tx.len;
-        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, true, zm_slice(NULL, 0));
+        rc = fragment_encode(t, reliable, prio, first_marked, true, zm_slice(NULL, 0));
         if (rc != Z_OK) {
             break;
         }
         size_t room = zm_writer_left(&t->tx);
         t->tx.len = mark;
         size_t chunk = w.len - off < room ? w.len - off : room;
-        rc = header_encode(t, ZM_MID_FRAGMENT, reliable, prio, first_marked, off + chunk < w.len,
-                           zm_slice(buf + off, chunk));
+        rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
             t->tx_msgs = 1;
@@ -301,7 +292,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
         size_t mark = t->tx.len;
         bool new_frame = t->tx_frame != (int)ch;
         if (new_frame) {
-            rc = header_encode(t, ZM_MID_FRAME, reliable, prio, false, false, zm_slice(NULL, 0));
+            rc = frame_header(t, ch, reliable, prio);
         }
         if (rc == Z_OK) {
             rc = zm_network_encode(&t->tx, m);
@@ -356,13 +347,14 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
 }
 
 /*
- * Milliseconds since last_rx on the 32-bit clock. The receiver may store a reading taken after
- * ours: a difference past half the range is such a "newer than now", i.e. no silence at all.
- * Leases are clamped far below 2^31 ms, so a real silence never gets that long unnoticed.
+ * Milliseconds from since (the low 32 bits of a clock reading) to now. The receiver may store a
+ * reading taken after ours: a difference past half the range is such a "newer than now", i.e. no
+ * time at all. Leases are clamped far below 2^31 ms, and the tick comes every fraction of one, so
+ * a real silence or congestion never gets that long unnoticed.
  */
-static uint32_t silence_ms(uint64_t now, uint32_t last_rx)
+static uint32_t elapsed_ms(uint64_t now, uint32_t since)
 {
-    uint32_t d = (uint32_t)now - last_rx;
+    uint32_t d = (uint32_t)now - since;
     return d > UINT32_MAX / 2u ? 0u : d;
 }
 
@@ -370,7 +362,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
 {
     uint32_t last_rx = atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
     uint64_t now = zm_port_clock_ms();
-    if (silence_ms(now, last_rx) > t->remote_lease_ms) {
+    if (elapsed_ms(now, last_rx) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
     if (!TX_TRYLOCK(t)) {
@@ -379,9 +371,9 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
-    if (t->tx_congested && now >= t->tx_congested_since_ms && now - t->tx_congested_since_ms > t->remote_lease_ms) {
+    if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {
         /* it keeps its side alive but has had no room for anything of ours for a whole lease */
-        ZM_LOG_W("transport: the peer read nothing for longer than its lease (%U ms)", t->remote_lease_ms);
+        ZM_LOG_W("transport: the peer read nothing for longer than its lease (%u ms)", (unsigned)t->remote_lease_ms);
         TX_UNLOCK(t);
         return ZM_E_TIMEOUT; /* the session closes it, as an expired one */
     }
@@ -391,9 +383,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
             rc = Z_OK; /* no room now: it waits for the next tick or the next flush */
         }
     } else if (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
-        zm_keep_alive_t ka;
-        memset(&ka, 0, sizeof(ka));
-        if (zm_keep_alive_encode(&t->tx, &ka) == Z_OK) {
+        if (zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK) { /* zmote's has no extension */
             rc = write_batch(t, now, end);
             if (rc == ZM_E_AGAIN) {
                 batch_reset(t); /* no room: skipped, a peer that does not read needs none */

@@ -9,13 +9,6 @@
 #include "transport/internal.h"
 #include "util/alloc.h"
 
-uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
-{
-    uint8_t fsn = (uint8_t)((a & 3u) < (b & 3u) ? (a & 3u) : (b & 3u));
-    uint8_t rid = (uint8_t)((a & 0xcu) < (b & 0xcu) ? (a & 0xcu) : (b & 0xcu));
-    return (uint8_t)(fsn | rid);
-}
-
 z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
@@ -63,10 +56,19 @@ z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, u
     return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
 }
 
-/* Receives the next handshake message; a CLOSE is ZM_E_CLOSED, anything else unexpected is an error. */
-static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, bool ack, zm_transport_msg_t *m)
+/*
+ * One step of the opener: sends the syn encoded in buf (behind ZM_LINK_HEADROOM), then receives
+ * the answer into m, which must be the ack of the same message. A CLOSE is ZM_E_CLOSED, anything
+ * else unexpected is an error. The link's receive deadline bounds the wait (set for the whole
+ * handshake); nothing sent by the deadline is ZM_E_TIMEOUT.
+ */
+static z_result_t exchange(zm_transport_t *t, uint8_t *buf, size_t len, uint8_t want, zm_transport_msg_t *m,
+                           uint64_t deadline)
 {
-    zm_link_set_deadline(&t->link, deadline);
+    z_result_t rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, len, deadline, deadline);
+    if (rc != Z_OK) {
+        return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc;
+    }
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     zm_reader_t r;
@@ -78,30 +80,23 @@ static z_result_t recv_one(zm_transport_t *t, uint64_t deadline, uint8_t want, b
     if (m->id != want) {
         return ZM_E_FIELD;
     }
-    bool is_ack = want == ZM_MID_INIT ? m->body.init.ack : m->body.open.ack;
-    return is_ack == ack ? Z_OK : ZM_E_FIELD;
+    bool ack = want == ZM_MID_INIT ? m->body.init.ack : m->body.open.ack;
+    return ack ? Z_OK : ZM_E_FIELD;
 }
 
 /*
- * A CLOSE is a header and a reason byte: it is encoded from its own small struct into a buffer
- * of its own, not through zm_transport_send_one and its handshake-sized buffer, because a close
- * can happen deep in a send or a receive (a peer killed for what it sent) and must not stack
- * ~500 more bytes there.
+ * A CLOSE is a header and a reason byte (zmote's has no extension): they are written as they are
+ * into a buffer of their own, not through zm_transport_send_one and its handshake-sized buffer,
+ * because a close can happen deep in a send or a receive (a peer killed for what it sent) and
+ * must not stack ~500 more bytes there.
  */
 static void send_close(zm_link_t *link, bool session, uint8_t reason)
 {
-    zm_close_t m;
-    memset(&m, 0, sizeof(m));
-    m.session = session;
-    m.reason = reason;
-    uint8_t buf[ZM_LINK_HEADROOM + 8];
-    zm_writer_t w;
-    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
-    if (zm_close_encode(&w, &m) != Z_OK) {
-        return;
-    }
+    uint8_t buf[ZM_LINK_HEADROOM + 2];
+    buf[ZM_LINK_HEADROOM] = (uint8_t)(ZM_MID_CLOSE | (session ? ZM_CLOSE_FLAG_S : 0u));
+    buf[ZM_LINK_HEADROOM + 1] = reason;
     uint64_t now = zm_port_clock_ms();
-    z_result_t r = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    z_result_t r = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, 2, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
     ZM_UNUSED(r); /* a peer that is gone, or does not read, needs no CLOSE */
 }
 
@@ -120,24 +115,29 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
     init->patch = 1; /* fragments carry First/Drop markers */
 }
 
-void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
+uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs)
 {
     /* Seconds when whole, as Rust announces; a lease beyond 32 bits goes in milliseconds, which
      * means the same and keeps 64-bit division out of a 32-bit target. */
     uint32_t ms = (uint32_t)lease_ms;
+    *secs = ms == lease_ms && ms % 1000u == 0;
+    return *secs ? ms / 1000u : lease_ms;
+}
+
+void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
+{
     memset(open, 0, sizeof(*open));
-    open->lease_secs = ms == lease_ms && ms % 1000u == 0;
-    open->lease = open->lease_secs ? ms / 1000u : lease_ms;
+    open->lease = zm_transport_lease_wire(lease_ms, &open->lease_secs);
     open->initial_sn = initial_sn;
 }
 
-uint64_t zm_transport_open_lease_ms(const zm_open_t *o)
+uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
 {
-    uint64_t max = ZM_LEASE_MAX_MS;
+    /* within 32 bits once clamped: opt.h bounds ZM_LEASE_MAX_MS below 2^31 */
     if (o->lease_secs) {
-        return o->lease > max / 1000u ? max : o->lease * 1000u;
+        return o->lease > ZM_LEASE_MAX_MS / 1000u ? ZM_LEASE_MAX_MS : (uint32_t)o->lease * 1000u;
     }
-    return o->lease > max ? max : o->lease;
+    return o->lease > ZM_LEASE_MAX_MS ? ZM_LEASE_MAX_MS : (uint32_t)o->lease;
 }
 
 uint32_t zm_transport_random_sn(uint32_t mask)
@@ -172,27 +172,36 @@ uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params
     return zm_min_u16(p->batch_size, zm_link_mtu(link));
 }
 
-/* Opener: InitSyn, InitAck, OpenSyn, OpenAck. */
+/*
+ * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
+ * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
+ */
 static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p, uint64_t deadline)
 {
+    /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
+    uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];
+    zm_writer_t w;
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_INIT;
     uint16_t cap = zm_transport_batch_cap(&t->link, p);
-    zm_transport_init_fill(&m.body.init, p, ZM_RESOLUTION_DEFAULT, cap);
-    if (p->qos) {
-        m.body.init.exts |= ZM_INIT_EXT_QOS;
-    }
-    ZM_TRY(zm_transport_send_one(&t->link, &m, deadline, deadline));
-
-    ZM_TRY(recv_one(t, deadline, ZM_MID_INIT, true, &m));
+    ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
+    /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
+     * once the OpenSyn that carries it is out. Rust's are well under this bound. */
+    zm_slice_t cookie = ack->cookie;
+    z_result_t rc = Z_OK;
     if (ack->version != ZM_PROTO_VERSION || zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT) != res ||
         batch < 64) {
+        rc = ZM_E_UNSUPPORTED;
+    } else if (cookie.len > 256u) {
+        rc = ZM_E_FIELD;
+    }
+    if (rc != Z_OK) {
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
-        return ZM_E_UNSUPPORTED;
+        return rc;
     }
     t->remote_zid = ack->zid;
     t->remote_whatami = ack->whatami;
@@ -200,22 +209,13 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
     batch = zm_min_u16(batch, cap);
-    /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
-     * once the OpenSyn that carries it is out. Rust's are well under this bound. */
-    zm_slice_t cookie = ack->cookie;
-    if (cookie.len > 256u) {
-        zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
-        return ZM_E_FIELD;
-    }
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
-    memset(&m, 0, sizeof(m));
-    m.id = ZM_MID_OPEN;
-    zm_transport_open_fill(&m.body.open, p->lease_ms, initial_sn);
-    m.body.open.cookie = cookie;
-    ZM_TRY(zm_transport_send_one(&t->link, &m, deadline, deadline));
-
-    ZM_TRY(recv_one(t, deadline, ZM_MID_OPEN, true, &m));
+    bool secs;
+    uint64_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
+    w.len = 0;
+    ZM_TRY(zm_open_syn_encode(&w, secs, lease, initial_sn, cookie));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m, deadline));
     if (m.body.open.initial_sn > t->sn_mask) {
         return ZM_E_SN_RANGE;
     }
@@ -240,6 +240,7 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     /* The rx buffer serves the handshake too: the link may already hold the first FRAMEs in it. */
     z_result_t rc = zm_transport_setup(t, link, p);
     if (rc == Z_OK) {
+        zm_link_set_deadline(&t->link, deadline); /* bounds each receive of the handshake */
         rc = handshake_open(t, p, deadline);
     }
     if (rc == Z_OK) {

@@ -31,24 +31,20 @@ z_result_t zm_read_zint_slow(zm_reader_t *r, uint64_t *out)
 {
     const uint8_t *p = r->ptr;
     uint64_t v = 0;
-    unsigned shift = 0;
-    for (unsigned i = 0; i < ZM_ZINT_MAX_LEN - 1; i++, shift += 7) {
+    for (unsigned shift = 0;; shift += 7) {
         if (p >= r->end) {
             return ZM_E_TRUNCATED;
         }
         uint8_t b = *p++;
+        if (shift == 7u * (ZM_ZINT_MAX_LEN - 1)) {
+            v |= (uint64_t)b << shift; /* the 9th byte carries 8 data bits and no continuation flag */
+            break;
+        }
         v |= (uint64_t)(b & 0x7f) << shift;
         if ((b & 0x80) == 0) {
-            r->ptr = p;
-            *out = v;
-            return Z_OK;
+            break;
         }
     }
-    /* The 9th byte carries 8 data bits and no continuation flag. */
-    if (p >= r->end) {
-        return ZM_E_TRUNCATED;
-    }
-    v |= (uint64_t)*p++ << shift;
     r->ptr = p;
     *out = v;
     return Z_OK;

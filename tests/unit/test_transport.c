@@ -454,6 +454,38 @@ static void test_init_vectors(void)
     CHECK_EQ_INT(d.body.init.exts, ZM_INIT_EXT_QOS | ZM_INIT_EXT_PATCH);
 }
 
+/* The opener's syns, written without a struct, are the vectors' own; all or nothing. */
+static void test_syn_encoders(void)
+{
+    uint8_t buf[64];
+    zm_writer_t w;
+    zm_zid_t zid = zid_of(ZID_0102, 2);
+    zm_writer_init(&w, buf, sizeof(buf));
+    CHECK(zm_init_syn_encode(&w, ZM_WAI_CLIENT, &zid, ZM_BATCH_DEFAULT, true) == Z_OK);
+    vector_t *v = vec("INIT Syn client zid=0102 defaults, QoS, Patch=1");
+    CHECK_EQ_MEM(buf, w.len, v->bytes, v->len);
+    zm_writer_init(&w, buf, sizeof(buf));
+    CHECK(zm_init_syn_encode(&w, ZM_WAI_CLIENT, &zid, 2048, false) == Z_OK);
+    v = vec("INIT Syn client zid=0102 batch=2048 (pico-like), Patch=1, no QoS");
+    CHECK_EQ_MEM(buf, w.len, v->bytes, v->len);
+    zm_writer_init(&w, buf, v->len - 1);
+    CHECK_EQ_INT(zm_init_syn_encode(&w, ZM_WAI_CLIENT, &zid, 2048, false), ZM_E_NO_SPACE);
+    CHECK_EQ_INT(w.len, 0);
+    zm_writer_init(&w, buf, sizeof(buf));
+    CHECK_EQ_INT(zm_init_syn_encode(&w, 3, &zid, 2048, false), ZM_E_WHATAMI);
+    zid.len = 0;
+    CHECK_EQ_INT(zm_init_syn_encode(&w, ZM_WAI_CLIENT, &zid, 2048, false), ZM_E_ZID);
+
+    static const uint8_t deadbeef[] = {0xde, 0xad, 0xbe, 0xef};
+    zm_writer_init(&w, buf, sizeof(buf));
+    CHECK(zm_open_syn_encode(&w, true, 10, 0x1234, zm_slice(deadbeef, 4)) == Z_OK);
+    v = vec("OPEN Syn lease=10s sn=0x1234 cookie=deadbeef");
+    CHECK_EQ_MEM(buf, w.len, v->bytes, v->len);
+    zm_writer_init(&w, buf, v->len - 1);
+    CHECK_EQ_INT(zm_open_syn_encode(&w, true, 10, 0x1234, zm_slice(deadbeef, 4)), ZM_E_NO_SPACE);
+    CHECK_EQ_INT(w.len, 0);
+}
+
 static void test_open_close_vectors(void)
 {
     static const uint8_t deadbeef[] = {0xde, 0xad, 0xbe, 0xef};
@@ -684,6 +716,22 @@ static void test_frame_vectors(void)
     /* outside a FRAME there is no network message to read */
     CHECK(zm_batch_next_network(&it, &nm, &got) == Z_OK && !got);
     CHECK(zm_batch_next(&it, &d, &got) == Z_OK && !got);
+
+    /* a transport's FRAME headers, written without a struct, are the vectors' own */
+    uint8_t hdr[8];
+    zm_writer_t w;
+    zm_writer_init(&w, hdr, sizeof(hdr));
+    CHECK(zm_frame_header_encode(&w, false, 0, true, ZM_PRIO_REAL_TIME) == Z_OK);
+    v = vec("FRAME best-effort sn=0 QoS prio=RealTime(1) [PUSH ...]");
+    CHECK_EQ_MEM(hdr, w.len, v->bytes, 4);
+    zm_writer_init(&w, hdr, sizeof(hdr));
+    CHECK(zm_frame_header_encode(&w, true, 0x1234, false, ZM_PRIO_DATA) == Z_OK);
+    v = vec(decl);
+    CHECK_EQ_MEM(hdr, w.len, v->bytes, 3);
+    /* all or nothing */
+    zm_writer_init(&w, hdr, 3);
+    CHECK_EQ_INT(zm_frame_header_encode(&w, false, 0x1234, true, ZM_PRIO_REAL_TIME), ZM_E_NO_SPACE);
+    CHECK_EQ_INT(w.len, 0);
 
     /* the INIT Ack's TCP form */
     v = vec("INIT Ack router 16-byte zid batch=2048 cookie=c00c1e Patch=1");
@@ -1214,6 +1262,7 @@ int main(void)
     CHECK(n_vectors > 40);
     test_scouting_vectors();
     test_init_vectors();
+    test_syn_encoders();
     test_open_close_vectors();
     test_fragment_join_vectors();
     test_frame_vectors();
