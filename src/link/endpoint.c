@@ -186,21 +186,6 @@ static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
     return false;
 }
 
-/* Separators of the outer grammar may not reappear inside a list: `?a=1?b` is a typo. */
-static z_result_t check_params(zm_slice_t params)
-{
-    if (find(params, '?') != params.len || find(params, '#') != params.len) {
-        return ZM_E_LOCATOR;
-    }
-    zm_slice_t rest = params, key, value;
-    while (next_param(&rest, &key, &value)) {
-        if (key.len == 0) {
-            return ZM_E_LOCATOR;
-        }
-    }
-    return Z_OK;
-}
-
 bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
 {
     zm_slice_t want = zm_slice(key, strlen(key));
@@ -230,8 +215,8 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     }
     zm_slice_t proto = sub(all, 0, slash);
     unsigned p = word_index(proto, PROTO_WORDS);
-    if (p >= ZM_PROTO_COUNT) {
-        return ZM_E_UNSUPPORTED;
+    if (p >= ZM_PROTO_COUNT || (!ZM_LINK_IP && p != ZM_PROTO_SERIAL)) {
+        return ZM_E_UNSUPPORTED; /* unknown, or a build without IP links */
     }
     ep->proto = (zm_link_proto_t)p;
 
@@ -247,7 +232,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         ep->config = sub(rest, h + 1, rest.len);
     }
 
-    if (ep->proto == ZM_PROTO_SERIAL) {
+    if (p == ZM_PROTO_SERIAL) {
         if (ep->address.len == 0) {
             return ZM_E_LOCATOR;
         }
@@ -256,13 +241,23 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         ZM_TRY(parse_host_port(ep, use));
 #else
         ZM_UNUSED(use);
-        return ZM_E_UNSUPPORTED; /* a build without IP links */
 #endif
     }
-    ZM_TRY(check_params(ep->metadata));
-    ZM_TRY(check_params(ep->config));
+    /* Past the address come `?metadata` and `#config`, lists of `key[=value]` entries separated by
+     * ';'. Another '?' or '#' is a typo (`?a=1?b`), and so is an empty key: an entry that starts
+     * with '='. Empty entries are tolerated, as in Rust. */
+    uint8_t prev = ';';
+    for (size_t i = addr_end; i < rest.len; i++) {
+        uint8_t c = rest.ptr[i];
+        if (i == addr_end || i == h) {
+            c = ';'; /* the separator starts the list's first entry */
+        } else if (c == '?' || c == '#' || (c == '=' && prev == ';')) {
+            return ZM_E_LOCATOR;
+        }
+        prev = c;
+    }
 
-    if (ep->proto == ZM_PROTO_SERIAL) {
+    if (p == ZM_PROTO_SERIAL) {
         zm_serial_config_t serial;
         return zm_endpoint_serial_config(ep, &serial);
     }
@@ -333,38 +328,31 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
     cfg->reset_wait_ms = 50;
     zm_slice_t rest = ep->config, key, value;
     while (next_param(&rest, &key, &value)) {
-        uint64_t v = 0;
-        switch (word_index(key, SERIAL_KEYS)) {
-        case 0: /* baudrate */
-            if (!parse_decimal(value, UINT32_MAX, &v) || v == 0) {
-                return ZM_E_LOCATOR;
-            }
-            cfg->baudrate = (uint32_t)v;
-            break;
-        case 1: { /* tout, in milliseconds rounded up: its last three digits are the fraction */
-            uint64_t ms = 0;
-            if (!parse_decimal(value, UINT64_MAX, &v) ||
-                (value.len > 3 && !parse_decimal(zm_slice(value.ptr, value.len - 3), UINT64_MAX, &ms))) {
-                return ZM_E_LOCATOR;
-            }
-            ms += v != ms * 1000u;
-            cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-            break;
-        }
-        case 2: /* exclusive */
-        case 3: /* release_on_close: `true` is what zmote does, `false` one it does not offer */
-            switch (word_index(value, TRUE_FALSE)) {
-            case 0:
-                break;
-            case 1:
+        unsigned k = word_index(key, SERIAL_KEYS);
+        if (k >= 2) { /* exclusive, release_on_close: `true` is what zmote does, `false` one it does not offer */
+            unsigned b = word_index(value, TRUE_FALSE);
+            if (k > 3 || b == 1) {
                 return ZM_E_UNSUPPORTED;
-            default:
+            }
+            if (b != 0) {
                 return ZM_E_LOCATOR; /* a typo */
             }
-            break;
-        default:
-            return ZM_E_UNSUPPORTED;
+            continue;
         }
+        uint64_t v = 0, ms = 0;
+        if (!parse_decimal(value, k == 0 ? UINT32_MAX : UINT64_MAX, &v) || (k == 0 && v == 0)) {
+            return ZM_E_LOCATOR;
+        }
+        if (k == 0) {
+            cfg->baudrate = (uint32_t)v;
+            continue;
+        }
+        /* tout, in milliseconds rounded up: its last three digits are the fraction */
+        if (value.len > 3) {
+            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), UINT64_MAX, &ms);
+        }
+        ms += v != ms * 1000u;
+        cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
     }
     return Z_OK;
 }
