@@ -49,8 +49,9 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
     return ~crc;
 }
 
-/* What the encoder writes next. */
-enum { ENC_CODE, ENC_BLOCK, ENC_BLOCK_THEN_ZERO, ENC_LAST_BLOCK, ENC_DELIMITER, ENC_DONE };
+/* What the encoder writes once the current block is out: the next code byte (after a full block,
+ * or at the start), the same after skipping the zero that cut the block, the delimiter, nothing. */
+enum { ENC_CODE, ENC_ZERO_THEN_CODE, ENC_DELIMITER, ENC_DONE };
 
 z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
 {
@@ -92,9 +93,15 @@ size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
 {
     size_t total = e->len + ZM_SERIAL_OVERHEAD;
     size_t n = 0;
-    while (n < cap) {
-        switch (e->state) {
-        case ENC_CODE: {
+    while (n < cap && e->state != ENC_DONE) {
+        if (e->block_left > 0) {
+            out[n++] = plain_at(e, e->pos++);
+            e->block_left--;
+        } else if (e->state == ENC_DELIMITER) {
+            out[n++] = 0x00;
+            e->state = ENC_DONE;
+        } else {
+            e->pos += e->state == ENC_ZERO_THEN_CODE;
             size_t run = 0;
             while (run < 254u && e->pos + run < total && plain_at(e, e->pos + run) != 0) {
                 run++;
@@ -102,31 +109,10 @@ size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
             out[n++] = (uint8_t)(run + 1u);
             e->block_left = (uint8_t)run;
             if (run == 254u) {
-                e->state = ENC_BLOCK;
+                e->state = ENC_CODE;
             } else {
-                e->state = e->pos + run < total ? ENC_BLOCK_THEN_ZERO : ENC_LAST_BLOCK;
+                e->state = e->pos + run < total ? ENC_ZERO_THEN_CODE : ENC_DELIMITER;
             }
-            break;
-        }
-        case ENC_BLOCK:
-        case ENC_BLOCK_THEN_ZERO:
-        case ENC_LAST_BLOCK:
-            if (e->block_left > 0) {
-                out[n++] = plain_at(e, e->pos++);
-                e->block_left--;
-                break;
-            }
-            if (e->state == ENC_BLOCK_THEN_ZERO) {
-                e->pos++;
-            }
-            e->state = e->state == ENC_LAST_BLOCK ? ENC_DELIMITER : ENC_CODE;
-            break;
-        case ENC_DELIMITER:
-            out[n++] = 0x00;
-            e->state = ENC_DONE;
-            break;
-        default:
-            return n;
         }
     }
     return n;
@@ -283,11 +269,13 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
 /* Reads a receive that must not wait makes at most, so a flooded line cannot hold its caller. */
 #define TRY_READS_MAX 8u
 
+#if Z_FEATURE_UNICAST_PEER
 /* What an accepted line shares with its listener: whether it is still open, and who is left. */
 typedef struct {
     atomic_uint refs;
     atomic_bool busy;
 } serial_claim_t;
+#endif
 
 /* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
 typedef struct {
@@ -316,10 +304,13 @@ typedef struct {
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
     line_tx_t tx;          /* tx.chunk points to tx_chunk */
     uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
+#if Z_FEATURE_UNICAST_PEER
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
+#endif
     char dev[LINE_NAME_SIZE];
 } serial_line_t;
 
+#if Z_FEATURE_UNICAST_PEER
 /* A listener: the line waiting for an INIT (NULL while its link is out, or while the device
  * cannot be opened). Only the accepting thread touches it; shutdown only raises shut. */
 typedef struct {
@@ -331,6 +322,7 @@ typedef struct {
     uint32_t baudrate;
     char dev[ZM_SERIAL_DEV_MAX + 1];
 } serial_listener_t;
+#endif
 
 static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 {
@@ -358,7 +350,9 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
     s->raw_len = 0;
     s->tx.chunk = s->tx_chunk;
     s->tx.cap = sizeof(s->tx_chunk);
+#if Z_FEATURE_UNICAST_PEER
     s->claim = NULL;
+#endif
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
 #else
@@ -368,20 +362,25 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
     return Z_OK;
 }
 
+#if Z_FEATURE_UNICAST_PEER
 static void claim_release(serial_claim_t *c)
 {
     if (atomic_fetch_sub(&c->refs, 1u) == 1u) {
         zm_free(c);
     }
 }
+#endif
 
+/* Closes the line's device and frees it; a client only has lines it opened, never a listener's. */
 static void line_free(serial_line_t *s)
 {
     zm_port_serial_close(&s->port);
+#if Z_FEATURE_UNICAST_PEER
     if (s->claim != NULL) {
         atomic_store(&s->claim->busy, false); /* the device is closed: the listener may reopen it */
         claim_release(s->claim);
     }
+#endif
     zm_free(s);
 }
 
