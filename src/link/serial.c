@@ -165,20 +165,20 @@ static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1]
 
 /*
  * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
- * far as it fits and in order, with the CRC register following it. False once the frame is
- * longer than any this side takes.
+ * far as it fits and in order, with the CRC register following it. A frame longer than any this
+ * side takes is marked lost (overflow), and the decoder skips the rest of it.
  */
-static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
+static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
 {
     size_t k = d->len;
     if (k == ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD) {
         d->overflow = true;
-        return false;
+        return;
     }
     d->len = k + 1;
     if (k < sizeof(d->head)) {
         d->head[k] = b;
-        return true;
+        return;
     }
     size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
@@ -189,37 +189,29 @@ static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
         }
     } else if (i - len < sizeof(d->sent_crc)) {
         d->sent_crc[i - len] = b;
-    }
-    return true; /* bytes past the CRC make the length disagree: seen at the delimiter */
+    } /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
 /* The delimiter came: check what was decoded and start over for the next frame. */
 static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
-    z_result_t r = Z_OK;
-    size_t n = d->len;
+    z_result_t r;
+    const uint8_t *c = d->sent_crc; /* read only once the frame was long enough to fill it */
     if (d->overflow) {
         r = ZM_E_NO_SPACE;
-    } else if (d->block_left != 0 || n < ZM_SERIAL_OVERHEAD) {
-        r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, or no room for the header */
+    } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
+        r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, no room for the header, or a
+                             * length that disagrees with the frame */
+    } else if (((uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24)) !=
+               ~d->crc) {
+        r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
-        const uint8_t *c = d->sent_crc;
-        uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
-        if (n != len + ZM_SERIAL_OVERHEAD) {
-            r = ZM_E_TRUNCATED;
-        } else if (sent != ~d->crc) {
-            r = ZM_E_CHECKSUM;
-        } else {
-            frame->flags = d->head[0];
-            frame->payload = zm_slice(buf, d->stored == len ? len : 0);
-            if (d->stored != len) {
-                frame_reset(d);
-                return ZM_E_FIELD; /* whole and intact, but the caller has no room for it */
-            }
-        }
+        frame->flags = d->head[0];
+        frame->payload = zm_slice(buf, d->stored == len ? len : 0);
+        r = d->stored == len ? Z_OK : ZM_E_FIELD; /* whole and intact, but the caller has no room */
     }
-    if (r != Z_OK) {
+    if (r != Z_OK && r != ZM_E_FIELD) {
         d->dropped++;
     }
     frame_reset(d);
@@ -242,17 +234,20 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
         if (d->overflow) {
             continue;
         }
-        if (d->block_left > 0) {
+        if (d->block_left == 0) {
+            /* A code byte, for a block of b - 1 bytes. The block before it, if it stood for a zero,
+             * did not end the frame: that zero comes first. */
+            bool zero = d->zero_pending;
+            d->block_left = (uint8_t)(b - 1u);
+            d->zero_pending = b != 0xffu;
+            if (!zero) {
+                continue;
+            }
+            b = 0x00;
+        } else {
             d->block_left--;
-            (void)decoded_put(d, b, buf, cap);
-            continue;
         }
-        /* A code byte: the block before it, if it stood for a zero, did not end the frame. */
-        if (d->zero_pending && !decoded_put(d, 0x00, buf, cap)) {
-            continue;
-        }
-        d->block_left = (uint8_t)(b - 1u);
-        d->zero_pending = b != 0xffu;
+        decoded_put(d, b, buf, cap);
     }
     *used = len;
     return ZM_E_AGAIN;
