@@ -36,8 +36,11 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
 
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
+#if ZM_LINK_BYTES
     ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && (ops->write != NULL || ops->send != NULL));
-    ZM_ASSERT(ZM_LINK_BYTES || (ops->recv != NULL && ops->send != NULL));
+#else
+    ZM_ASSERT(ops != NULL && ops->recv != NULL && ops->send != NULL);
+#endif
     link_reset(l, ops, proto, ctx);
 }
 
@@ -57,6 +60,11 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
+#if !Z_FEATURE_UNICAST_PEER
+    ZM_UNUSED(listener);
+    ZM_UNUSED(ep);
+    return ZM_E_UNSUPPORTED; /* only peers listen */
+#else
     const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
     if (ops == NULL || ops->listen == NULL) {
         return ZM_E_UNSUPPORTED;
@@ -67,10 +75,17 @@ z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
         listener->ops = NULL;
     }
     return r;
+#endif
 }
 
 z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms)
 {
+#if !Z_FEATURE_UNICAST_PEER
+    ZM_UNUSED(listener);
+    ZM_UNUSED(out);
+    ZM_UNUSED(timeout_ms);
+    return ZM_E_UNSUPPORTED; /* nothing listens */
+#else
     ZM_ASSERT(listener->ops != NULL && listener->ops->accept != NULL);
     link_reset(out, listener->ops, listener->proto, listener->ctx);
     z_result_t r = listener->ops->accept(listener, out, timeout_ms);
@@ -78,14 +93,20 @@ z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_
         out->ops = NULL;
     }
     return r;
+#endif
 }
 
 z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
 {
-    if (l->ops->local_port == NULL) {
-        return ZM_E_UNSUPPORTED;
+#if ZM_PORT_SOCKETS
+    if (l->ops->local_port != NULL) {
+        return l->ops->local_port(l, port);
     }
-    return l->ops->local_port(l, port);
+#else
+    ZM_UNUSED(l);
+    ZM_UNUSED(port);
+#endif
+    return ZM_E_UNSUPPORTED; /* a link without a port: serial */
 }
 
 bool zm_link_is_streamed(const zm_link_t *l) { return ZM_LINK_BYTES && l->ops->streamed; }
