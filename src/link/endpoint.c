@@ -165,25 +165,32 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
     return parse_port(sub(a, colon + 1, a.len), use, &ep->port);
 }
 
-/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
 #endif
 
+/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
 static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
-    while (rest->len > 0) {
-        size_t semi = find(*rest, ';');
-        zm_slice_t entry = sub(*rest, 0, semi);
-        size_t next = semi < rest->len ? semi + 1 : rest->len;
-        *rest = sub(*rest, next, rest->len);
-        if (entry.len == 0) {
-            continue; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
-        }
-        size_t eq = find(entry, '=');
-        *key = sub(entry, 0, eq);
-        *value = eq < entry.len ? sub(entry, eq + 1, entry.len) : sub(entry, entry.len, entry.len);
-        return true;
+    const uint8_t *p = rest->ptr;
+    const uint8_t *end = p + rest->len;
+    while (p < end && *p == ';') {
+        p++; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
     }
-    return false;
+    if (p == end) {
+        return false;
+    }
+    const uint8_t *k = p;
+    while (p < end && *p != ';' && *p != '=') {
+        p++;
+    }
+    *key = zm_slice(k, (size_t)(p - k));
+    p += p < end && *p == '='; /* a bare `key` has an empty value */
+    const uint8_t *v = p;
+    while (p < end && *p != ';') {
+        p++;
+    }
+    *value = zm_slice(v, (size_t)(p - v));
+    *rest = zm_slice(p, (size_t)(end - p));
+    return true;
 }
 
 bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
