@@ -65,9 +65,7 @@ z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const 
     e->head[0] = flags;
     e->head[1] = (uint8_t)(len & 0xffu);
     e->head[2] = (uint8_t)(len >> 8);
-    for (unsigned i = 0; i < sizeof(e->tail); i++) {
-        e->tail[i] = (uint8_t)(crc >> (8u * i));
-    }
+    e->crc = crc;
     e->block_left = 0;
     e->state = ENC_CODE;
     return Z_OK;
@@ -80,7 +78,7 @@ static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
         return e->head[i];
     }
     i -= sizeof(e->head);
-    return i < e->len ? e->payload[i] : e->tail[i - e->len];
+    return i < e->len ? e->payload[i] : (uint8_t)(e->crc >> (8u * (i - e->len))); /* little-endian */
 }
 
 /*
