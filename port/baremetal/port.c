@@ -63,7 +63,7 @@ void zm_port_log(uint8_t level, const char *line)
 
 /* The tick's last value and the wraps seen so far; one thread reads the clock, so no lock. */
 static uint32_t tick_last;
-static uint64_t tick_high;
+static uint32_t tick_wraps;
 /* What zm_port_time_ns adds to the monotonic clock; set by zm_baremetal_set_time_ns. */
 static uint64_t wall_offset_ns;
 
@@ -71,10 +71,10 @@ uint64_t zm_port_clock_ms(void)
 {
     uint32_t now = zm_board_millis();
     if (now < tick_last) {
-        tick_high += (uint64_t)1 << 32;
+        tick_wraps++;
     }
     tick_last = now;
-    return tick_high | now;
+    return (uint64_t)tick_wraps << 32 | now;
 }
 
 uint64_t zm_port_time_ns(void) { return zm_port_clock_ms() * 1000000u + wall_offset_ns; }
