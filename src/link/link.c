@@ -47,9 +47,10 @@ void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops,
 z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
-    if (ops == NULL || ops->open == NULL) {
+    if (ops == NULL) {
         return ZM_E_UNSUPPORTED;
     }
+    ZM_ASSERT(ops->open != NULL); /* every protocol of the table can be opened */
     link_reset(l, ops, ep->proto, NULL);
     z_result_t r = ops->open(l, ep, timeout_ms);
     if (r != Z_OK) {
