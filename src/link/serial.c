@@ -329,7 +329,7 @@ static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 
 static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudrate)
 {
-    serial_line_t *s = zm_alloc(sizeof(*s));
+    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name */
     if (s == NULL) {
         return ZM_E_NOMEM;
     }
@@ -339,17 +339,10 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         return r;
     }
     zm_serial_decoder_init(&s->rx);
-    s->raw_pos = 0;
-    s->raw_len = 0;
     s->tx.chunk = s->tx_chunk;
     s->tx.cap = sizeof(s->tx_chunk);
-#if Z_FEATURE_UNICAST_PEER
-    s->claim = NULL;
-#endif
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
-#else
-    s->dev[0] = '\0';
 #endif
     *out = s;
     return Z_OK;
@@ -599,19 +592,20 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
 
 /*
  * Frames are decoded straight into the caller's buffer, so a frame that arrives in parts keeps
- * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0), so that
- * zm_link_rebuffer carries it into a new buffer; a buffer that changed without it (rx_len no
- * longer matches) lost those bytes, and the frame is dropped.
+ * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0: link.c
+ * moves it only for links without a recv op), so that zm_link_rebuffer carries it into a new
+ * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
+ * frame is dropped.
  */
 static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
-    if (l->rx_pos != 0 || l->rx_len != s->rx.stored) {
+    ZM_ASSERT(l->rx_pos == 0);
+    if (l->rx_len != s->rx.stored) {
         zm_serial_decoder_lose(&s->rx);
     }
     z_result_t r = line_recv(l, s, buf, cap, wait, n);
-    l->rx_pos = 0;
     l->rx_len = s->rx.stored;
     return r;
 }
