@@ -111,13 +111,9 @@ static uint64_t rng_next(void)
 
 void zm_port_random(void *buf, size_t len)
 {
-    uint8_t fresh[8];
-    zm_board_entropy(fresh, sizeof(fresh));
-    uint64_t mix = zm_port_clock_ms();
-    for (size_t i = 0; i < sizeof(fresh); i++) {
-        mix = (mix << 8) ^ (mix >> 56) ^ fresh[i];
-    }
-    rng_state ^= mix;
+    uint64_t fresh; /* the board's bytes, read as a word */
+    zm_board_entropy((uint8_t *)&fresh, sizeof(fresh));
+    rng_state ^= fresh ^ zm_port_clock_ms();
     uint8_t *p = buf;
     while (len > 0) {
         uint64_t w = rng_next();
