@@ -106,9 +106,10 @@ static bool valid_ipv6(zm_slice_t h)
 
 #endif
 
-/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). The bound
- * of each step is a constant, so no 64-bit division is needed on a 32-bit target. */
-static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
+/* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); the
+ * caller checks a lower bound. The bound of each step is a constant, so no 64-bit division is
+ * needed on a 32-bit target. */
+static bool parse_decimal(zm_slice_t digits, uint64_t *out)
 {
     if (digits.len == 0) {
         return false;
@@ -122,14 +123,14 @@ static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
         v = v * 10u + d;
     }
     *out = v;
-    return v <= max;
+    return true;
 }
 
 #if ZM_LINK_IP
 static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
 {
     uint64_t v = 0;
-    if (digits.len > 5 || !parse_decimal(digits, 65535u, &v) || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
+    if (digits.len > 5 || !parse_decimal(digits, &v) || v > 65535u || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
         return ZM_E_LOCATOR;
     }
     *port = (uint16_t)v;
@@ -295,7 +296,7 @@ bool zm_endpoint_is_multicast(const zm_endpoint_t *ep)
     /* 224.0.0.0/4: a dotted IPv4 literal whose first number is 224..239 */
     size_t dot = find(h, '.');
     uint64_t first = 0;
-    return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), 255u, &first) && first >= 224u && first <= 239u;
+    return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), &first) && first >= 224u && first <= 239u;
 }
 #endif
 
@@ -347,7 +348,7 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
             continue;
         }
         uint64_t v = 0, ms = 0;
-        if (!parse_decimal(value, k == 0 ? UINT32_MAX : UINT64_MAX, &v) || (k == 0 && v == 0)) {
+        if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
             return ZM_E_LOCATOR;
         }
         if (k == 0) {
@@ -356,7 +357,7 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
         }
         /* tout, in milliseconds rounded up: its last three digits are the fraction */
         if (value.len > 3) {
-            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), UINT64_MAX, &ms);
+            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), &ms);
         }
         ms += v != ms * 1000u;
         cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
