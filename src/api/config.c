@@ -122,11 +122,12 @@ z_result_t z_config_default(z_owned_config_t *config)
         return Z_EINVAL;
     }
     z_internal_config_null(config);
-    /* zenoh-pico's defaults: the keys, and their values one after the other. */
+    /* zenoh-pico's defaults: the keys, and their values one after the other in one string (a
+     * table of pointers to them would cost more flash than the strings). */
     static const uint8_t keys[] = {Z_CONFIG_MODE_KEY, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_LOCATOR_KEY,
                                    Z_CONFIG_SCOUTING_TIMEOUT_KEY};
-    const char *value = Z_CONFIG_MODE_DEFAULT "\0" Z_CONFIG_MULTICAST_SCOUTING_DEFAULT "\0" Z_CONFIG_MULTICAST_LOCATOR_DEFAULT
-        "\0" Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT;
+    const char *value = Z_CONFIG_MODE_DEFAULT "\0" Z_CONFIG_MULTICAST_SCOUTING_DEFAULT
+        "\0" Z_CONFIG_MULTICAST_LOCATOR_DEFAULT "\0" Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT;
     for (size_t i = 0; i < sizeof(keys); i++, value += strlen(value) + 1) {
         z_result_t r = zp_config_insert(&config->_val, keys[i], value);
         if (r != Z_OK) {

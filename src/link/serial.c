@@ -190,18 +190,23 @@ static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
     } /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
+/* The CRC that came after the payload; valid once the frame was long enough to hold it. */
+static uint32_t crc_as_sent(const zm_serial_decoder_t *d)
+{
+    const uint8_t *c = d->sent_crc;
+    return (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
+}
+
 /* The delimiter came: check what was decoded and start over for the next frame. */
 static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
     z_result_t r;
-    const uint8_t *c = d->sent_crc; /* read only once the frame was long enough to fill it */
     if (d->overflow) {
         r = ZM_E_NO_SPACE;
     } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
-        r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, no room for the header, or a
-                             * length that disagrees with the frame */
-    } else if (((uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24)) !=
-               ~d->crc) {
+        /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
+        r = ZM_E_TRUNCATED;
+    } else if (crc_as_sent(d) != ~d->crc) {
         r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);

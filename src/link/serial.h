@@ -56,7 +56,7 @@ typedef struct {
     size_t pos;         /* next byte of the frame before COBS (header, payload, CRC) */
     uint8_t head[3];    /* flags and length */
     uint8_t block_left; /* bytes of the current block still to write */
-    uint8_t state;      /* what comes after the block: a code byte, a zero skipped first, the delimiter, nothing */
+    uint8_t state;      /* after the block: a code byte (first a zero skipped?), the delimiter, nothing */
 } zm_serial_encoder_t;
 
 /** Starts e on a frame of flags and payload[0..len). ZM_E_FIELD if len > ZM_SERIAL_MTU. */
