@@ -106,8 +106,8 @@ static bool valid_ipv6(zm_slice_t h)
 
 #endif
 
-/* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); the
- * caller checks a lower bound. The bound of each step is a constant, so no 64-bit division is
+/* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); a
+ * caller with a smaller bound checks it after. The bound of each step is a constant, so no 64-bit division is
  * needed on a 32-bit target. */
 static bool parse_decimal(zm_slice_t digits, uint64_t *out)
 {
@@ -248,7 +248,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
 #if ZM_LINK_IP
         ZM_TRY(parse_host_port(ep, use));
 #else
-        ZM_UNUSED(use);
+        ZM_UNUSED(use); /* not reached: without IP links, only serial endpoints come this far */
 #endif
     }
     /* Past the address come `?metadata` and `#config`, lists of `key[=value]` entries separated by
@@ -337,7 +337,9 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
     zm_slice_t rest = ep->config, key, value;
     while (next_param(&rest, &key, &value)) {
         unsigned k = word_index(key, SERIAL_KEYS);
-        if (k >= 2) { /* exclusive, release_on_close: `true` is what zmote does, `false` one it does not offer */
+        if (k >= 2) {
+            /* exclusive and release_on_close: `true` is what zmote does, `false` one it does not
+             * offer; any other key is one zmote does not implement */
             unsigned b = word_index(value, TRUE_FALSE);
             if (k > 3 || b == 1) {
                 return ZM_E_UNSUPPORTED;
@@ -351,7 +353,7 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
         if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
             return ZM_E_LOCATOR;
         }
-        if (k == 0) {
+        if (k == 0) { /* baudrate */
             cfg->baudrate = (uint32_t)v;
             continue;
         }
