@@ -63,7 +63,7 @@ void zm_port_log(uint8_t level, const char *line)
 
 /* The tick's last value and the wraps seen so far; one thread reads the clock, so no lock. */
 static uint32_t tick_last;
-static uint64_t tick_high;
+static uint32_t tick_wraps;
 /* What zm_port_time_ns adds to the monotonic clock; set by zm_baremetal_set_time_ns. */
 static uint64_t wall_offset_ns;
 
@@ -71,10 +71,10 @@ uint64_t zm_port_clock_ms(void)
 {
     uint32_t now = zm_board_millis();
     if (now < tick_last) {
-        tick_high += (uint64_t)1 << 32;
+        tick_wraps++;
     }
     tick_last = now;
-    return tick_high | now;
+    return (uint64_t)tick_wraps << 32 | now;
 }
 
 uint64_t zm_port_time_ns(void) { return zm_port_clock_ms() * 1000000u + wall_offset_ns; }
@@ -111,13 +111,9 @@ static uint64_t rng_next(void)
 
 void zm_port_random(void *buf, size_t len)
 {
-    uint8_t fresh[8];
-    zm_board_entropy(fresh, sizeof(fresh));
-    uint64_t mix = zm_port_clock_ms();
-    for (size_t i = 0; i < sizeof(fresh); i++) {
-        mix = (mix << 8) ^ (mix >> 56) ^ fresh[i];
-    }
-    rng_state ^= mix;
+    uint64_t fresh; /* the board's bytes, read as a word */
+    zm_board_entropy((uint8_t *)&fresh, sizeof(fresh));
+    rng_state ^= fresh ^ zm_port_clock_ms();
     uint8_t *p = buf;
     while (len > 0) {
         uint64_t w = rng_next();

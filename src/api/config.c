@@ -82,30 +82,24 @@ z_result_t zp_config_insert(z_loaned_config_t *config, uint8_t key, const char *
     if (config == NULL || value == NULL || config->n > ZM_CONFIG_ENTRIES_MAX) {
         return Z_EINVAL;
     }
-    int slot = -1;
-    if (key != Z_CONFIG_CONNECT_KEY) {
-        for (uint8_t i = 0; i < config->n; i++) {
-            if (config->entries[i].key == key) {
-                slot = i;
-                break;
-            }
-        }
+    uint8_t i = 0; /* the entry of key; a connect locator always takes a new one */
+    while (i < config->n && (key == Z_CONFIG_CONNECT_KEY || config->entries[i].key != key)) {
+        i++;
     }
-    if (slot < 0 && config->n == ZM_CONFIG_ENTRIES_MAX) {
+    if (i == ZM_CONFIG_ENTRIES_MAX) {
         return _Z_ERR_CONFIG_FAILED_INSERT;
     }
     char *copy = copy_str(value);
     if (copy == NULL) {
         return ZM_E_NOMEM;
     }
-    if (slot >= 0) {
-        zm_free(config->entries[slot].value);
-        config->entries[slot].value = copy;
-    } else {
-        config->entries[config->n].key = key;
-        config->entries[config->n].value = copy;
+    if (i == config->n) {
+        config->entries[i].key = key;
         config->n++;
+    } else {
+        zm_free(config->entries[i].value);
     }
+    config->entries[i].value = copy;
     return Z_OK;
 }
 
@@ -128,17 +122,14 @@ z_result_t z_config_default(z_owned_config_t *config)
         return Z_EINVAL;
     }
     z_internal_config_null(config);
-    static const struct {
-        uint8_t key;
-        const char *value;
-    } defaults[] = {
-        {Z_CONFIG_MODE_KEY, Z_CONFIG_MODE_DEFAULT},
-        {Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT},
-        {Z_CONFIG_MULTICAST_LOCATOR_KEY, Z_CONFIG_MULTICAST_LOCATOR_DEFAULT},
-        {Z_CONFIG_SCOUTING_TIMEOUT_KEY, Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT},
-    };
-    for (size_t i = 0; i < ZM_ARRAY_LEN(defaults); i++) {
-        z_result_t r = zp_config_insert(&config->_val, defaults[i].key, defaults[i].value);
+    /* zenoh-pico's defaults: the keys, and their values one after the other in one string (a
+     * table of pointers to them would cost more flash than the strings). */
+    static const uint8_t keys[] = {Z_CONFIG_MODE_KEY, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_LOCATOR_KEY,
+                                   Z_CONFIG_SCOUTING_TIMEOUT_KEY};
+    const char *value = Z_CONFIG_MODE_DEFAULT "\0" Z_CONFIG_MULTICAST_SCOUTING_DEFAULT
+        "\0" Z_CONFIG_MULTICAST_LOCATOR_DEFAULT "\0" Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT;
+    for (size_t i = 0; i < sizeof(keys); i++, value += strlen(value) + 1) {
+        z_result_t r = zp_config_insert(&config->_val, keys[i], value);
         if (r != Z_OK) {
             config_clear(&config->_val);
             return r;

@@ -106,9 +106,10 @@ static bool valid_ipv6(zm_slice_t h)
 
 #endif
 
-/* A decimal number within 0..max, no sign, no spaces (Rust's from_str takes no more). The bound
- * of each step is a constant, so no 64-bit division is needed on a 32-bit target. */
-static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
+/* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); a
+ * caller with a smaller bound checks it after. The bound of each step is a constant, so no 64-bit division is
+ * needed on a 32-bit target. */
+static bool parse_decimal(zm_slice_t digits, uint64_t *out)
 {
     if (digits.len == 0) {
         return false;
@@ -122,14 +123,14 @@ static bool parse_decimal(zm_slice_t digits, uint64_t max, uint64_t *out)
         v = v * 10u + d;
     }
     *out = v;
-    return v <= max;
+    return true;
 }
 
 #if ZM_LINK_IP
 static z_result_t parse_port(zm_slice_t digits, zm_endpoint_use_t use, uint16_t *port)
 {
     uint64_t v = 0;
-    if (digits.len > 5 || !parse_decimal(digits, 65535u, &v) || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
+    if (digits.len > 5 || !parse_decimal(digits, &v) || v > 65535u || (v == 0 && use != ZM_ENDPOINT_LISTEN)) {
         return ZM_E_LOCATOR;
     }
     *port = (uint16_t)v;
@@ -165,40 +166,32 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
     return parse_port(sub(a, colon + 1, a.len), use, &ep->port);
 }
 
-/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
 #endif
 
+/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
 static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
-    while (rest->len > 0) {
-        size_t semi = find(*rest, ';');
-        zm_slice_t entry = sub(*rest, 0, semi);
-        size_t next = semi < rest->len ? semi + 1 : rest->len;
-        *rest = sub(*rest, next, rest->len);
-        if (entry.len == 0) {
-            continue; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
-        }
-        size_t eq = find(entry, '=');
-        *key = sub(entry, 0, eq);
-        *value = eq < entry.len ? sub(entry, eq + 1, entry.len) : sub(entry, entry.len, entry.len);
-        return true;
+    const uint8_t *p = rest->ptr;
+    const uint8_t *end = p + rest->len;
+    while (p < end && *p == ';') {
+        p++; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
     }
-    return false;
-}
-
-/* Separators of the outer grammar may not reappear inside a list: `?a=1?b` is a typo. */
-static z_result_t check_params(zm_slice_t params)
-{
-    if (find(params, '?') != params.len || find(params, '#') != params.len) {
-        return ZM_E_LOCATOR;
+    if (p == end) {
+        return false;
     }
-    zm_slice_t rest = params, key, value;
-    while (next_param(&rest, &key, &value)) {
-        if (key.len == 0) {
-            return ZM_E_LOCATOR;
-        }
+    const uint8_t *k = p;
+    while (p < end && *p != ';' && *p != '=') {
+        p++;
     }
-    return Z_OK;
+    *key = zm_slice(k, (size_t)(p - k));
+    p += p < end && *p == '='; /* a bare `key` has an empty value */
+    const uint8_t *v = p;
+    while (p < end && *p != ';') {
+        p++;
+    }
+    *value = zm_slice(v, (size_t)(p - v));
+    *rest = zm_slice(p, (size_t)(end - p));
+    return true;
 }
 
 bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
@@ -230,8 +223,8 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     }
     zm_slice_t proto = sub(all, 0, slash);
     unsigned p = word_index(proto, PROTO_WORDS);
-    if (p >= ZM_PROTO_COUNT) {
-        return ZM_E_UNSUPPORTED;
+    if (p >= ZM_PROTO_COUNT || (!ZM_LINK_IP && p != ZM_PROTO_SERIAL)) {
+        return ZM_E_UNSUPPORTED; /* unknown, or a build without IP links */
     }
     ep->proto = (zm_link_proto_t)p;
 
@@ -247,7 +240,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
         ep->config = sub(rest, h + 1, rest.len);
     }
 
-    if (ep->proto == ZM_PROTO_SERIAL) {
+    if (p == ZM_PROTO_SERIAL) {
         if (ep->address.len == 0) {
             return ZM_E_LOCATOR;
         }
@@ -255,14 +248,24 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
 #if ZM_LINK_IP
         ZM_TRY(parse_host_port(ep, use));
 #else
-        ZM_UNUSED(use);
-        return ZM_E_UNSUPPORTED; /* a build without IP links */
+        ZM_UNUSED(use); /* not reached: without IP links, only serial endpoints come this far */
 #endif
     }
-    ZM_TRY(check_params(ep->metadata));
-    ZM_TRY(check_params(ep->config));
+    /* Past the address come `?metadata` and `#config`, lists of `key[=value]` entries separated by
+     * ';'. Another '?' or '#' is a typo (`?a=1?b`), and so is an empty key: an entry that starts
+     * with '='. Empty entries are tolerated, as in Rust. */
+    uint8_t prev = ';';
+    for (size_t i = addr_end; i < rest.len; i++) {
+        uint8_t c = rest.ptr[i];
+        if (i == addr_end || i == h) {
+            c = ';'; /* the separator starts the list's first entry */
+        } else if (c == '?' || c == '#' || (c == '=' && prev == ';')) {
+            return ZM_E_LOCATOR;
+        }
+        prev = c;
+    }
 
-    if (ep->proto == ZM_PROTO_SERIAL) {
+    if (p == ZM_PROTO_SERIAL) {
         zm_serial_config_t serial;
         return zm_endpoint_serial_config(ep, &serial);
     }
@@ -293,7 +296,7 @@ bool zm_endpoint_is_multicast(const zm_endpoint_t *ep)
     /* 224.0.0.0/4: a dotted IPv4 literal whose first number is 224..239 */
     size_t dot = find(h, '.');
     uint64_t first = 0;
-    return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), 255u, &first) && first >= 224u && first <= 239u;
+    return dot < h.len && dot <= 3 && parse_decimal(sub(h, 0, dot), &first) && first >= 224u && first <= 239u;
 }
 #endif
 
@@ -333,38 +336,33 @@ z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t
     cfg->reset_wait_ms = 50;
     zm_slice_t rest = ep->config, key, value;
     while (next_param(&rest, &key, &value)) {
-        uint64_t v = 0;
-        switch (word_index(key, SERIAL_KEYS)) {
-        case 0: /* baudrate */
-            if (!parse_decimal(value, UINT32_MAX, &v) || v == 0) {
-                return ZM_E_LOCATOR;
-            }
-            cfg->baudrate = (uint32_t)v;
-            break;
-        case 1: { /* tout, in milliseconds rounded up: its last three digits are the fraction */
-            uint64_t ms = 0;
-            if (!parse_decimal(value, UINT64_MAX, &v) ||
-                (value.len > 3 && !parse_decimal(zm_slice(value.ptr, value.len - 3), UINT64_MAX, &ms))) {
-                return ZM_E_LOCATOR;
-            }
-            ms += v != ms * 1000u;
-            cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-            break;
-        }
-        case 2: /* exclusive */
-        case 3: /* release_on_close: `true` is what zmote does, `false` one it does not offer */
-            switch (word_index(value, TRUE_FALSE)) {
-            case 0:
-                break;
-            case 1:
+        unsigned k = word_index(key, SERIAL_KEYS);
+        if (k >= 2) {
+            /* exclusive and release_on_close: `true` is what zmote does, `false` one it does not
+             * offer; any other key is one zmote does not implement */
+            unsigned b = word_index(value, TRUE_FALSE);
+            if (k > 3 || b == 1) {
                 return ZM_E_UNSUPPORTED;
-            default:
+            }
+            if (b != 0) {
                 return ZM_E_LOCATOR; /* a typo */
             }
-            break;
-        default:
-            return ZM_E_UNSUPPORTED;
+            continue;
         }
+        uint64_t v = 0, ms = 0;
+        if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
+            return ZM_E_LOCATOR;
+        }
+        if (k == 0) { /* baudrate */
+            cfg->baudrate = (uint32_t)v;
+            continue;
+        }
+        /* tout, in milliseconds rounded up: its last three digits are the fraction */
+        if (value.len > 3) {
+            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), &ms);
+        }
+        ms += v != ms * 1000u;
+        cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
     }
     return Z_OK;
 }

@@ -36,17 +36,21 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
 
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
+#if ZM_LINK_BYTES
     ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && (ops->write != NULL || ops->send != NULL));
-    ZM_ASSERT(ZM_LINK_BYTES || (ops->recv != NULL && ops->send != NULL));
+#else
+    ZM_ASSERT(ops != NULL && ops->recv != NULL && ops->send != NULL);
+#endif
     link_reset(l, ops, proto, ctx);
 }
 
 z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
-    if (ops == NULL || ops->open == NULL) {
+    if (ops == NULL) {
         return ZM_E_UNSUPPORTED;
     }
+    ZM_ASSERT(ops->open != NULL); /* every protocol of the table can be opened */
     link_reset(l, ops, ep->proto, NULL);
     z_result_t r = ops->open(l, ep, timeout_ms);
     if (r != Z_OK) {
@@ -57,6 +61,11 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
+#if !Z_FEATURE_UNICAST_PEER
+    ZM_UNUSED(listener);
+    ZM_UNUSED(ep);
+    return ZM_E_UNSUPPORTED; /* only peers listen */
+#else
     const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
     if (ops == NULL || ops->listen == NULL) {
         return ZM_E_UNSUPPORTED;
@@ -67,10 +76,17 @@ z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
         listener->ops = NULL;
     }
     return r;
+#endif
 }
 
 z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms)
 {
+#if !Z_FEATURE_UNICAST_PEER
+    ZM_UNUSED(listener);
+    ZM_UNUSED(out);
+    ZM_UNUSED(timeout_ms);
+    return ZM_E_UNSUPPORTED; /* nothing listens */
+#else
     ZM_ASSERT(listener->ops != NULL && listener->ops->accept != NULL);
     link_reset(out, listener->ops, listener->proto, listener->ctx);
     z_result_t r = listener->ops->accept(listener, out, timeout_ms);
@@ -78,14 +94,20 @@ z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_
         out->ops = NULL;
     }
     return r;
+#endif
 }
 
 z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
 {
-    if (l->ops->local_port == NULL) {
-        return ZM_E_UNSUPPORTED;
+#if ZM_PORT_SOCKETS
+    if (l->ops->local_port != NULL) {
+        return l->ops->local_port(l, port);
     }
-    return l->ops->local_port(l, port);
+#else
+    ZM_UNUSED(l);
+    ZM_UNUSED(port);
+#endif
+    return ZM_E_UNSUPPORTED; /* a link without a port: serial */
 }
 
 bool zm_link_is_streamed(const zm_link_t *l) { return ZM_LINK_BYTES && l->ops->streamed; }
@@ -410,8 +432,9 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
         }
         return ZM_E_TIMEOUT;
     }
-    z_result_t r = l->ops->wait_readable != NULL ? zm_link_wait_readable(l, timeout_ms) : Z_OK;
-    ready[0] = r != ZM_E_TIMEOUT; /* an error is ready too: the read meets it */
+    /* A link that cannot wait (ZM_E_UNSUPPORTED) is ready, as is one with an error: the read meets it. */
+    z_result_t r = zm_link_wait_readable(l, timeout_ms);
+    ready[0] = r != ZM_E_TIMEOUT;
     return r == ZM_E_TIMEOUT ? r : Z_OK;
 }
 #else

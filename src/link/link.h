@@ -55,6 +55,8 @@ typedef struct zm_link zm_link_t;
  * their monotonic deadline with ZM_E_TIMEOUT, *written telling how much went either way (a
  * datagram link writes all or nothing). A listen operation may switch l->ops to a table of its
  * listener's own (accept and the waits), and accept sets out->ops and out->ctx as it needs.
+ * A build has only the operations it can use: listen and accept with peers, local_port and socket
+ * with sockets, read and write with a link that moves bytes (ZM_LINK_BYTES).
  */
 typedef struct {
     bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
@@ -65,22 +67,30 @@ typedef struct {
 #endif
     uint16_t mtu;  /* largest batch this link carries, prefix included when streamed */
     z_result_t (*open)(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
+#if Z_FEATURE_UNICAST_PEER
     z_result_t (*listen)(zm_link_t *l, const zm_endpoint_t *ep);
     z_result_t (*accept)(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
+#endif
+#if ZM_PORT_SOCKETS
     z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
+#endif
     z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
+#if ZM_PORT_SOCKETS
     /*
      * The socket a wait over many links polls for this one. No op: the link cannot be watched
      * and is always reported ready. An op that returns NULL: nothing to watch right now (a
      * serial listener whose line is in use), the link is not ready unless pending says so.
      */
     zm_socket_t *(*socket)(zm_link_t *l);
+#endif
     /* True when a receive (a listener: an accept) has work without waiting, e.g. bytes the link
      * already took from its line; a wait over many links reports such a link ready at once. */
     bool (*pending)(zm_link_t *l);
+#if ZM_LINK_BYTES
     z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
     z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                         size_t *written);
+#endif
     /*
      * Framed links: sends one batch with the link's own framing, under the rules and deadlines of
      * zm_link_send_batch (ZM_E_AGAIN if not a byte left by start_deadline_ms: nothing was sent;

@@ -49,8 +49,9 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
     return ~crc;
 }
 
-/* What the encoder writes next. */
-enum { ENC_CODE, ENC_BLOCK, ENC_BLOCK_THEN_ZERO, ENC_LAST_BLOCK, ENC_DELIMITER, ENC_DONE };
+/* What the encoder writes once the current block is out: the next code byte (after a full block,
+ * or at the start), the same after skipping the zero that cut the block, the delimiter, nothing. */
+enum { ENC_CODE, ENC_ZERO_THEN_CODE, ENC_DELIMITER, ENC_DONE };
 
 z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
 {
@@ -64,9 +65,7 @@ z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const 
     e->head[0] = flags;
     e->head[1] = (uint8_t)(len & 0xffu);
     e->head[2] = (uint8_t)(len >> 8);
-    for (unsigned i = 0; i < sizeof(e->tail); i++) {
-        e->tail[i] = (uint8_t)(crc >> (8u * i));
-    }
+    e->crc = crc;
     e->block_left = 0;
     e->state = ENC_CODE;
     return Z_OK;
@@ -79,7 +78,7 @@ static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
         return e->head[i];
     }
     i -= sizeof(e->head);
-    return i < e->len ? e->payload[i] : e->tail[i - e->len];
+    return i < e->len ? e->payload[i] : (uint8_t)(e->crc >> (8u * (i - e->len))); /* little-endian */
 }
 
 /*
@@ -92,9 +91,15 @@ size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
 {
     size_t total = e->len + ZM_SERIAL_OVERHEAD;
     size_t n = 0;
-    while (n < cap) {
-        switch (e->state) {
-        case ENC_CODE: {
+    while (n < cap && e->state != ENC_DONE) {
+        if (e->block_left > 0) {
+            out[n++] = plain_at(e, e->pos++);
+            e->block_left--;
+        } else if (e->state == ENC_DELIMITER) {
+            out[n++] = 0x00;
+            e->state = ENC_DONE;
+        } else {
+            e->pos += e->state == ENC_ZERO_THEN_CODE;
             size_t run = 0;
             while (run < 254u && e->pos + run < total && plain_at(e, e->pos + run) != 0) {
                 run++;
@@ -102,31 +107,10 @@ size_t zm_serial_encoder_fill(zm_serial_encoder_t *e, uint8_t *out, size_t cap)
             out[n++] = (uint8_t)(run + 1u);
             e->block_left = (uint8_t)run;
             if (run == 254u) {
-                e->state = ENC_BLOCK;
+                e->state = ENC_CODE;
             } else {
-                e->state = e->pos + run < total ? ENC_BLOCK_THEN_ZERO : ENC_LAST_BLOCK;
+                e->state = e->pos + run < total ? ENC_ZERO_THEN_CODE : ENC_DELIMITER;
             }
-            break;
-        }
-        case ENC_BLOCK:
-        case ENC_BLOCK_THEN_ZERO:
-        case ENC_LAST_BLOCK:
-            if (e->block_left > 0) {
-                out[n++] = plain_at(e, e->pos++);
-                e->block_left--;
-                break;
-            }
-            if (e->state == ENC_BLOCK_THEN_ZERO) {
-                e->pos++;
-            }
-            e->state = e->state == ENC_LAST_BLOCK ? ENC_DELIMITER : ENC_CODE;
-            break;
-        case ENC_DELIMITER:
-            out[n++] = 0x00;
-            e->state = ENC_DONE;
-            break;
-        default:
-            return n;
         }
     }
     return n;
@@ -179,20 +163,20 @@ static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1]
 
 /*
  * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
- * far as it fits and in order, with the CRC register following it. False once the frame is
- * longer than any this side takes.
+ * far as it fits and in order, with the CRC register following it. A frame longer than any this
+ * side takes is marked lost (overflow), and the decoder skips the rest of it.
  */
-static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
+static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
 {
     size_t k = d->len;
     if (k == ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD) {
         d->overflow = true;
-        return false;
+        return;
     }
     d->len = k + 1;
     if (k < sizeof(d->head)) {
         d->head[k] = b;
-        return true;
+        return;
     }
     size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
@@ -203,37 +187,34 @@ static bool decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
         }
     } else if (i - len < sizeof(d->sent_crc)) {
         d->sent_crc[i - len] = b;
-    }
-    return true; /* bytes past the CRC make the length disagree: seen at the delimiter */
+    } /* bytes past the CRC make the length disagree: seen at the delimiter */
+}
+
+/* The CRC that came after the payload; valid once the frame was long enough to hold it. */
+static uint32_t crc_as_sent(const zm_serial_decoder_t *d)
+{
+    const uint8_t *c = d->sent_crc;
+    return (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
 }
 
 /* The delimiter came: check what was decoded and start over for the next frame. */
 static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
-    z_result_t r = Z_OK;
-    size_t n = d->len;
+    z_result_t r;
     if (d->overflow) {
         r = ZM_E_NO_SPACE;
-    } else if (d->block_left != 0 || n < ZM_SERIAL_OVERHEAD) {
-        r = ZM_E_TRUNCATED; /* a block cut short by the delimiter, or no room for the header */
+    } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
+        /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
+        r = ZM_E_TRUNCATED;
+    } else if (crc_as_sent(d) != ~d->crc) {
+        r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
-        const uint8_t *c = d->sent_crc;
-        uint32_t sent = (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
-        if (n != len + ZM_SERIAL_OVERHEAD) {
-            r = ZM_E_TRUNCATED;
-        } else if (sent != ~d->crc) {
-            r = ZM_E_CHECKSUM;
-        } else {
-            frame->flags = d->head[0];
-            frame->payload = zm_slice(buf, d->stored == len ? len : 0);
-            if (d->stored != len) {
-                frame_reset(d);
-                return ZM_E_FIELD; /* whole and intact, but the caller has no room for it */
-            }
-        }
+        frame->flags = d->head[0];
+        frame->payload = zm_slice(buf, d->stored == len ? len : 0);
+        r = d->stored == len ? Z_OK : ZM_E_FIELD; /* whole and intact, but the caller has no room */
     }
-    if (r != Z_OK) {
+    if (r != Z_OK && r != ZM_E_FIELD) {
         d->dropped++;
     }
     frame_reset(d);
@@ -256,17 +237,20 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
         if (d->overflow) {
             continue;
         }
-        if (d->block_left > 0) {
+        if (d->block_left == 0) {
+            /* A code byte, for a block of b - 1 bytes. The block before it, if it stood for a zero,
+             * did not end the frame: that zero comes first. */
+            bool zero = d->zero_pending;
+            d->block_left = (uint8_t)(b - 1u);
+            d->zero_pending = b != 0xffu;
+            if (!zero) {
+                continue;
+            }
+            b = 0x00;
+        } else {
             d->block_left--;
-            (void)decoded_put(d, b, buf, cap);
-            continue;
         }
-        /* A code byte: the block before it, if it stood for a zero, did not end the frame. */
-        if (d->zero_pending && !decoded_put(d, 0x00, buf, cap)) {
-            continue;
-        }
-        d->block_left = (uint8_t)(b - 1u);
-        d->zero_pending = b != 0xffu;
+        decoded_put(d, b, buf, cap);
     }
     *used = len;
     return ZM_E_AGAIN;
@@ -283,11 +267,13 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
 /* Reads a receive that must not wait makes at most, so a flooded line cannot hold its caller. */
 #define TRY_READS_MAX 8u
 
+#if Z_FEATURE_UNICAST_PEER
 /* What an accepted line shares with its listener: whether it is still open, and who is left. */
 typedef struct {
     atomic_uint refs;
     atomic_bool busy;
 } serial_claim_t;
+#endif
 
 /* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
 typedef struct {
@@ -316,10 +302,13 @@ typedef struct {
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
     line_tx_t tx;          /* tx.chunk points to tx_chunk */
     uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
+#if Z_FEATURE_UNICAST_PEER
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
+#endif
     char dev[LINE_NAME_SIZE];
 } serial_line_t;
 
+#if Z_FEATURE_UNICAST_PEER
 /* A listener: the line waiting for an INIT (NULL while its link is out, or while the device
  * cannot be opened). Only the accepting thread touches it; shutdown only raises shut. */
 typedef struct {
@@ -331,6 +320,7 @@ typedef struct {
     uint32_t baudrate;
     char dev[ZM_SERIAL_DEV_MAX + 1];
 } serial_listener_t;
+#endif
 
 static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 {
@@ -344,7 +334,7 @@ static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 
 static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudrate)
 {
-    serial_line_t *s = zm_alloc(sizeof(*s));
+    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name */
     if (s == NULL) {
         return ZM_E_NOMEM;
     }
@@ -354,34 +344,34 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         return r;
     }
     zm_serial_decoder_init(&s->rx);
-    s->raw_pos = 0;
-    s->raw_len = 0;
     s->tx.chunk = s->tx_chunk;
     s->tx.cap = sizeof(s->tx_chunk);
-    s->claim = NULL;
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
-#else
-    s->dev[0] = '\0';
 #endif
     *out = s;
     return Z_OK;
 }
 
+#if Z_FEATURE_UNICAST_PEER
 static void claim_release(serial_claim_t *c)
 {
     if (atomic_fetch_sub(&c->refs, 1u) == 1u) {
         zm_free(c);
     }
 }
+#endif
 
+/* Closes the line's device and frees it; a client only has lines it opened, never a listener's. */
 static void line_free(serial_line_t *s)
 {
     zm_port_serial_close(&s->port);
+#if Z_FEATURE_UNICAST_PEER
     if (s->claim != NULL) {
         atomic_store(&s->claim->busy, false); /* the device is closed: the listener may reopen it */
         claim_release(s->claim);
     }
+#endif
     zm_free(s);
 }
 
@@ -607,19 +597,20 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
 
 /*
  * Frames are decoded straight into the caller's buffer, so a frame that arrives in parts keeps
- * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0), so that
- * zm_link_rebuffer carries it into a new buffer; a buffer that changed without it (rx_len no
- * longer matches) lost those bytes, and the frame is dropped.
+ * its first part there between calls. The link's rx_len tells how much (rx_pos stays 0: link.c
+ * moves it only for links without a recv op), so that zm_link_rebuffer carries it into a new
+ * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
+ * frame is dropped.
  */
 static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
-    if (l->rx_pos != 0 || l->rx_len != s->rx.stored) {
+    ZM_ASSERT(l->rx_pos == 0);
+    if (l->rx_len != s->rx.stored) {
         zm_serial_decoder_lose(&s->rx);
     }
     z_result_t r = line_recv(l, s, buf, cap, wait, n);
-    l->rx_pos = 0;
     l->rx_len = s->rx.stored;
     return r;
 }

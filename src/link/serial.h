@@ -51,12 +51,12 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len);
  */
 typedef struct {
     const uint8_t *payload;
+    uint32_t crc;       /* of the payload, sent after it */
     size_t len;         /* of the payload */
     size_t pos;         /* next byte of the frame before COBS (header, payload, CRC) */
     uint8_t head[3];    /* flags and length */
-    uint8_t tail[4];    /* the CRC */
     uint8_t block_left; /* bytes of the current block still to write */
-    uint8_t state;      /* what comes next: a code byte, block bytes, the delimiter, nothing */
+    uint8_t state;      /* after the block: a code byte (first a zero skipped?), the delimiter, nothing */
 } zm_serial_encoder_t;
 
 /** Starts e on a frame of flags and payload[0..len). ZM_E_FIELD if len > ZM_SERIAL_MTU. */

@@ -83,9 +83,8 @@ static void pools_init(void)
     pools_ready = true;
 }
 
-static void *pool_alloc(void *ctx, size_t size)
+static void *pool_alloc(size_t size)
 {
-    (void)ctx;
     void *out = NULL;
     pool_acquire();
     if (!pools_ready) {
@@ -105,9 +104,8 @@ static void *pool_alloc(void *ctx, size_t size)
     return out;
 }
 
-static void pool_free(void *ctx, void *ptr)
+static void pool_free(void *ptr)
 {
-    (void)ctx;
     uint8_t *at = ptr;
     bool found = false;
     pool_acquire();
@@ -138,24 +136,16 @@ size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
     return POOL_COUNT;
 }
 
-#define HEAP {pool_alloc, pool_free, NULL}
+#define HEAP_ALLOC pool_alloc
+#define HEAP_FREE pool_free
 
 #else /* the port's heap */
 
 void *zm_port_malloc(size_t size);
 void zm_port_free(void *ptr);
 
-static void *port_alloc(void *ctx, size_t size)
-{
-    (void)ctx;
-    return zm_port_malloc(size);
-}
-
-static void port_free(void *ctx, void *ptr)
-{
-    (void)ctx;
-    zm_port_free(ptr);
-}
+#define HEAP_ALLOC zm_port_malloc
+#define HEAP_FREE zm_port_free
 
 size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
 {
@@ -164,13 +154,19 @@ size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
     return 0;
 }
 
-#define HEAP {port_alloc, port_free, NULL}
-
 #endif
 
-static zm_allocator_t current = HEAP;
+/* The allocator zm_allocator_set installed; while none is (all zeroes), the heap above is called
+ * directly, so that a firmware holds no table of pointers to it in flash. */
+static zm_allocator_t current;
 
-void *zm_alloc(size_t size) { return size == 0 ? NULL : current.alloc(current.ctx, size); }
+void *zm_alloc(size_t size)
+{
+    if (size == 0) {
+        return NULL;
+    }
+    return current.alloc != NULL ? current.alloc(current.ctx, size) : HEAP_ALLOC(size);
+}
 
 void *zm_calloc(size_t size)
 {
@@ -183,13 +179,18 @@ void *zm_calloc(size_t size)
 
 void zm_free(void *ptr)
 {
-    if (ptr != NULL) {
+    if (ptr == NULL) {
+        return;
+    }
+    if (current.free != NULL) {
         current.free(current.ctx, ptr);
+    } else {
+        HEAP_FREE(ptr);
     }
 }
 
 void zm_allocator_set(const zm_allocator_t *a)
 {
-    static const zm_allocator_t heap = HEAP;
+    static const zm_allocator_t heap; /* none: the heap */
     current = a != NULL ? *a : heap;
 }

@@ -86,6 +86,8 @@ static const ep_case_t ep_cases[] = {
      "", "serial//dev/ttyUSB0"},
     {"serial/COM3#baudrate=9600;exclusive=true;tout=0;release_on_close=true", ZM_ENDPOINT_LISTEN,
      Z_OK, ZM_PROTO_SERIAL, "", 0, 0, "", "serial/COM3"},
+    {"serial/x?a;;b=1#;baudrate=9600;", ZM_ENDPOINT_CONNECT, Z_OK, ZM_PROTO_SERIAL, "", 0, 0, "a;;b=1",
+     "serial/x?a;;b=1"},
 
     {"tcp/127.0.0.1", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0}, /* missing port */
     {"tcp/127.0.0.1:", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
@@ -127,6 +129,9 @@ static const ep_case_t ep_cases[] = {
     {"tcp/h:1?a=1?b=2", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
     {"tcp/h:1#a=1#b", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
     {"tcp/h:1#=x", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"tcp/h:1#a?b", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0}, /* '?' in the config */
+    {"serial/x?a#b;=c", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
+    {"serial/x?a?b#baudrate=9600", ZM_ENDPOINT_CONNECT, ZM_E_LOCATOR, 0, 0, 0, 0, 0, 0},
     {"tcp/h:1#iface=eth0", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0},
     {"tcp/h:1?prio=1-7#tcp_rx_buffer=65535", ZM_ENDPOINT_CONNECT, ZM_E_UNSUPPORTED, 0, 0, 0, 0,
      0, 0},
