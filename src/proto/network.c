@@ -121,16 +121,11 @@ static z_result_t push_body_read(zm_reader_t *r, zm_push_t *p)
     uint8_t h;
     ZM_TRY(zm_peek_u8(r, &h));
     p->body_id = ZM_MID(h);
-    switch (p->body_id) {
-    case ZM_MID_PUT:
-        r->ptr++;
-        return zm_put_decode(r, h, &p->body.put);
-    case ZM_MID_DEL:
-        r->ptr++;
-        return zm_del_decode(r, h, &p->body.del);
-    default:
+    if (p->body_id != ZM_MID_PUT && p->body_id != ZM_MID_DEL) {
         return ZM_E_BODY_UNKNOWN;
     }
+    r->ptr++;
+    return zm_put_decode(r, h, &p->body.put);
 }
 #endif
 
@@ -312,14 +307,10 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_PUSH | z | wire_expr_flags(&p->wire_expr))));
         ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
         ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
-        switch (p->body_id) {
-        case ZM_MID_PUT:
-            return zm_put_encode(w, &p->body.put);
-        case ZM_MID_DEL:
-            return zm_del_encode(w, &p->body.del);
-        default:
+        if (p->body_id != ZM_MID_PUT && p->body_id != ZM_MID_DEL) {
             return Z_EINVAL;
         }
+        return zm_put_encode(w, p->body_id, &p->body.put);
     }
 #if ZM_CODEC_FULL || Z_FEATURE_QUERY
     case ZM_MID_N_REQUEST: {
