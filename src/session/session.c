@@ -553,9 +553,13 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
+#if ZM_LKEY_MAP || Z_FEATURE_QUERY /* a list of keys starts empty: the session is zeroed */
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
+#endif
+#if ZM_LKEY_MAP
     zm_idmap_init(&s->keys, seed);
+#endif
 #if Z_FEATURE_QUERY
     zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
     s->next_rid = 1;
