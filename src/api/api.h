@@ -18,6 +18,12 @@
 /* ---- holders of byte runs ------------------------------------------------------------------------ */
 
 /*
+ * The helpers below that are `inline` without `static` have one external copy (bytes.c,
+ * keyexpr.c, sample.c) for the calls a compiler does not inline: a build for size leaves them
+ * calls, and a static copy of each in every file that calls one would add up.
+ */
+
+/*
  * A holder: release runs once, on the thread that drops the last reference. release == NULL
  * marks a holder that is never released (static data): its count is never touched, so sharing
  * static data costs no atomic operation.
@@ -38,7 +44,7 @@ static inline void zm_owner_ref(zm_owner_t *o)
     }
 }
 
-static inline void zm_owner_unref(zm_owner_t *o)
+inline void zm_owner_unref(zm_owner_t *o)
 {
     if (o != NULL && o->release != NULL &&
         atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_acq_rel) == 1u) {
@@ -55,7 +61,7 @@ uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner);
  */
 zm_owner_t *zm_api_deleter_owner(void *data, void (*deleter)(void *data, void *context), void *context);
 
-static inline zm_api_slice_t zm_api_slice_null(void)
+inline zm_api_slice_t zm_api_slice_null(void)
 {
     zm_api_slice_t s = {NULL, 0, NULL};
     return s;
@@ -72,7 +78,7 @@ static inline zm_api_slice_t zm_api_slice_borrow(const void *ptr, size_t len)
 }
 
 /** Releases the slice's reference and leaves it null. */
-static inline void zm_api_slice_drop(zm_api_slice_t *s)
+inline void zm_api_slice_drop(zm_api_slice_t *s)
 {
     zm_owner_unref(s->owner);
     *s = zm_api_slice_null();
@@ -89,14 +95,14 @@ ZM_NODISCARD z_result_t zm_api_slice_take(zm_api_slice_t *dst, zm_api_slice_t *s
 
 /* ---- key expressions and encodings --------------------------------------------------------------- */
 
-static inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
+inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
 {
     zm_api_keyexpr_t k;
     memset(&k, 0, sizeof(k));
     return k;
 }
 
-static inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
+inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
 {
     zm_api_slice_drop(&k->key.slice);
     *k = zm_api_keyexpr_null();
@@ -253,7 +259,7 @@ static inline void zm_api_put_attachment(zm_put_args_t *a, zm_api_put_parts_t *p
     }
 }
 
-static inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
+inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
 {
     if (ts != NULL && ts->valid) {
         parts->timestamp.time = ts->time;
