@@ -296,27 +296,32 @@ const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample)
 }
 #endif
 
+/* The parts of a sample that borrow: absent (has false) or empty ones stay null. */
+static void borrow_part(zm_api_slice_t *dst, bool has, zm_slice_t part)
+{
+    if (has && part.len > 0) {
+        dst->start = part.ptr;
+        dst->len = part.len;
+    }
+}
+
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
 {
     memset(out, 0, sizeof(*out));
     out->keyexpr.key.slice = zm_api_slice_borrow(in->key, in->key_len);
-    out->payload.slice = zm_api_slice_borrow(in->payload.ptr, in->payload.len);
+    borrow_part(&out->payload.slice, true, in->payload);
     if (in->has_timestamp) {
         out->timestamp.valid = true;
         out->timestamp.time = in->timestamp.time;
         out->timestamp.id = zm_api_id_from_zid(&in->timestamp.id);
     }
     out->encoding.id = in->encoding.id;
-    if (in->encoding.has_schema) {
-        out->encoding.schema.slice = zm_api_slice_borrow(in->encoding.schema.ptr, in->encoding.schema.len);
-    }
+    borrow_part(&out->encoding.schema.slice, in->encoding.has_schema, in->encoding.schema);
     out->kind = in->kind == ZM_SAMPLE_DELETE ? Z_SAMPLE_KIND_DELETE : Z_SAMPLE_KIND_PUT;
     out->priority = (z_priority_t)in->priority;
     out->congestion_control = in->block ? Z_CONGESTION_CONTROL_BLOCK : Z_CONGESTION_CONTROL_DROP;
     out->express = in->express;
-    if (in->has_attachment) {
-        out->attachment.slice = zm_api_slice_borrow(in->attachment.ptr, in->attachment.len);
-    }
+    borrow_part(&out->attachment.slice, in->has_attachment, in->attachment);
     out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
     if (in->has_source) {
         out->has_source_info = true;
