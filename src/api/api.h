@@ -97,30 +97,28 @@ ZM_NODISCARD z_result_t zm_api_slice_take(zm_api_slice_t *dst, zm_api_slice_t *s
 
 inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
 {
-    zm_api_keyexpr_t k;
-    memset(&k, 0, sizeof(k));
+    zm_api_keyexpr_t k = {0};
     return k;
 }
 
 inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
 {
-    zm_api_slice_drop(&k->key.slice);
-    *k = zm_api_keyexpr_null();
+    zm_owner_unref(k->key.slice.owner);
+    memset(k, 0, sizeof(*k)); /* null, as zm_api_keyexpr_null() is, without a zeroed copy to move */
 }
 
 ZM_NODISCARD z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src);
 
 static inline zm_api_encoding_t zm_api_encoding_null(void)
 {
-    zm_api_encoding_t e;
-    memset(&e, 0, sizeof(e));
+    zm_api_encoding_t e = {0};
     return e;
 }
 
 static inline void zm_api_encoding_clear(zm_api_encoding_t *e)
 {
-    zm_api_slice_drop(&e->schema.slice);
-    *e = zm_api_encoding_null();
+    zm_owner_unref(e->schema.slice.owner);
+    memset(e, 0, sizeof(*e)); /* null, as zm_api_encoding_null() is */
 }
 
 ZM_NODISCARD z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src);
@@ -179,9 +177,9 @@ ZM_NODISCARD z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enab
                                             uint8_t *what, uint32_t *timeout_ms);
 #endif
 
-/** A zid of the protocol as the API's 16-byte id, and back. */
+/** A zid of the protocol as the API's 16-byte id, and an id back into a zid (all of *zid written). */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
-zm_zid_t zm_api_zid_from_id(const z_id_t *id);
+void zm_api_zid_from_id(zm_zid_t *zid, const z_id_t *id);
 
 /*
  * What a subscriber gives the session as its context: the user's closure. The session calls
@@ -263,7 +261,7 @@ inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, co
 {
     if (ts != NULL && ts->valid) {
         parts->timestamp.time = ts->time;
-        parts->timestamp.id = zm_api_zid_from_id(&ts->id);
+        zm_api_zid_from_id(&parts->timestamp.id, &ts->id);
         a->timestamp = &parts->timestamp;
     }
 }
@@ -272,7 +270,7 @@ inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, co
 static inline void zm_api_put_source(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_source_info_t *si)
 {
     if (si != NULL) {
-        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
+        zm_api_zid_from_id(&parts->source.zid, &si->source_id.zid);
         parts->source.eid = si->source_id.eid;
         parts->source.sn = si->source_sn;
         a->source = &parts->source;

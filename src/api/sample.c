@@ -15,22 +15,24 @@ extern inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *pa
 
 /* ---- ids ------------------------------------------------------------------------------------------ */
 
+/* The bytes of a zid into an id already zeroed: in place, where a copy returned would be copied again. */
+static void id_fill(z_id_t *id, const zm_zid_t *zid)
+{
+    memcpy(id->id, zid->id, zid->len <= sizeof(id->id) ? zid->len : sizeof(id->id));
+}
+
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid)
 {
     z_id_t id;
     memset(&id, 0, sizeof(id));
-    size_t n = zid->len <= sizeof(id.id) ? zid->len : sizeof(id.id);
-    memcpy(id.id, zid->id, n);
+    id_fill(&id, zid);
     return id;
 }
 
-zm_zid_t zm_api_zid_from_id(const z_id_t *id)
+void zm_api_zid_from_id(zm_zid_t *zid, const z_id_t *id)
 {
-    zm_zid_t zid;
-    memset(&zid, 0, sizeof(zid));
-    memcpy(zid.id, id->id, sizeof(zid.id));
-    zid.len = zm_zid_trim(id->id);
-    return zid;
+    memcpy(zid->id, id->id, sizeof(zid->id));
+    zid->len = zm_zid_trim(id->id);
 }
 
 z_result_t zm_api_undeclare(zm_api_session_t *b, uint32_t id, z_result_t (*undeclare)(zm_session_t *s, uint32_t id))
@@ -313,7 +315,7 @@ void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
     if (in->has_timestamp) {
         out->timestamp.valid = true;
         out->timestamp.time = in->timestamp.time;
-        out->timestamp.id = zm_api_id_from_zid(&in->timestamp.id);
+        id_fill(&out->timestamp.id, &in->timestamp.id);
     }
     out->encoding.id = in->encoding.id;
     borrow_part(&out->encoding.schema.slice, in->encoding.has_schema, in->encoding.schema);
@@ -325,7 +327,7 @@ void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
     out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
     if (in->has_source) {
         out->has_source_info = true;
-        out->source_info.source_id.zid = zm_api_id_from_zid(&in->source.zid);
+        id_fill(&out->source_info.source_id.zid, &in->source.zid);
         out->source_info.source_id.eid = in->source.eid;
         out->source_info.source_sn = in->source.sn;
     }
