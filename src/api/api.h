@@ -18,6 +18,12 @@
 /* ---- holders of byte runs ------------------------------------------------------------------------ */
 
 /*
+ * The helpers below that are `inline` without `static` have one external copy (bytes.c,
+ * keyexpr.c, sample.c) for the calls a compiler does not inline: a build for size leaves them
+ * calls, and a static copy of each in every file that calls one would add up.
+ */
+
+/*
  * A holder: release runs once, on the thread that drops the last reference. release == NULL
  * marks a holder that is never released (static data): its count is never touched, so sharing
  * static data costs no atomic operation.
@@ -38,7 +44,7 @@ static inline void zm_owner_ref(zm_owner_t *o)
     }
 }
 
-static inline void zm_owner_unref(zm_owner_t *o)
+inline void zm_owner_unref(zm_owner_t *o)
 {
     if (o != NULL && o->release != NULL &&
         atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_acq_rel) == 1u) {
@@ -55,7 +61,7 @@ uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner);
  */
 zm_owner_t *zm_api_deleter_owner(void *data, void (*deleter)(void *data, void *context), void *context);
 
-static inline zm_api_slice_t zm_api_slice_null(void)
+inline zm_api_slice_t zm_api_slice_null(void)
 {
     zm_api_slice_t s = {NULL, 0, NULL};
     return s;
@@ -72,7 +78,7 @@ static inline zm_api_slice_t zm_api_slice_borrow(const void *ptr, size_t len)
 }
 
 /** Releases the slice's reference and leaves it null. */
-static inline void zm_api_slice_drop(zm_api_slice_t *s)
+inline void zm_api_slice_drop(zm_api_slice_t *s)
 {
     zm_owner_unref(s->owner);
     *s = zm_api_slice_null();
@@ -89,32 +95,30 @@ ZM_NODISCARD z_result_t zm_api_slice_take(zm_api_slice_t *dst, zm_api_slice_t *s
 
 /* ---- key expressions and encodings --------------------------------------------------------------- */
 
-static inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
+inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
 {
-    zm_api_keyexpr_t k;
-    memset(&k, 0, sizeof(k));
+    zm_api_keyexpr_t k = {0};
     return k;
 }
 
-static inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
+inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
 {
-    zm_api_slice_drop(&k->key.slice);
-    *k = zm_api_keyexpr_null();
+    zm_owner_unref(k->key.slice.owner);
+    memset(k, 0, sizeof(*k)); /* null, as zm_api_keyexpr_null() is, without a zeroed copy to move */
 }
 
 ZM_NODISCARD z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src);
 
 static inline zm_api_encoding_t zm_api_encoding_null(void)
 {
-    zm_api_encoding_t e;
-    memset(&e, 0, sizeof(e));
+    zm_api_encoding_t e = {0};
     return e;
 }
 
 static inline void zm_api_encoding_clear(zm_api_encoding_t *e)
 {
-    zm_api_slice_drop(&e->schema.slice);
-    *e = zm_api_encoding_null();
+    zm_owner_unref(e->schema.slice.owner);
+    memset(e, 0, sizeof(*e)); /* null, as zm_api_encoding_null() is */
 }
 
 ZM_NODISCARD z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src);
@@ -173,9 +177,9 @@ ZM_NODISCARD z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enab
                                             uint8_t *what, uint32_t *timeout_ms);
 #endif
 
-/** A zid of the protocol as the API's 16-byte id, and back. */
+/** A zid of the protocol as the API's 16-byte id, and an id back into a zid (all of *zid written). */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
-zm_zid_t zm_api_zid_from_id(const z_id_t *id);
+void zm_api_zid_from_id(zm_zid_t *zid, const z_id_t *id);
 
 /*
  * What a subscriber gives the session as its context: the user's closure. The session calls
@@ -253,11 +257,11 @@ static inline void zm_api_put_attachment(zm_put_args_t *a, zm_api_put_parts_t *p
     }
 }
 
-static inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
+inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
 {
     if (ts != NULL && ts->valid) {
         parts->timestamp.time = ts->time;
-        parts->timestamp.id = zm_api_zid_from_id(&ts->id);
+        zm_api_zid_from_id(&parts->timestamp.id, &ts->id);
         a->timestamp = &parts->timestamp;
     }
 }
@@ -266,7 +270,7 @@ static inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *pa
 static inline void zm_api_put_source(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_source_info_t *si)
 {
     if (si != NULL) {
-        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
+        zm_api_zid_from_id(&parts->source.zid, &si->source_id.zid);
         parts->source.eid = si->source_id.eid;
         parts->source.sn = si->source_sn;
         a->source = &parts->source;

@@ -8,6 +8,11 @@
 
 #include "api/api.h"
 
+/* The external copies of api.h's inline helpers of holders and slices. */
+extern inline void zm_owner_unref(zm_owner_t *o);
+extern inline zm_api_slice_t zm_api_slice_null(void);
+extern inline void zm_api_slice_drop(zm_api_slice_t *s);
+
 #define ZM_SEEK_SET 0
 #define ZM_SEEK_CUR 1
 #define ZM_SEEK_END 2

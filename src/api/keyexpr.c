@@ -8,6 +8,10 @@
 #include "api/api.h"
 #include "keyexpr/keyexpr.h"
 
+/* The external copies of api.h's inline helpers of key expressions. */
+extern inline zm_api_keyexpr_t zm_api_keyexpr_null(void);
+extern inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k);
+
 static const char *key_data(const zm_api_keyexpr_t *k) { return (const char *)k->key.slice.start; }
 static size_t key_len(const zm_api_keyexpr_t *k) { return k->key.slice.len; }
 

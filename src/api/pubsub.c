@@ -218,48 +218,47 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
         z_encoding_drop(o.encoding);
         return Z_EINVAL;
     }
-    zm_api_publisher_t p;
-    memset(&p, 0, sizeof(p));
-    z_result_t r = zm_api_keyexpr_clone(&p.keyexpr, keyexpr);
+    /* built in place: a failure leaves it null again (the cleared key is null, ids stay unset) */
+    zm_api_publisher_t *p = &pub->_val;
+    z_result_t r = zm_api_keyexpr_clone(&p->keyexpr, keyexpr);
     if (r != Z_OK) {
         z_encoding_drop(o.encoding);
         return r;
     }
-    p.keyexpr.id = 0; /* the publisher's own key id replaces a declared one */
-    p.keyexpr.session = NULL;
+    p->keyexpr.id = 0; /* the publisher's own key id replaces a declared one */
+    p->keyexpr.session = NULL;
     zm_api_session_t *b = record_of(zs);
     zm_session_t *s;
     r = zm_api_session_enter(b, &s);
     if (r == Z_OK) {
-        r = zm_session_declare_publisher(s, (const char *)p.keyexpr.key.slice.start, p.keyexpr.key.slice.len, &p.id,
-                                         &p.key_id);
+        r = zm_session_declare_publisher(s, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len,
+                                         &p->id, &p->key_id);
         zm_api_session_leave(b);
     }
     if (r != Z_OK) {
-        zm_api_keyexpr_clear(&p.keyexpr);
+        zm_api_keyexpr_clear(&p->keyexpr);
         z_encoding_drop(o.encoding);
         return r;
     }
     if (o.encoding != NULL) {
-        p.encoding = o.encoding->_this._val;
+        p->encoding = o.encoding->_this._val;
         z_internal_encoding_null(&o.encoding->_this);
     }
-    p.congestion_control = o.congestion_control;
-    p.priority = o.priority;
-    p.is_express = o.is_express;
+    p->congestion_control = o.congestion_control;
+    p->priority = o.priority;
+    p->is_express = o.is_express;
 #ifdef Z_FEATURE_UNSTABLE_API
-    p.reliability = o.reliability;
+    p->reliability = o.reliability;
 #else
-    p.reliability = Z_RELIABILITY_DEFAULT;
+    p->reliability = Z_RELIABILITY_DEFAULT;
 #endif
 #if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    p.allowed_destination = o.allowed_destination;
+    p->allowed_destination = o.allowed_destination;
 #else
-    p.allowed_destination = Z_LOCALITY_ANY;
+    p->allowed_destination = Z_LOCALITY_ANY;
 #endif
     zm_api_session_ref(b);
-    p.session = b;
-    pub->_val = p;
+    p->session = b;
     return Z_OK;
 }
 
@@ -456,12 +455,10 @@ z_result_t z_declare_subscriber(const z_loaned_session_t *zs, z_owned_subscriber
         return Z_EINVAL;
     }
     z_internal_subscriber_null(sub);
-    zm_api_subscriber_t v;
-    memset(&v, 0, sizeof(v));
-    ZM_TRY(subscribe(zs, keyexpr, callback, options, &v.keyexpr, &v.id));
-    v.session = record_of(zs);
-    zm_api_session_ref(v.session);
-    sub->_val = v;
+    zm_api_subscriber_t *v = &sub->_val; /* a failure leaves it null */
+    ZM_TRY(subscribe(zs, keyexpr, callback, options, &v->keyexpr, &v->id));
+    v->session = record_of(zs);
+    zm_api_session_ref(v->session);
     return Z_OK;
 }
 

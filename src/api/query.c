@@ -364,7 +364,7 @@ static void get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payl
 static void get_source(zm_get_args_t *a, get_parts_t *parts, const z_source_info_t *si)
 {
     if (si != NULL) {
-        parts->source.zid = zm_api_zid_from_id(&si->source_id.zid);
+        zm_api_zid_from_id(&parts->source.zid, &si->source_id.zid);
         parts->source.eid = si->source_id.eid;
         parts->source.sn = si->source_sn;
         a->source = &parts->source;

@@ -8,24 +8,31 @@
 
 #include "api/api.h"
 
+#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
+/* The external copy of api.h's inline helper of timestamps. */
+extern inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts);
+#endif
+
 /* ---- ids ------------------------------------------------------------------------------------------ */
+
+/* The bytes of a zid into an id already zeroed: in place, where a copy returned would be copied again. */
+static void id_fill(z_id_t *id, const zm_zid_t *zid)
+{
+    memcpy(id->id, zid->id, zid->len <= sizeof(id->id) ? zid->len : sizeof(id->id));
+}
 
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid)
 {
     z_id_t id;
     memset(&id, 0, sizeof(id));
-    size_t n = zid->len <= sizeof(id.id) ? zid->len : sizeof(id.id);
-    memcpy(id.id, zid->id, n);
+    id_fill(&id, zid);
     return id;
 }
 
-zm_zid_t zm_api_zid_from_id(const z_id_t *id)
+void zm_api_zid_from_id(zm_zid_t *zid, const z_id_t *id)
 {
-    zm_zid_t zid;
-    memset(&zid, 0, sizeof(zid));
-    memcpy(zid.id, id->id, sizeof(zid.id));
-    zid.len = zm_zid_trim(id->id);
-    return zid;
+    memcpy(zid->id, id->id, sizeof(zid->id));
+    zid->len = zm_zid_trim(id->id);
 }
 
 z_result_t zm_api_undeclare(zm_api_session_t *b, uint32_t id, z_result_t (*undeclare)(zm_session_t *s, uint32_t id))
@@ -291,31 +298,36 @@ const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample)
 }
 #endif
 
+/* The parts of a sample that borrow: absent (has false) or empty ones stay null. */
+static void borrow_part(zm_api_slice_t *dst, bool has, zm_slice_t part)
+{
+    if (has && part.len > 0) {
+        dst->start = part.ptr;
+        dst->len = part.len;
+    }
+}
+
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
 {
     memset(out, 0, sizeof(*out));
     out->keyexpr.key.slice = zm_api_slice_borrow(in->key, in->key_len);
-    out->payload.slice = zm_api_slice_borrow(in->payload.ptr, in->payload.len);
+    borrow_part(&out->payload.slice, true, in->payload);
     if (in->has_timestamp) {
         out->timestamp.valid = true;
         out->timestamp.time = in->timestamp.time;
-        out->timestamp.id = zm_api_id_from_zid(&in->timestamp.id);
+        id_fill(&out->timestamp.id, &in->timestamp.id);
     }
     out->encoding.id = in->encoding.id;
-    if (in->encoding.has_schema) {
-        out->encoding.schema.slice = zm_api_slice_borrow(in->encoding.schema.ptr, in->encoding.schema.len);
-    }
+    borrow_part(&out->encoding.schema.slice, in->encoding.has_schema, in->encoding.schema);
     out->kind = in->kind == ZM_SAMPLE_DELETE ? Z_SAMPLE_KIND_DELETE : Z_SAMPLE_KIND_PUT;
     out->priority = (z_priority_t)in->priority;
     out->congestion_control = in->block ? Z_CONGESTION_CONTROL_BLOCK : Z_CONGESTION_CONTROL_DROP;
     out->express = in->express;
-    if (in->has_attachment) {
-        out->attachment.slice = zm_api_slice_borrow(in->attachment.ptr, in->attachment.len);
-    }
+    borrow_part(&out->attachment.slice, in->has_attachment, in->attachment);
     out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
     if (in->has_source) {
         out->has_source_info = true;
-        out->source_info.source_id.zid = zm_api_id_from_zid(&in->source.zid);
+        id_fill(&out->source_info.source_id.zid, &in->source.zid);
         out->source_info.source_id.eid = in->source.eid;
         out->source_info.source_sn = in->source.sn;
     }

@@ -130,11 +130,9 @@ static int hex_value(char c)
     if (c >= '0' && c <= '9') {
         return c - '0';
     }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
+    char lower = (char)(c | 0x20); /* only 'A'..'F' and 'a'..'f' become 'a'..'f' */
+    if (lower >= 'a' && lower <= 'f') {
+        return lower - 'a' + 10;
     }
     return -1;
 }
@@ -145,7 +143,7 @@ static int hex_value(char c)
  */
 static z_result_t zid_parse(const char *text, zm_zid_t *zid)
 {
-    uint8_t raw[16];
+    uint8_t *raw = zid->id; /* what is left there on error goes unused */
     size_t digits = 0;
     for (const char *p = text; *p != '\0'; p++) {
         if (*p == '-') {
@@ -162,13 +160,11 @@ static z_result_t zid_parse(const char *text, zm_zid_t *zid)
         }
         digits++;
     }
-    if (digits != 32 || zm_zid_trim(raw) == 0) {
+    if (digits != 32) {
         return Z_EINVAL;
     }
-    memset(zid, 0, sizeof(*zid));
-    memcpy(zid->id, raw, sizeof(raw));
     zid->len = zm_zid_trim(raw);
-    return Z_OK;
+    return zid->len != 0 ? Z_OK : Z_EINVAL;
 }
 
 #if Z_FEATURE_SCOUTING
@@ -190,17 +186,16 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     }
     for (uint8_t i = 0; i < c->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
         const zm_api_config_entry_t *e = &c->entries[i];
-        if (e->key == Z_CONFIG_CONNECT_KEY) {
-            if (sc->n_connect == ZM_ENDPOINTS_MAX) {
-                return Z_EINVAL;
-            }
-            sc->connect[sc->n_connect++] = e->value;
-        } else if (e->key == Z_CONFIG_LISTEN_KEY) {
-            if (sc->n_listen == ZM_ENDPOINTS_MAX) {
-                return Z_EINVAL;
-            }
-            sc->listen[sc->n_listen++] = e->value;
+        bool connect = e->key == Z_CONFIG_CONNECT_KEY;
+        if (!connect && e->key != Z_CONFIG_LISTEN_KEY) {
+            continue;
         }
+        const char **list = connect ? sc->connect : sc->listen;
+        size_t *n = connect ? &sc->n_connect : &sc->n_listen;
+        if (*n == ZM_ENDPOINTS_MAX) {
+            return Z_EINVAL;
+        }
+        list[(*n)++] = e->value;
     }
     if (sc->n_listen > 0) {
         sc->mode = ZM_MODE_PEER; /* listening makes a peer, whatever the mode says */

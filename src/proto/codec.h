@@ -109,10 +109,10 @@ ZM_NODISCARD z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t
 /* ---- pieces used by the network codec (declarations and zenoh bodies) ----------------------- */
 ZM_NODISCARD z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d);
 ZM_NODISCARD z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d);
+/** A PUT or a DEL, as header's id says (the header is read already). */
 ZM_NODISCARD z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p);
-ZM_NODISCARD z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p);
-ZM_NODISCARD z_result_t zm_del_decode(zm_reader_t *r, uint8_t header, zm_del_t *d);
-ZM_NODISCARD z_result_t zm_del_encode(zm_writer_t *w, const zm_del_t *d);
+/** A PUT or a DEL, as id (ZM_MID_PUT or ZM_MID_DEL) says; a DEL leaves out encoding and payload. */
+ZM_NODISCARD z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p);
 ZM_NODISCARD z_result_t zm_query_decode(zm_reader_t *r, uint8_t header, zm_query_t *q);
 ZM_NODISCARD z_result_t zm_query_encode(zm_writer_t *w, const zm_query_t *q);
 ZM_NODISCARD z_result_t zm_reply_decode(zm_reader_t *r, uint8_t header, zm_reply_t *q);

@@ -3,6 +3,8 @@
  * and the D_FINAL that closes an interest's current replies. Undeclarations may name the entity
  * by a key expression in the 0x5F extension; it is kept with has_ext_wire so it re-encodes.
  */
+#include <string.h>
+
 #include "proto/codec.h"
 
 #define ZM_DECL_FLAG_N 0x20u
@@ -93,18 +95,10 @@ z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
     uint8_t h;
     ZM_TRY(zm_read_u8(r, &h));
     uint8_t kind = ZM_MID(h);
+    /* all zero: no id, no expression (receiver mapping), no extension; declarations are off the
+     * data path, so one memset rather than a store per field */
+    memset(d, 0, sizeof(*d));
     d->kind = kind;
-    d->id = 0;
-    d->wire_expr.scope = 0;
-    d->wire_expr.mapping = ZM_MAPPING_RECEIVER;
-    d->wire_expr.has_suffix = false;
-    d->wire_expr.suffix = zm_slice(NULL, 0);
-    d->has_ext_wire = false;
-    d->has_qbl_info = false;
-    d->qbl_complete = false;
-    d->qbl_distance = 0;
-    d->unknown.n = 0;
-    d->unknown.dropped = 0;
     if (kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) {
         r->ptr--;
         return ZM_E_DECL_UNKNOWN;

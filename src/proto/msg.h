@@ -208,33 +208,31 @@ typedef struct {
 #define ZM_MID_REPLY 0x04
 #define ZM_MID_ERR 0x05
 
+/*
+ * PUT and DEL: a DEL is a PUT without encoding and payload (its encoder writes neither, its
+ * decoder leaves them empty), so one struct, one encoder and one decoder serve both, and a
+ * program that only puts links nothing more for deletes. The extension bits are shared too.
+ */
 #define ZM_PUT_EXT_SOURCE 0x01u     /* 0x41 zbuf */
-#define ZM_PUT_EXT_SHM 0x02u        /* 0x12 unit M */
-#define ZM_PUT_EXT_ATTACHMENT 0x04u /* 0x43 zbuf */
+#define ZM_PUT_EXT_SHM 0x02u        /* PUT: 0x12 unit M */
+#define ZM_PUT_EXT_ATTACHMENT 0x04u /* PUT: 0x43 zbuf; DEL: 0x42 zbuf */
 
 typedef struct {
     bool has_timestamp; /* T */
     zm_timestamp_t timestamp;
-    bool has_encoding; /* E */
+    bool has_encoding; /* E (PUT only) */
     zm_encoding_t encoding;
     uint16_t exts; /* ZM_PUT_EXT_* */
     zm_source_info_t source;
     zm_slice_t attachment;
-    zm_slice_t payload;
+    zm_slice_t payload; /* PUT only */
     zm_ext_unknown_t unknown;
 } zm_put_t;
 
-#define ZM_DEL_EXT_SOURCE 0x01u     /* 0x41 zbuf */
-#define ZM_DEL_EXT_ATTACHMENT 0x02u /* 0x42 zbuf */
+#define ZM_DEL_EXT_SOURCE ZM_PUT_EXT_SOURCE
+#define ZM_DEL_EXT_ATTACHMENT ZM_PUT_EXT_ATTACHMENT
 
-typedef struct {
-    bool has_timestamp;
-    zm_timestamp_t timestamp;
-    uint16_t exts; /* ZM_DEL_EXT_* */
-    zm_source_info_t source;
-    zm_slice_t attachment;
-    zm_ext_unknown_t unknown;
-} zm_del_t;
+typedef zm_put_t zm_del_t;
 
 typedef enum {
     ZM_CONSOLIDATION_AUTO = 0,

@@ -50,15 +50,10 @@ static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_
     return zm_exts_read_hot(r, header, &net_exts, net_ext_allowed(mid), x);
 }
 
-/* z: the header's Z flag, set iff there is an extension to write */
-static z_result_t net_exts_write(zm_writer_t *w, uint8_t mid, const zm_net_exts_t *x, uint8_t z)
+/* z: the header's Z flag, set iff there is an extension to write; allowed: net_ext_allowed() */
+static z_result_t net_exts_write(zm_writer_t *w, uint16_t allowed, const zm_net_exts_t *x, uint8_t z)
 {
-    return z ? zm_exts_write(w, &net_exts, net_ext_allowed(mid), x, true) : Z_OK;
-}
-
-static bool net_has_exts(uint8_t mid, const zm_net_exts_t *x)
-{
-    return zm_exts_count(&net_exts, net_ext_allowed(mid), x, true) != 0;
+    return z ? zm_exts_write(w, &net_exts, allowed, x, true) : Z_OK;
 }
 
 #if ZM_DECODE_PUSH || ZM_DECODE_REQUEST || ZM_DECODE_RESPONSE
@@ -121,16 +116,11 @@ static z_result_t push_body_read(zm_reader_t *r, zm_push_t *p)
     uint8_t h;
     ZM_TRY(zm_peek_u8(r, &h));
     p->body_id = ZM_MID(h);
-    switch (p->body_id) {
-    case ZM_MID_PUT:
-        r->ptr++;
-        return zm_put_decode(r, h, &p->body.put);
-    case ZM_MID_DEL:
-        r->ptr++;
-        return zm_del_decode(r, h, &p->body.del);
-    default:
+    if (p->body_id != ZM_MID_PUT && p->body_id != ZM_MID_DEL) {
         return ZM_E_BODY_UNKNOWN;
     }
+    r->ptr++;
+    return zm_put_decode(r, h, &p->body.put);
 }
 #endif
 
@@ -304,22 +294,19 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
 
 /* ---- encode ----------------------------------------------------------------------------------- */
 
-static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m, uint8_t z)
+/* allowed: the message's extensions (net_ext_allowed), looked up once */
+static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m, uint16_t allowed, uint8_t z)
 {
     switch (m->id) {
     case ZM_MID_N_PUSH: {
         const zm_push_t *p = &m->body.push;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_PUSH | z | wire_expr_flags(&p->wire_expr))));
         ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
-        switch (p->body_id) {
-        case ZM_MID_PUT:
-            return zm_put_encode(w, &p->body.put);
-        case ZM_MID_DEL:
-            return zm_del_encode(w, &p->body.del);
-        default:
+        ZM_TRY(net_exts_write(w, allowed, &m->ext, z));
+        if (p->body_id != ZM_MID_PUT && p->body_id != ZM_MID_DEL) {
             return Z_EINVAL;
         }
+        return zm_put_encode(w, p->body_id, &p->body.put);
     }
 #if ZM_CODEC_FULL || Z_FEATURE_QUERY
     case ZM_MID_N_REQUEST: {
@@ -327,7 +314,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_REQUEST | z | wire_expr_flags(&q->wire_expr))));
         ZM_TRY(zm_write_zint(w, q->rid));
         ZM_TRY(zm_wire_expr_write(w, &q->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
+        ZM_TRY(net_exts_write(w, allowed, &m->ext, z));
         return zm_query_encode(w, &q->query);
     }
 #endif
@@ -337,7 +324,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE | z | wire_expr_flags(&p->wire_expr))));
         ZM_TRY(zm_write_zint(w, p->rid));
         ZM_TRY(zm_wire_expr_write(w, &p->wire_expr));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
+        ZM_TRY(net_exts_write(w, allowed, &m->ext, z));
         switch (p->body_id) {
         case ZM_MID_REPLY:
             return zm_reply_encode(w, &p->body.reply);
@@ -352,7 +339,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
-        return net_exts_write(w, m->id, &m->ext, z);
+        return net_exts_write(w, allowed, &m->ext, z);
 #endif
 #if ZM_CODEC_FULL || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS /* a client's questions to its router */
     case ZM_MID_N_INTEREST: {
@@ -371,7 +358,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
                 ZM_TRY(zm_wire_expr_write(w, &it->wire_expr));
             }
         }
-        return net_exts_write(w, m->id, &m->ext, z);
+        return net_exts_write(w, allowed, &m->ext, z);
     }
 #endif
     case ZM_MID_N_DECLARE: {
@@ -380,7 +367,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         if (d->has_interest_id) {
             ZM_TRY(zm_write_zint(w, d->interest_id));
         }
-        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
+        ZM_TRY(net_exts_write(w, allowed, &m->ext, z));
         return zm_declaration_encode(w, &d->decl);
     }
 #if ZM_CODEC_FULL
@@ -388,7 +375,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         const zm_oam_t *o = &m->body.oam;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_OAM | z | ((o->enc & 0x03u) << 5))));
         ZM_TRY(zm_write_zint(w, o->id));
-        ZM_TRY(net_exts_write(w, m->id, &m->ext, z));
+        ZM_TRY(net_exts_write(w, allowed, &m->ext, z));
         return oam_body_write(w, o);
     }
 #endif
@@ -400,7 +387,8 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
 z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
 {
     size_t mark = w->len;
-    uint8_t z = net_has_exts(m->id, &m->ext) ? ZM_FLAG_Z : 0u;
-    ZM_ENC_TRY(w, mark, network_encode_body(w, m, z));
+    uint16_t allowed = net_ext_allowed(m->id);
+    uint8_t z = zm_exts_count(&net_exts, allowed, &m->ext, true) != 0 ? ZM_FLAG_Z : 0u;
+    ZM_ENC_TRY(w, mark, network_encode_body(w, m, allowed, z));
     return Z_OK;
 }

@@ -16,7 +16,8 @@
 #define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
 #define EXT_TABLE(spec, type) {(spec), ZM_ARRAY_LEN(spec), offsetof(type, exts), offsetof(type, unknown)}
 
-/* ---- PUT  |Z|E|T| 0x01 | [timestamp] [encoding] [exts] <payload;z32> ------------------------- */
+/* ---- PUT  |Z|E|T| 0x01 | [timestamp] [encoding] [exts] <payload;z32> -------------------------
+ * ---- DEL  |Z|X|T| 0x02 | [timestamp] [exts] ---------------------------------------------------- */
 
 static const zm_ext_spec_t put_ext_spec[] = {
     EXT(0x41, ZM_EXTV_SOURCE, 0, zm_put_t, source),
@@ -25,11 +26,20 @@ static const zm_ext_spec_t put_ext_spec[] = {
 };
 static const zm_ext_table_t put_exts = EXT_TABLE(put_ext_spec, zm_put_t);
 
+/* A DEL's attachment has another id, and no shared-memory flag: its entries keep PUT's bits. */
+static const zm_ext_spec_t del_ext_spec[] = {
+    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_put_t, source),
+    EXT(0x42, ZM_EXTV_ZBUF, 2, zm_put_t, attachment),
+};
+static const zm_ext_table_t del_exts = EXT_TABLE(del_ext_spec, zm_put_t);
+
 z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
 {
+    bool put = ZM_MID(header) == ZM_MID_PUT;
     p->has_timestamp = (header & ZM_PUT_FLAG_T) != 0;
-    p->has_encoding = (header & ZM_PUT_FLAG_E) != 0;
+    p->has_encoding = put && (header & ZM_PUT_FLAG_E) != 0;
     p->attachment = zm_slice(NULL, 0);
+    p->payload = zm_slice(NULL, 0);
     if (p->has_timestamp) {
         ZM_TRY(zm_timestamp_read(r, &p->timestamp));
     }
@@ -40,63 +50,35 @@ z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
         p->encoding.has_schema = false;
         p->encoding.schema = zm_slice(NULL, 0);
     }
-    ZM_TRY(zm_exts_read_hot(r, header, &put_exts, 0xffffu, p));
-    return zm_read_zbytes(r, UINT32_MAX, &p->payload);
+    ZM_TRY(zm_exts_read_hot(r, header, put ? &put_exts : &del_exts, 0xffffu, p));
+    return put ? zm_read_zbytes(r, UINT32_MAX, &p->payload) : Z_OK;
 }
 
-z_result_t zm_put_encode(zm_writer_t *w, const zm_put_t *p)
+z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p)
 {
     size_t mark = w->len;
-    unsigned left = zm_exts_count(&put_exts, 0xffffu, p, true);
-    uint8_t h = (uint8_t)(ZM_MID_PUT | (p->has_timestamp ? ZM_PUT_FLAG_T : 0u) |
-                          (p->has_encoding ? ZM_PUT_FLAG_E : 0u) | (left ? ZM_FLAG_Z : 0u));
+    bool put = id == ZM_MID_PUT;
+    const zm_ext_table_t *t = put ? &put_exts : &del_exts;
+    bool has_encoding = put && p->has_encoding;
+    unsigned left = zm_exts_count(t, 0xffffu, p, true);
+    uint8_t h = (uint8_t)(id | (p->has_timestamp ? ZM_PUT_FLAG_T : 0u) | (has_encoding ? ZM_PUT_FLAG_E : 0u) |
+                          (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
     if (p->has_timestamp) {
         ZM_ENC_TRY(w, mark, zm_timestamp_write(w, &p->timestamp));
     }
-    if (p->has_encoding) {
+    if (has_encoding) {
         ZM_ENC_TRY(w, mark, zm_encoding_write(w, &p->encoding));
     }
     if (left) {
-        ZM_ENC_TRY(w, mark, zm_exts_write(w, &put_exts, 0xffffu, p, true));
+        ZM_ENC_TRY(w, mark, zm_exts_write(w, t, 0xffffu, p, true));
     }
-    if (!zm_fits_u32(p->payload.len)) {
-        w->len = mark;
-        return Z_EINVAL;
-    }
-    ZM_ENC_TRY(w, mark, zm_write_zbytes(w, p->payload.ptr, p->payload.len));
-    return Z_OK;
-}
-
-/* ---- DEL  |Z|X|T| 0x02 | [timestamp] [exts] ---------------------------------------------------- */
-
-static const zm_ext_spec_t del_ext_spec[] = {
-    EXT(0x41, ZM_EXTV_SOURCE, 0, zm_del_t, source),
-    EXT(0x42, ZM_EXTV_ZBUF, 1, zm_del_t, attachment),
-};
-static const zm_ext_table_t del_exts = EXT_TABLE(del_ext_spec, zm_del_t);
-
-z_result_t zm_del_decode(zm_reader_t *r, uint8_t header, zm_del_t *d)
-{
-    d->has_timestamp = (header & ZM_PUT_FLAG_T) != 0;
-    d->attachment = zm_slice(NULL, 0);
-    if (d->has_timestamp) {
-        ZM_TRY(zm_timestamp_read(r, &d->timestamp));
-    }
-    return zm_exts_read(r, header, &del_exts, 0xffffu, d, 0);
-}
-
-z_result_t zm_del_encode(zm_writer_t *w, const zm_del_t *d)
-{
-    size_t mark = w->len;
-    unsigned left = zm_exts_count(&del_exts, 0xffffu, d, true);
-    uint8_t h = (uint8_t)(ZM_MID_DEL | (d->has_timestamp ? ZM_PUT_FLAG_T : 0u) | (left ? ZM_FLAG_Z : 0u));
-    ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
-    if (d->has_timestamp) {
-        ZM_ENC_TRY(w, mark, zm_timestamp_write(w, &d->timestamp));
-    }
-    if (left) {
-        ZM_ENC_TRY(w, mark, zm_exts_write(w, &del_exts, 0xffffu, d, true));
+    if (put) {
+        if (!zm_fits_u32(p->payload.len)) {
+            w->len = mark;
+            return Z_EINVAL;
+        }
+        ZM_ENC_TRY(w, mark, zm_write_zbytes(w, p->payload.ptr, p->payload.len));
     }
     return Z_OK;
 }
@@ -191,16 +173,11 @@ z_result_t zm_reply_decode(zm_reader_t *r, uint8_t header, zm_reply_t *q)
     uint8_t h;
     ZM_TRY(zm_peek_u8(r, &h));
     q->body_id = ZM_MID(h);
-    switch (q->body_id) {
-    case ZM_MID_PUT:
-        r->ptr++;
-        return zm_put_decode(r, h, &q->body.put);
-    case ZM_MID_DEL:
-        r->ptr++;
-        return zm_del_decode(r, h, &q->body.del);
-    default:
+    if (q->body_id != ZM_MID_PUT && q->body_id != ZM_MID_DEL) {
         return ZM_E_BODY_UNKNOWN;
     }
+    r->ptr++;
+    return zm_put_decode(r, h, &q->body.put);
 }
 
 z_result_t zm_reply_encode(zm_writer_t *w, const zm_reply_t *q)
@@ -213,17 +190,12 @@ z_result_t zm_reply_encode(zm_writer_t *w, const zm_reply_t *q)
         ZM_ENC_TRY(w, mark, zm_write_zint(w, q->consolidation));
     }
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &q->unknown, false));
-    switch (q->body_id) {
-    case ZM_MID_PUT:
-        ZM_ENC_TRY(w, mark, zm_put_encode(w, &q->body.put));
-        return Z_OK;
-    case ZM_MID_DEL:
-        ZM_ENC_TRY(w, mark, zm_del_encode(w, &q->body.del));
-        return Z_OK;
-    default:
+    if (q->body_id != ZM_MID_PUT && q->body_id != ZM_MID_DEL) {
         w->len = mark;
         return Z_EINVAL;
     }
+    ZM_ENC_TRY(w, mark, zm_put_encode(w, q->body_id, &q->body.put));
+    return Z_OK;
 }
 
 /* ---- ERR  |Z|E|X| 0x05 | [encoding] [exts] <payload;z32> --------------------------------------- */

@@ -43,22 +43,6 @@ void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
     }
 }
 
-void zm_del_fill(zm_del_t *del, const zm_put_args_t *a)
-{
-    if (a->timestamp != NULL) {
-        del->has_timestamp = true;
-        del->timestamp = *a->timestamp;
-    }
-    if (a->source != NULL) {
-        del->exts |= ZM_DEL_EXT_SOURCE;
-        del->source = *a->source;
-    }
-    if (a->attachment != NULL) {
-        del->exts |= ZM_DEL_EXT_ATTACHMENT;
-        del->attachment = *a->attachment;
-    }
-}
-
 #if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_LOCAL_QUERYABLE
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
@@ -185,13 +169,8 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
         m->ext.present |= ZM_NET_EXT_QOS;
         m->ext.qos = qos;
     }
-    if (a->kind == ZM_SAMPLE_PUT) {
-        p->body_id = ZM_MID_PUT;
-        zm_put_fill(&p->body.put, a);
-    } else {
-        p->body_id = ZM_MID_DEL;
-        zm_del_fill(&p->body.del, a);
-    }
+    p->body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
+    zm_put_fill(&p->body.put, a);
 }
 
 
@@ -341,27 +320,18 @@ void zm_bad_key(zm_peer_t *p, z_result_t rc)
 #endif
 
 #if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY
-void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put, const zm_del_t *del)
+void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
 {
-    if (body_id == ZM_MID_PUT) {
-        smp->kind = ZM_SAMPLE_PUT;
-        smp->payload = put->payload;
-        smp->encoding = put->encoding;
-        smp->has_timestamp = put->has_timestamp;
-        smp->timestamp = put->timestamp;
-        smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
-        smp->attachment = put->attachment;
-        smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
-        smp->source = put->source;
-    } else {
-        smp->kind = ZM_SAMPLE_DELETE;
-        smp->has_timestamp = del->has_timestamp;
-        smp->timestamp = del->timestamp;
-        smp->has_attachment = (del->exts & ZM_DEL_EXT_ATTACHMENT) != 0;
-        smp->attachment = del->attachment;
-        smp->has_source = (del->exts & ZM_DEL_EXT_SOURCE) != 0;
-        smp->source = del->source;
-    }
+    /* a DEL's payload and encoding were decoded empty */
+    smp->kind = body_id == ZM_MID_PUT ? ZM_SAMPLE_PUT : ZM_SAMPLE_DELETE;
+    smp->payload = put->payload;
+    smp->encoding = put->encoding;
+    smp->has_timestamp = put->has_timestamp;
+    smp->timestamp = put->timestamp;
+    smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
+    smp->attachment = put->attachment;
+    smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
+    smp->source = put->source;
 }
 #endif
 
@@ -370,8 +340,7 @@ void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put,
 static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
 {
     const zm_push_t *push = &m->body.push;
-    zm_sample_t smp;
-    memset(&smp, 0, sizeof(smp));
+    zm_sample_t smp; /* every field is set below: the key, the QoS, then the body's */
     z_result_t rc = zm_remote_resolve(p, &push->wire_expr, &smp.key, &smp.key_len);
     if (rc != Z_OK) {
         zm_bad_key(p, rc);
@@ -382,7 +351,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     smp.block = (qos & ZM_QOS_BLOCK) != 0;
     smp.express = (qos & ZM_QOS_EXPRESS) != 0;
     smp.reliable = reliable;
-    zm_sample_from_body(&smp, push->body_id, &push->body.put, &push->body.del);
+    zm_sample_from_body(&smp, push->body_id, &push->body.put);
     zm_dispatch(p->s, &smp, true);
 }
 #endif

@@ -159,12 +159,24 @@ typedef struct {
 } zm_put_cache_t;
 #endif
 
-/* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys by id. */
+/*
+ * Our key expressions are looked up by id on the data path where a peer may name one (receiver
+ * mapping) or a put reads its hits: there s->keys is an id map. A build that keeps no peer
+ * declarations (a publisher-only client) looks them up only to declare and undeclare, and keeps
+ * them in a list, without the map's code.
+ */
+#define ZM_LKEY_MAP ZM_REMOTE_DECLS
+
+/* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys. */
 typedef struct zm_lkey {
 #if ZM_SUB_TRACKING
     zm_hits_t hits;
 #endif
+#if !ZM_LKEY_MAP
+    struct zm_lkey *next; /* the one declared before it (a lower id) */
+#endif
     uint32_t users; /* zm_session_declare_keyexpr calls not yet undeclared */
+    uint16_t id;
     size_t key_len;
     char key[];
 } zm_lkey_t;
@@ -317,7 +329,11 @@ struct zm_session {
     uint32_t next_rid;
 #endif
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
+#if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
+#else
+    zm_lkey_t *keys; /* our D_KEYEXPR, the latest (highest id) first */
+#endif
     zm_pub_t *pubs;
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
@@ -642,11 +658,11 @@ static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
 {
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
-/** The PUT or DEL body of a put's arguments (pointers borrow from a). */
+/** The PUT or DEL body of a put's arguments (pointers borrow from a; a DEL's encoder leaves out
+ *  its payload and encoding). */
 void zm_put_fill(zm_put_t *put, const zm_put_args_t *a);
-void zm_del_fill(zm_del_t *del, const zm_put_args_t *a);
 /** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
-void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put, const zm_del_t *del);
+void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put);
 /** A local sample of a put's arguments (borrows from a). */
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
 #if ZM_REMOTE_DECLS

@@ -35,16 +35,15 @@ static const char *zid_text(const zm_zid_t *zid, char out[33])
     return out;
 }
 
-static zm_transport_params_t local_params(const zm_session_t *s)
+/* Filled in place: a copy of it returned would be a second one on the caller's stack. */
+static void local_params(const zm_session_t *s, zm_transport_params_t *p)
 {
-    zm_transport_params_t p;
-    memset(&p, 0, sizeof(p));
-    p.zid = s->zid;
-    p.whatami = s->cfg.mode == ZM_MODE_PEER ? ZM_WAI_PEER : ZM_WAI_CLIENT;
-    p.batch_size = ZM_BATCH_UNICAST_SIZE;
-    p.lease_ms = ZM_LEASE_MS;
-    p.qos = true;
-    return p;
+    memset(p, 0, sizeof(*p));
+    p->zid = s->zid;
+    p->whatami = s->cfg.mode == ZM_MODE_PEER ? ZM_WAI_PEER : ZM_WAI_CLIENT;
+    p->batch_size = ZM_BATCH_UNICAST_SIZE;
+    p->lease_ms = ZM_LEASE_MS;
+    p->qos = true;
 }
 
 #if Z_FEATURE_MULTI_THREAD
@@ -263,7 +262,8 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     zm_link_t link;
     uint32_t timeout = s->cfg.open_timeout_ms ? s->cfg.open_timeout_ms : CONNECT_TIMEOUT_MS;
     ZM_TRY(zm_link_open(&link, &ep, timeout));
-    zm_transport_params_t params = local_params(s);
+    zm_transport_params_t params;
+    local_params(s, &params);
     zm_transport_t t;
     z_result_t rc = zm_transport_open(&t, &link, &params, timeout);
     if (rc != Z_OK) {
@@ -280,7 +280,8 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
  * inlined: its transport stays here while zm_peer_accept sends our declarations to the peer. */
 static ZM_NOINLINE z_result_t accept_one(zm_session_t *s, uint32_t timeout_ms, zm_peer_t **added)
 {
-    zm_transport_params_t params = local_params(s);
+    zm_transport_params_t params;
+    local_params(s, &params);
     zm_transport_t t;
     *added = NULL;
     ZM_TRY(zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t));

@@ -387,13 +387,8 @@ static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const
         resp->wire_expr.suffix = zm_slice(a->put.key, a->put.key_len);
         resp->body_id = ZM_MID_REPLY;
         zm_reply_t *rep = &resp->body.reply;
-        if (a->put.kind == ZM_SAMPLE_PUT) {
-            rep->body_id = ZM_MID_PUT;
-            zm_put_fill(&rep->body.put, &a->put);
-        } else {
-            rep->body_id = ZM_MID_DEL;
-            zm_del_fill(&rep->body.del, &a->put);
-        }
+        rep->body_id = a->put.kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
+        zm_put_fill(&rep->body.put, &a->put);
     } else {
         resp->wire_expr.suffix = zm_slice(r->key, r->key_len);
         resp->body_id = ZM_MID_ERR;
@@ -691,7 +686,7 @@ static ZM_NOINLINE void response_deliver(zm_peer_t *p, zm_get_t *g, const zm_net
     if (resp->body_id == ZM_MID_REPLY) {
         const zm_reply_t *rep = &resp->body.reply;
         r.kind = ZM_REPLY_OK;
-        zm_sample_from_body(&r.sample, rep->body_id, &rep->body.put, &rep->body.del);
+        zm_sample_from_body(&r.sample, rep->body_id, &rep->body.put);
     } else {
         const zm_err_t *err = &resp->body.err;
         r.kind = ZM_REPLY_ERR;

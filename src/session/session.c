@@ -542,20 +542,22 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (cfg->has_zid) {
         s->zid = cfg->zid;
     } else {
-        uint8_t raw[16];
         do {
-            zm_port_random(raw, sizeof(raw));
-        } while (zm_zid_trim(raw) == 0);
-        memcpy(s->zid.id, raw, sizeof(raw));
-        s->zid.len = zm_zid_trim(raw); /* the wire form stops at the last nonzero byte */
+            zm_port_random(s->zid.id, sizeof(s->zid.id));
+            s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
+        } while (s->zid.len == 0);
     }
     atomic_init(&s->closing, false);
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
+#if ZM_LKEY_MAP || Z_FEATURE_QUERY /* a list of keys starts empty: the session is zeroed */
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
+#endif
+#if ZM_LKEY_MAP
     zm_idmap_init(&s->keys, seed);
+#endif
 #if Z_FEATURE_QUERY
     zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
     s->next_rid = 1;
