@@ -183,6 +183,21 @@ else
 fi
 echo "client-only: $((SECONDS - t))s"
 
+# A client that only publishes keeps no peer declarations and its own keys in a list, not the id
+# map (session/internal.h): its keys must still be declared, and declared again after a restart.
+stage "publisher-only client build + interop as a publisher through a router"
+t=$SECONDS
+if configure build/pubonly -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNICAST_PEER=0 \
+    -DZ_FEATURE_SUBSCRIPTION=0 -DZ_FEATURE_QUERY=0 -DZ_FEATURE_QUERYABLE=0 -DZ_FEATURE_LIVELINESS=0 \
+    -DZ_FEATURE_MATCHING=0; then
+    build build/pubonly zm_probe examples/all || bad "publisher-only: build"
+    ZMOTE_BIN_DIR=$PWD/build/pubonly/examples interop_stage pubonly \
+        -k "(test_examples or test_reconnect) and (z_pub or z_put or z_delete or publisher) and router and not z_sub and not rust_publisher"
+else
+    bad "publisher-only: cmake configure"
+fi
+echo "publisher-only: $((SECONDS - t))s"
+
 stage "install and consumer projects (find_package, pkg-config, add_subdirectory, a router)"
 t=$SECONDS
 rm -f build/install.counts

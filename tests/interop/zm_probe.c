@@ -52,14 +52,6 @@ typedef struct {
     const char *greet_key; /* sub: puts "[n] Pub from zmote host!" on it every GREET_EVERY polls */
 } probe_args_t;
 
-typedef struct {
-    int index;
-    atomic_long received;
-} sub_state_t;
-
-static sub_state_t subs[SUBS_MAX];
-static atomic_long total_received;
-static atomic_bool synced;
 static struct timespec started;
 static long quiet = 1;
 static bool wall_clock;
@@ -83,13 +75,6 @@ static void fill_pattern(uint8_t *buf, size_t len, long seq)
 {
     for (size_t i = 0; i < len; i++) {
         buf[i] = pattern_byte(seq, i);
-    }
-}
-
-static void print_hex(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        printf("%02x", data[i]);
     }
 }
 
@@ -233,6 +218,25 @@ static void report_links(const z_loaned_session_t *s, const probe_args_t *args)
 }
 
 /* ---- subscriber side ------------------------------------------------------------------------- */
+
+#if Z_FEATURE_SUBSCRIPTION
+
+typedef struct {
+    int index;
+    atomic_long received;
+} sub_state_t;
+
+static sub_state_t subs[SUBS_MAX];
+static atomic_long total_received;
+static atomic_bool synced;
+
+static void print_hex(const uint8_t *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        printf("%02x", data[i]);
+    }
+}
+
 
 static void print_check(const z_loaned_bytes_t *payload, long seq)
 {
@@ -432,6 +436,16 @@ static int run_sub(const z_loaned_session_t *s, const probe_args_t *args)
     }
     return status;
 }
+#else
+/* A publisher-only build of the library has no subscribers to declare. */
+static int run_sub(const z_loaned_session_t *s, const probe_args_t *args)
+{
+    (void)s;
+    (void)args;
+    printf("error: zm_probe sub needs a library built with Z_FEATURE_SUBSCRIPTION\n");
+    return 2;
+}
+#endif
 
 /* ---- publisher side -------------------------------------------------------------------------- */
 
