@@ -53,9 +53,10 @@
 #endif
 
 /**
- * The locality options of puts, deletes, publishers and subscribers (allowed_destination,
- * allowed_origin: z_locality_t). Local delivery does not depend on it: a put always reaches the
- * matching subscribers of its own session unless its options say otherwise.
+ * Local delivery: a put or delete reaches the matching subscribers of its own session, as in Rust
+ * (zenoh-pico's default is 0), and the locality options of puts, deletes, publishers and
+ * subscribers (allowed_destination, allowed_origin: z_locality_t) choose where it goes. With it
+ * off, as in zenoh-pico, a session's samples go only to its router or peers.
  */
 #ifndef Z_FEATURE_LOCAL_SUBSCRIBER
 #define Z_FEATURE_LOCAL_SUBSCRIBER 1

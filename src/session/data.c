@@ -43,7 +43,7 @@ void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
     }
 }
 
-#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_LOCAL_QUERYABLE
+#if (Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER) || Z_FEATURE_LOCAL_QUERYABLE
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
     memset(smp, 0, sizeof(*smp));
@@ -217,7 +217,9 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     return rc;
 }
 
-#if Z_FEATURE_SUBSCRIPTION
+/* A session's own subscribers take its puts only in a build with local subscribers, as in
+ * zenoh-pico: without them, nothing is delivered locally and none of this is linked. */
+#if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
 static ZM_NOINLINE void put_local(zm_session_t *s, const zm_put_args_t *a)
 {
     zm_sample_t smp;
@@ -246,7 +248,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
-#if Z_FEATURE_SUBSCRIPTION
+#if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
     if (a->destination != ZM_LOCALITY_REMOTE) {
         put_local(s, a);
     }
