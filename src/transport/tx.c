@@ -31,8 +31,9 @@
  */
 #define LEASE_SEND_MS 100u
 
-/* tx_lock held. The batch is gone: sent, dropped or lost with its link. */
-static void batch_reset(zm_transport_t *t)
+/* tx_lock held. The batch is gone: sent, dropped or lost with its link. Out of line: every way
+ * out of a batch ends here. */
+static ZM_NOINLINE void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
     t->tx_frame = -1;
