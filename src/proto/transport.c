@@ -378,19 +378,21 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
 /* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
 z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
 {
-    size_t mark = w->len;
-    uint8_t h = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    z_result_t rc = zm_write_u8(w, h);
-    if (rc == Z_OK) {
-        rc = zm_write_zint(w, sn);
+    size_t sn_len = zm_zint_len(sn);
+    if (zm_writer_left(w) < 1u + sn_len + (has_qos ? 2u : 0u)) {
+        return ZM_E_NO_SPACE;
     }
-    if (rc == Z_OK && has_qos) {
-        rc = zm_write_u16le(w, (uint16_t)(ZM_EXT_T_QOS | ((prio & 7u) << 8)));
+    uint8_t *o = w->data + w->len;
+    *o = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    zm_zint_put(o + 1, sn);
+    o += 1u + sn_len;
+    if (has_qos) {
+        o[0] = ZM_EXT_T_QOS;
+        o[1] = (uint8_t)(prio & 7u);
+        o += 2;
     }
-    if (rc != Z_OK) {
-        w->len = mark;
-    }
-    return rc;
+    w->len = (size_t)(o - w->data);
+    return Z_OK;
 }
 
 z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)
