@@ -173,6 +173,13 @@ uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params
 }
 
 /*
+ * The resolutions an InitAck may answer ours (ZM_RESOLUTION_DEFAULT) with, a bit each: every field
+ * no wider than ours (SNs and request ids of 8, 16 or 32 bits), nothing in the bits above them.
+ */
+#define RESOLUTIONS_OURS_OR_LESS 0x0777u
+_Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 32-bit SNs and request ids");
+
+/*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
  */
@@ -187,13 +194,13 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
-    uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
+    uint8_t res = ack->has_size ? ack->resolution : ZM_RESOLUTION_DEFAULT; /* its low 6 bits */
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
     /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
      * once the OpenSyn that carries it is out. Rust's are well under this bound. */
     zm_slice_t cookie = ack->cookie;
     z_result_t rc = Z_OK;
-    if (ack->version != ZM_PROTO_VERSION || zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT) != res ||
+    if (ack->version != ZM_PROTO_VERSION || res > ZM_RESOLUTION_DEFAULT || !((RESOLUTIONS_OURS_OR_LESS >> res) & 1u) ||
         batch < 64) {
         rc = ZM_E_UNSUPPORTED;
     } else if (cookie.len > 256u) {
