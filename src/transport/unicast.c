@@ -151,9 +151,9 @@ void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_i
 {
     for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
         t->tx_sn[i] = tx_initial;
+        t->tx_sn_sent[i] = tx_initial;
         t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
     }
-    memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
 }
 
 z_result_t zm_transport_finish(zm_transport_t *t)
@@ -288,10 +288,7 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
 void zm_transport_free(zm_transport_t *t)
 {
     zm_link_close(&t->link);
-    zm_free(t->tx_buf);
-    zm_free(t->rx_buf);
-    t->tx_buf = NULL;
-    t->rx_buf = NULL;
+    zm_transport_drop_buffers(t);
 #if Z_FEATURE_FRAGMENTATION
     zm_free(t->frag_buf);
     zm_free(t->defrag[0].buf);
