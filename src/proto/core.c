@@ -199,14 +199,16 @@ z_result_t zm_ext_write_unit(zm_writer_t *w, uint8_t id, bool more)
     return zm_write_u8(w, ext_header(id, more));
 }
 
+/* The header, then the value through the writer's own helpers; the header goes again if the
+ * value does not fit, so nothing is left behind. */
 z_result_t zm_ext_write_z64(zm_writer_t *w, uint8_t id, uint64_t v, bool more)
 {
-    if (zm_writer_left(w) < 1 + zm_zint_len(v)) {
-        return ZM_E_NO_SPACE;
+    ZM_TRY(zm_write_u8(w, ext_header(id, more)));
+    z_result_t rc = zm_write_zint(w, v);
+    if (rc != Z_OK) {
+        w->len--;
     }
-    w->data[w->len++] = ext_header(id, more);
-    w->len += zm_zint_put(w->data + w->len, v);
-    return Z_OK;
+    return rc;
 }
 
 z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool more)
@@ -214,11 +216,12 @@ z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool m
     if (!zm_fits_u32(body.len)) {
         return Z_EINVAL;
     }
-    if (zm_writer_left(w) < 1 + zm_zint_len(body.len) + body.len) {
-        return ZM_E_NO_SPACE;
+    ZM_TRY(zm_write_u8(w, ext_header(id, more)));
+    z_result_t rc = zm_write_zbytes(w, body.ptr, body.len);
+    if (rc != Z_OK) {
+        w->len--;
     }
-    w->data[w->len++] = ext_header(id, more);
-    return zm_write_zbytes(w, body.ptr, body.len);
+    return rc;
 }
 
 z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more)

@@ -205,17 +205,18 @@ ZM_NODISCARD z_result_t zm_ext_loop(zm_reader_t *r, bool more, zm_ext_fn on, voi
  * writes them, with the kind of its value and where the value lives in the message struct. One
  * reader and one writer serve every message, so no message carries its own extension code.
  */
-enum {
+enum { /* the kinds every build that reads network messages takes come first, and the ones of
+        * queries and replies or multicast last, which keeps the readers' switches short */
     ZM_EXTV_UNIT,      /* presence only */
     ZM_EXTV_U8,        /* z64, kept as its low byte */
     ZM_EXTV_U16,       /* z64, kept as its low 16 bits */
-    ZM_EXTV_U32,       /* z64 that must fit 32 bits */
     ZM_EXTV_U64,       /* z64 */
-    ZM_EXTV_TARGET,    /* z64 0..2, a query target kept as a byte */
     ZM_EXTV_ZBUF,      /* body, kept as a slice */
     ZM_EXTV_SOURCE,    /* body: zid, eid, sn (zm_source_info_t) */
-    ZM_EXTV_ENTITY,    /* body: zid, eid (zm_entity_id_t) */
     ZM_EXTV_TIMESTAMP, /* body: a timestamp that fills it (zm_timestamp_t) */
+    ZM_EXTV_U32,       /* z64 that must fit 32 bits */
+    ZM_EXTV_TARGET,    /* z64 0..2, a query target kept as a byte */
+    ZM_EXTV_ENTITY,    /* body: zid, eid (zm_entity_id_t) */
     ZM_EXTV_ENC_BODY,  /* body: an encoding then a payload to its end (zm_encoding_t, zm_slice_t) */
     ZM_EXTV_SN_PAIRS,  /* body, kept as a slice: 8 pairs of SNs under the SN mask */
 };

@@ -116,6 +116,40 @@ static const zm_ext_spec_t init_ext_spec[] = {
 static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
                                          offsetof(zm_init_t, exts), offsetof(zm_init_t, unknown)};
 
+/*
+ * A build that decodes no network message and lacks the complete codec reads extensions in its
+ * transport messages only, and knows none but INIT's QoS and patch level: a loop of its own reads
+ * them, in place of the table reader and its kinds of value, and takes every input as that reader
+ * takes it with init_exts (the others know nothing). patch is NULL where none is known.
+ */
+#define LEAN_EXTS (!ZM_CODEC_FULL && !ZM_DECODE_NETWORK)
+#if LEAN_EXTS
+static z_result_t exts_read(zm_reader_t *r, uint8_t h, uint16_t *exts, uint64_t *patch, zm_ext_unknown_t *u)
+{
+    *exts = 0;
+    u->n = 0;
+    u->dropped = 0;
+    for (bool more = (h & ZM_FLAG_Z) != 0; more;) {
+        zm_ext_t e;
+        ZM_TRY(zm_ext_read(r, &e));
+        more = (e.header & ZM_FLAG_Z) != 0;
+        uint8_t id = (uint8_t)(e.header & 0x7fu);
+        if (patch != NULL && id == 0x01u) {
+            *exts |= ZM_INIT_EXT_QOS;
+        } else if (patch != NULL && id == 0x27u) {
+            *exts |= ZM_INIT_EXT_PATCH;
+            *patch = e.z64;
+        } else {
+            ZM_TRY(zm_ext_unknown(r, &e, u)); /* which leaves r at e on error */
+        }
+    }
+    return Z_OK;
+}
+#define EXTS_READ(r, h, table, entries, m, patch) exts_read((r), (h), &(m)->exts, (patch), &(m)->unknown)
+#else
+#define EXTS_READ(r, h, table, entries, m, patch) zm_exts_read((r), (h), (table), (entries), (m), 0)
+#endif
+
 static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -131,7 +165,7 @@ static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
     if (m->ack) {
         ZM_TRY(zm_read_zbytes(r, UINT16_MAX, &m->cookie));
     }
-    return zm_exts_read(r, h, &init_exts, 0xffffu, m, 0);
+    return EXTS_READ(r, h, &init_exts, 0xffffu, m, &m->patch);
 }
 
 static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
@@ -210,7 +244,9 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
 #else /* none known, none announced */
+#if !LEAN_EXTS
 static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
+#endif
 #define OPEN_SYN_ENTRIES 0u
 #define OPEN_ACK_ENTRIES 0u
 #endif
@@ -225,7 +261,7 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
     if (!m->ack) {
         ZM_TRY(zm_read_zbytes(r, SIZE_MAX, &m->cookie));
     }
-    return zm_exts_read(r, h, &open_exts, m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES, m, 0);
+    return EXTS_READ(r, h, &open_exts, m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES, m, NULL);
 }
 
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
@@ -269,16 +305,18 @@ z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, u
 
 /* ---- CLOSE  |Z|X|S| 0x03 | reason(u8) | [exts]   and   KEEP_ALIVE  |Z|X|X| 0x04 | [exts] -- */
 
-/* They know no extension: the table reader keeps or skips whatever comes. */
+/* They know no extension: the reader keeps or skips whatever comes. */
+#if !LEAN_EXTS
 static const zm_ext_table_t close_exts = {NULL, 0, offsetof(zm_close_t, exts), offsetof(zm_close_t, unknown)};
 static const zm_ext_table_t keep_alive_exts = {NULL, 0, offsetof(zm_keep_alive_t, exts),
                                                offsetof(zm_keep_alive_t, unknown)};
+#endif
 
 static z_result_t close_decode(zm_reader_t *r, uint8_t h, zm_close_t *m)
 {
     m->session = (h & ZM_CLOSE_FLAG_S) != 0;
     ZM_TRY(zm_read_u8(r, &m->reason));
-    return zm_exts_read(r, h, &close_exts, 0, m, 0);
+    return EXTS_READ(r, h, &close_exts, 0, m, NULL);
 }
 
 z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
@@ -293,7 +331,7 @@ z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
 
 static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *m)
 {
-    return zm_exts_read(r, h, &keep_alive_exts, 0, m, 0);
+    return EXTS_READ(r, h, &keep_alive_exts, 0, m, NULL);
 }
 
 z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
@@ -340,19 +378,21 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
 /* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
 z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
 {
-    size_t mark = w->len;
-    uint8_t h = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    z_result_t rc = zm_write_u8(w, h);
-    if (rc == Z_OK) {
-        rc = zm_write_zint(w, sn);
+    size_t sn_len = zm_zint_len(sn);
+    if (zm_writer_left(w) < 1u + sn_len + (has_qos ? 2u : 0u)) {
+        return ZM_E_NO_SPACE;
     }
-    if (rc == Z_OK && has_qos) {
-        rc = zm_write_u16le(w, (uint16_t)(ZM_EXT_T_QOS | ((prio & 7u) << 8)));
+    uint8_t *o = w->data + w->len;
+    *o = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    zm_zint_put(o + 1, sn);
+    o += 1u + sn_len;
+    if (has_qos) {
+        o[0] = ZM_EXT_T_QOS;
+        o[1] = (uint8_t)(prio & 7u);
+        o += 2;
     }
-    if (rc != Z_OK) {
-        w->len = mark;
-    }
-    return rc;
+    w->len = (size_t)(o - w->data);
+    return Z_OK;
 }
 
 z_result_t zm_frame_encode(zm_writer_t *w, const zm_frame_t *m)

@@ -11,8 +11,9 @@
 
 static inline uint16_t zm_min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
 
-/* Per-field minimum of two resolution bytes (fsn in bits 0-1, request id in bits 2-3). Inline:
- * a few instructions, which a client's opener alone calls. */
+/* Per-field minimum of two resolution bytes (fsn in bits 0-1, request id in bits 2-3), which the
+ * acceptor answers with (the opener only checks an answer, with a mask of its own). Inline: a few
+ * instructions. */
 static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
 {
     uint8_t fsn = (uint8_t)((a & 3u) < (b & 3u) ? (a & 3u) : (b & 3u));

@@ -31,8 +31,9 @@
  */
 #define LEASE_SEND_MS 100u
 
-/* tx_lock held. The batch is gone: sent, dropped or lost with its link. */
-static void batch_reset(zm_transport_t *t)
+/* tx_lock held. The batch is gone: sent, dropped or lost with its link. Out of line: every way
+ * out of a batch ends here. */
+static ZM_NOINLINE void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
     t->tx_frame = -1;
@@ -377,18 +378,19 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
         TX_UNLOCK(t);
         return ZM_E_TIMEOUT; /* the session closes it, as an expired one */
     }
-    if (t->tx.len > 0) {
-        rc = write_batch(t, now, end); /* a batch left open by batching mode goes out with the lease */
+    /* A batch left open by batching mode goes out with the lease; else, if we were idle, a
+     * keep-alive (zmote's has no extension), in a batch of its own. */
+    bool keep_alive = t->tx.len == 0;
+    if (!keep_alive || (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
+                        zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK)) {
+        rc = write_batch(t, now, end);
         if (rc == ZM_E_AGAIN) {
-            rc = Z_OK; /* no room now: it waits for the next tick or the next flush */
-        }
-    } else if (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
-        if (zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK) { /* zmote's has no extension */
-            rc = write_batch(t, now, end);
-            if (rc == ZM_E_AGAIN) {
-                batch_reset(t); /* no room: skipped, a peer that does not read needs none */
-                rc = Z_OK;
+            /* No room now: the open batch waits for the next tick or the next flush, the keep-alive
+             * is skipped (a peer that does not read needs none). */
+            if (keep_alive) {
+                batch_reset(t);
             }
+            rc = Z_OK;
         }
     }
     if (rc != Z_OK) {

@@ -151,9 +151,9 @@ void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_i
 {
     for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
         t->tx_sn[i] = tx_initial;
+        t->tx_sn_sent[i] = tx_initial;
         t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
     }
-    memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
 }
 
 z_result_t zm_transport_finish(zm_transport_t *t)
@@ -173,6 +173,13 @@ uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params
 }
 
 /*
+ * The resolutions an InitAck may answer ours (ZM_RESOLUTION_DEFAULT) with, a bit each: every field
+ * no wider than ours (SNs and request ids of 8, 16 or 32 bits), nothing in the bits above them.
+ */
+#define RESOLUTIONS_OURS_OR_LESS 0x0777u
+_Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 32-bit SNs and request ids");
+
+/*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
  */
@@ -187,13 +194,13 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
-    uint8_t res = ack->has_size ? (uint8_t)(ack->resolution & 0x3fu) : ZM_RESOLUTION_DEFAULT;
+    uint8_t res = ack->has_size ? ack->resolution : ZM_RESOLUTION_DEFAULT; /* its low 6 bits */
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
     /* The cookie stays where it is in rx_buf: nothing is received into it before the OpenAck,
      * once the OpenSyn that carries it is out. Rust's are well under this bound. */
     zm_slice_t cookie = ack->cookie;
     z_result_t rc = Z_OK;
-    if (ack->version != ZM_PROTO_VERSION || zm_transport_resolution_min(res, ZM_RESOLUTION_DEFAULT) != res ||
+    if (ack->version != ZM_PROTO_VERSION || res > ZM_RESOLUTION_DEFAULT || !((RESOLUTIONS_OURS_OR_LESS >> res) & 1u) ||
         batch < 64) {
         rc = ZM_E_UNSUPPORTED;
     } else if (cookie.len > 256u) {
@@ -207,7 +214,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->remote_whatami = ack->whatami;
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
-    t->patch = (ack->exts & ZM_INIT_EXT_PATCH) ? (ack->patch < 1 ? ack->patch : 1) : 0;
+    t->patch = (ack->exts & ZM_INIT_EXT_PATCH) && ack->patch >= 1;
     batch = zm_min_u16(batch, cap);
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
@@ -281,10 +288,7 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
 void zm_transport_free(zm_transport_t *t)
 {
     zm_link_close(&t->link);
-    zm_free(t->tx_buf);
-    zm_free(t->rx_buf);
-    t->tx_buf = NULL;
-    t->rx_buf = NULL;
+    zm_transport_drop_buffers(t);
 #if Z_FEATURE_FRAGMENTATION
     zm_free(t->frag_buf);
     zm_free(t->defrag[0].buf);
