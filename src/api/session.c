@@ -68,15 +68,6 @@ z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
     return Z_OK;
 }
 
-void zm_api_session_leave(zm_api_session_t *b)
-{
-#if Z_FEATURE_SESSION_CHECK == 1
-    atomic_fetch_sub(&b->users, 1u);
-#else
-    ZM_UNUSED(b);
-#endif
-}
-
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
 /* ---- per-type functions -------------------------------------------------------------------------- */
