@@ -109,16 +109,10 @@ inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
 
 ZM_NODISCARD z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src);
 
-static inline zm_api_encoding_t zm_api_encoding_null(void)
-{
-    zm_api_encoding_t e = {0};
-    return e;
-}
-
 static inline void zm_api_encoding_clear(zm_api_encoding_t *e)
 {
     zm_owner_unref(e->schema.slice.owner);
-    memset(e, 0, sizeof(*e)); /* null, as zm_api_encoding_null() is */
+    memset(e, 0, sizeof(*e)); /* the null encoding */
 }
 
 ZM_NODISCARD z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src);

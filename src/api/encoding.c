@@ -9,12 +9,15 @@
 
 /* ---- per-type functions -------------------------------------------------------------------------- */
 
+/* The null encoding in place: smaller code than assigning a zeroed copy. */
+static void clear(zm_api_encoding_t *e) { memset(e, 0, sizeof(*e)); }
+
 z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src)
 {
     zm_api_encoding_t e = *src;
     z_result_t r = zm_api_slice_clone(&e.schema.slice, &src->schema.slice);
     if (r != Z_OK) {
-        *dst = zm_api_encoding_null();
+        clear(dst);
         return r;
     }
     *dst = e;
@@ -24,7 +27,7 @@ z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t
 void z_internal_encoding_null(z_owned_encoding_t *obj)
 {
     if (obj != NULL) {
-        obj->_val = zm_api_encoding_null();
+        clear(&obj->_val);
     }
 }
 
@@ -66,7 +69,7 @@ z_result_t z_encoding_take_from_loaned(z_owned_encoding_t *dst, z_loaned_encodin
     zm_api_encoding_t e = *src;
     ZM_TRY(zm_api_slice_take(&e.schema.slice, &src->schema.slice));
     dst->_val = e;
-    *src = zm_api_encoding_null();
+    clear(src);
     return Z_OK;
 }
 
