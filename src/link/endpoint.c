@@ -207,6 +207,44 @@ bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
     return false;
 }
 
+/* A serial endpoint's #config, read once by the parse (its only caller, so it is inlined there). */
+static z_result_t serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
+{
+    cfg->baudrate = 9600;
+    cfg->reset_wait_ms = 50;
+    zm_slice_t rest = ep->config, key, value;
+    while (next_param(&rest, &key, &value)) {
+        unsigned k = word_index(key, SERIAL_KEYS);
+        if (k >= 2) {
+            /* exclusive and release_on_close: `true` is what zmote does, `false` one it does not
+             * offer; any other key is one zmote does not implement */
+            unsigned b = word_index(value, TRUE_FALSE);
+            if (k > 3 || b == 1) {
+                return ZM_E_UNSUPPORTED;
+            }
+            if (b != 0) {
+                return ZM_E_LOCATOR; /* a typo */
+            }
+            continue;
+        }
+        uint64_t v = 0, ms = 0;
+        if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
+            return ZM_E_LOCATOR;
+        }
+        if (k == 0) { /* baudrate */
+            cfg->baudrate = (uint32_t)v;
+            continue;
+        }
+        /* tout, in milliseconds rounded up: its last three digits are the fraction */
+        if (value.len > 3) {
+            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), &ms);
+        }
+        ms += v != ms * 1000u;
+        cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+    }
+    return Z_OK;
+}
+
 z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_endpoint_use_t use)
 {
     memset(ep, 0, sizeof(*ep));
@@ -266,8 +304,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     }
 
     if (p == ZM_PROTO_SERIAL) {
-        zm_serial_config_t serial;
-        return zm_endpoint_serial_config(ep, &serial);
+        return serial_config(ep, &ep->serial);
     }
 #if Z_FEATURE_LINK_UDP_MULTICAST
     if (zm_endpoint_is_multicast(ep)) {
@@ -329,43 +366,6 @@ z_result_t zm_endpoint_iface(const zm_endpoint_t *ep, char *buf, size_t cap)
     return Z_OK;
 }
 #endif
-
-z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
-{
-    cfg->baudrate = 9600;
-    cfg->reset_wait_ms = 50;
-    zm_slice_t rest = ep->config, key, value;
-    while (next_param(&rest, &key, &value)) {
-        unsigned k = word_index(key, SERIAL_KEYS);
-        if (k >= 2) {
-            /* exclusive and release_on_close: `true` is what zmote does, `false` one it does not
-             * offer; any other key is one zmote does not implement */
-            unsigned b = word_index(value, TRUE_FALSE);
-            if (k > 3 || b == 1) {
-                return ZM_E_UNSUPPORTED;
-            }
-            if (b != 0) {
-                return ZM_E_LOCATOR; /* a typo */
-            }
-            continue;
-        }
-        uint64_t v = 0, ms = 0;
-        if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
-            return ZM_E_LOCATOR;
-        }
-        if (k == 0) { /* baudrate */
-            cfg->baudrate = (uint32_t)v;
-            continue;
-        }
-        /* tout, in milliseconds rounded up: its last three digits are the fraction */
-        if (value.len > 3) {
-            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), &ms);
-        }
-        ms += v != ms * 1000u;
-        cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-    }
-    return Z_OK;
-}
 
 /* Appends n bytes at *pos, keeping room for the NUL; false if they do not fit. */
 static bool put(char *buf, size_t cap, size_t *pos, const void *src, size_t n)

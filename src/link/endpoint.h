@@ -36,36 +36,6 @@ typedef enum { ZM_ENDPOINT_CONNECT = 0, ZM_ENDPOINT_LISTEN } zm_endpoint_use_t;
 #define ZM_LOCATOR_MAX 255u
 
 /**
- * A parsed endpoint. Every slice borrows from the parsed string.
- * - host: for tcp, udp and tls, the name or IP literal without brackets; ipv6 tells whether it
- *   was bracketed. For serial, empty: the device is in address.
- * - port: 1..65535 (0 allowed for ZM_ENDPOINT_LISTEN); 0 for serial.
- * - metadata and config: the raw text after '?' and '#', without the separator; empty when
- *   absent. Their form was checked: `key[=value]` entries separated by ';', key non-empty.
- */
-typedef struct {
-    zm_link_proto_t proto;
-    zm_slice_t address;
-    zm_slice_t host;
-    uint16_t port;
-    bool ipv6;
-    zm_slice_t metadata;
-    zm_slice_t config;
-} zm_endpoint_t;
-
-/**
- * Parses s[0..len) into *ep (which then borrows from s). ZM_E_LOCATOR for a malformed endpoint
- * (bad address, missing or out-of-range port, malformed metadata or config, a character that
- * is not printable ASCII); ZM_E_UNSUPPORTED for an unknown protocol or a config key zmote does
- * not implement: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`, `so_sndbuf`,
- * `tcp_rx_buffer`...) are refused rather than silently ignored. Serial endpoints take the keys of
- * zm_endpoint_serial_config, multicast groups `iface` (zm_endpoint_iface), checked here
- * already. *ep is unspecified after an error.
- */
-ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len,
-                                          zm_endpoint_use_t use);
-
-/**
  * A serial endpoint's #config: the keys of Rust's serial link, with Rust's defaults.
  * - `baudrate=N`: bits per second, 1..2^32-1 (default 9600, as Rust; the port refuses rates its
  *   line cannot do when it opens).
@@ -83,10 +53,48 @@ typedef struct {
 } zm_serial_config_t;
 
 /**
- * Reads the #config of a parsed serial endpoint into *cfg. ZM_E_LOCATOR for a malformed value,
- * ZM_E_UNSUPPORTED for another key or a setting zmote cannot honour.
+ * A parsed endpoint. Every slice borrows from the parsed string.
+ * - host: for tcp, udp and tls, the name or IP literal without brackets; ipv6 tells whether it
+ *   was bracketed. For serial, empty: the device is in address.
+ * - port: 1..65535 (0 allowed for ZM_ENDPOINT_LISTEN); 0 for serial.
+ * - metadata and config: the raw text after '?' and '#', without the separator; empty when
+ *   absent. Their form was checked: `key[=value]` entries separated by ';', key non-empty.
+ * - serial: for serial, the #config as read when it was checked, so that opening or listening
+ *   on the line does not read the text again; zero for the other protocols.
  */
-ZM_NODISCARD z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg);
+typedef struct {
+    zm_link_proto_t proto;
+    zm_slice_t address;
+    zm_slice_t host;
+    uint16_t port;
+    bool ipv6;
+    zm_slice_t metadata;
+    zm_slice_t config;
+    zm_serial_config_t serial;
+} zm_endpoint_t;
+
+/**
+ * Parses s[0..len) into *ep (which then borrows from s). ZM_E_LOCATOR for a malformed endpoint
+ * (bad address, missing or out-of-range port, malformed metadata or config, a character that
+ * is not printable ASCII); ZM_E_UNSUPPORTED for an unknown protocol or a config key zmote does
+ * not implement: Rust's tcp options (`iface`, `bind`, `so_rcvbuf`, `so_sndbuf`,
+ * `tcp_rx_buffer`...) are refused rather than silently ignored. Serial endpoints take the keys of
+ * zm_serial_config_t, multicast groups `iface` (zm_endpoint_iface), checked here
+ * already. *ep is unspecified after an error.
+ */
+ZM_NODISCARD z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len,
+                                          zm_endpoint_use_t use);
+
+/**
+ * The #config of a serial endpoint that zm_endpoint_parse accepted, into *cfg; always Z_OK (the
+ * parse already refused a malformed value with ZM_E_LOCATOR, and another key or a setting zmote
+ * cannot honour with ZM_E_UNSUPPORTED).
+ */
+static inline z_result_t zm_endpoint_serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
+{
+    *cfg = ep->serial;
+    return Z_OK;
+}
 
 /**
  * Finds key in a checked `k=v;k2=v2` list (an endpoint's metadata or config). True and *value

@@ -514,13 +514,11 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
 static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
-    zm_serial_config_t cfg;
     char dev[ZM_SERIAL_DEV_MAX + 1];
-    ZM_TRY(zm_endpoint_serial_config(ep, &cfg));
     ZM_TRY(device_name(ep, dev));
     serial_line_t *s = NULL;
-    ZM_TRY(line_open(&s, dev, cfg.baudrate));
-    z_result_t r = opener_handshake(s, cfg.reset_wait_ms, deadline);
+    ZM_TRY(line_open(&s, dev, ep->serial.baudrate));
+    z_result_t r = opener_handshake(s, ep->serial.reset_wait_ms, deadline);
     if (r != Z_OK) {
         line_free(s);
         return r;
@@ -654,9 +652,8 @@ static const zm_link_ops_t serial_listener_ops;
 
 static z_result_t serial_listen(zm_link_t *l, const zm_endpoint_t *ep)
 {
-    zm_serial_config_t cfg;
+    const zm_serial_config_t cfg = ep->serial;
     char dev[ZM_SERIAL_DEV_MAX + 1];
-    ZM_TRY(zm_endpoint_serial_config(ep, &cfg));
     ZM_TRY(device_name(ep, dev));
     serial_listener_t *L = zm_alloc(sizeof(*L));
     serial_claim_t *c = zm_alloc(sizeof(*c));
