@@ -223,14 +223,15 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     }
     zm_session_config_t sc;
     z_result_t r = session_config(&config->_this._val, &sc);
-#if Z_FEATURE_MULTI_THREAD == 1
-    sc.start_tasks = options == NULL || options->auto_start_read_task;
-#else
-    ZM_UNUSED(options);
-    sc.start_tasks = false;
-#endif
     zm_api_session_t *b = NULL;
     if (r == Z_OK) {
+        /* set here, past the checks, so that their failures share one exit */
+#if Z_FEATURE_MULTI_THREAD == 1
+        sc.start_tasks = options == NULL || options->auto_start_read_task;
+#else
+        ZM_UNUSED(options);
+        sc.start_tasks = false;
+#endif
         b = zm_alloc(sizeof(*b));
         r = b != NULL ? Z_OK : ZM_E_NOMEM;
     }
