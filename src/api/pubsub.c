@@ -269,8 +269,9 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
     }
     zm_api_publisher_t *p = &pub->_this._val;
     z_result_t r = zm_api_undeclare(p->session, p->id, zm_session_undeclare_publisher);
-    zm_api_keyexpr_clear(&p->keyexpr);
-    zm_api_encoding_clear(&p->encoding);
+    /* the references dropped, then all of it nulled at once */
+    zm_owner_unref(p->keyexpr.key.slice.owner);
+    zm_owner_unref(p->encoding.schema.slice.owner);
     z_internal_publisher_null(&pub->_this);
     return r;
 }
