@@ -275,6 +275,14 @@ typedef struct {
 #define zm_mcast_declares(kind) ((void)(kind), true)
 #endif
 
+/* Whether s runs as a peer. A build with neither unicast peers nor multicast opens clients only,
+ * so there the answer is known when compiling and the peer-only paths drop out. */
+#if Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT
+#define zm_session_is_peer(s) ((s)->cfg.mode == ZM_MODE_PEER)
+#else
+#define zm_session_is_peer(s) ((void)(s), false)
+#endif
+
 struct zm_session {
     zm_session_config_t cfg; /* endpoint strings point into strings */
     char *strings;
