@@ -233,10 +233,9 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    if (a->key == NULL || a->key_len == 0 || a->priority > ZM_PRIO_BACKGROUND || a->priority == ZM_PRIO_CONTROL ||
-        a->kind > ZM_SAMPLE_DELETE || a->destination > ZM_LOCALITY_REMOTE) {
-        return Z_EINVAL;
-    }
+    /* the API checked them already, where the user's options became a's fields */
+    ZM_ASSERT(a->key != NULL && a->key_len > 0 && a->priority <= ZM_PRIO_BACKGROUND &&
+              a->priority != ZM_PRIO_CONTROL && a->kind <= ZM_SAMPLE_DELETE && a->destination <= ZM_LOCALITY_REMOTE);
     z_result_t rc = Z_OK;
     if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
         zm_peer_t *pinned[ZM_PEERS_PIN];

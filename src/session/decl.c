@@ -596,9 +596,7 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
                                          zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
 {
     ZM_TRY(zm_keyexpr_validate(key, len));
-    if (fn == NULL || origin > ZM_LOCALITY_REMOTE) {
-        return Z_EINVAL;
-    }
+    ZM_ASSERT(fn != NULL && origin <= ZM_LOCALITY_REMOTE); /* the API checked the user's closure and options */
     zm_sub_t *sub = zm_entity_new(key, len);
     if (sub == NULL) {
         return ZM_E_NOMEM;
