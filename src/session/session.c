@@ -327,21 +327,12 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
     if (was) {
         return Z_OK;
     }
-    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
-        zm_peer_t *p = &s->peers[i];
-        zm_peer_t *pin[1];
-        S_LOCK(s);
-        bool live = p->state == PEER_LIVE;
-        if (live) {
-            p->refs++;
-        }
-        S_UNLOCK(s);
-        if (live) {
-            pin[0] = p;
-            zm_peer_start(s, p);
-            zm_peers_unpin(s, pin, 1);
-        }
+    zm_peer_t *pinned[ZM_PEERS_PIN];
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        zm_peer_start(s, pinned[i]);
     }
+    zm_peers_unpin(s, pinned, n);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && !s->accept_running) {
         s->accept_running = zm_port_task_start(&s->accept_task, accept_main, s) == Z_OK;
