@@ -408,7 +408,9 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
     ZM_UNUSED(t);
     ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
+#if ZM_PEER_ACTIVITY
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
+#endif
     switch (m->id) {
 #if Z_FEATURE_SUBSCRIPTION
     case ZM_MID_N_PUSH:

@@ -206,8 +206,10 @@ void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     p->reader_started = false;
     p->accepted = accepted;
     p->declared = false;
+#if ZM_PEER_ACTIVITY
     atomic_store(&p->active, false);
     p->last_active_ms = zm_port_clock_ms();
+#endif
     p->state = PEER_LIVE;
     p->refs = 1; /* the caller's, while it pushes the declarations */
 }
@@ -425,6 +427,7 @@ void zm_peer_reap(zm_session_t *s)
     }
 }
 
+#if ZM_PEER_ACTIVITY
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 {
     S_LOCK(s);
@@ -436,6 +439,7 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
     }
     S_UNLOCK(s);
 }
+#endif
 
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
 {

@@ -224,7 +224,7 @@ static z_result_t lease_step(zm_session_t *s)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER /* the eviction order: a client evicts nobody */
+#if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
     zm_peers_note_activity(s, now);
 #endif
     ZM_UNUSED(now);
