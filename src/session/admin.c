@@ -132,7 +132,7 @@ static void put_session(text_t *t, const zm_session_t *s, const peer_info_t *pee
     puts_(t, "{\"zid\":\"");
     puts_(t, hex);
     puts_(t, "\",\"whatami\":\"");
-    puts_(t, s->cfg.mode == ZM_MODE_PEER ? "peer" : "client");
+    puts_(t, zm_session_is_peer(s) ? "peer" : "client");
     puts_(t, "\",\"transports\":[");
     put_transport(t, s, peers, n);
     puts_(t, "]}");

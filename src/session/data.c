@@ -233,10 +233,9 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    if (a->key == NULL || a->key_len == 0 || a->priority > ZM_PRIO_BACKGROUND || a->priority == ZM_PRIO_CONTROL ||
-        a->kind > ZM_SAMPLE_DELETE || a->destination > ZM_LOCALITY_REMOTE) {
-        return Z_EINVAL;
-    }
+    /* the API checked them already, where the user's options became a's fields */
+    ZM_ASSERT(a->key != NULL && a->key_len > 0 && a->priority <= ZM_PRIO_BACKGROUND &&
+              a->priority != ZM_PRIO_CONTROL && a->kind <= ZM_SAMPLE_DELETE && a->destination <= ZM_LOCALITY_REMOTE);
     z_result_t rc = Z_OK;
     if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
         zm_peer_t *pinned[ZM_PEERS_PIN];
@@ -244,7 +243,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         if (n > 0) {
             rc = push_send(a, pinned, n);
             zm_peers_unpin(s, pinned, n);
-        } else if (s->cfg.mode == ZM_MODE_CLIENT && !s->cfg.auto_reconnect) {
+        } else if (!zm_session_is_peer(s) && !s->cfg.auto_reconnect) {
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
@@ -409,7 +408,9 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
     ZM_UNUSED(t);
     ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
+#if ZM_PEER_ACTIVITY
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
+#endif
     switch (m->id) {
 #if Z_FEATURE_SUBSCRIPTION
     case ZM_MID_N_PUSH:

@@ -63,6 +63,10 @@ typedef struct zm_cb_frame {
 #define ZM_LIVELINESS_LATE \
     ((ZM_LIVELINESS_SUBS || ZM_LIVELINESS_GET) && !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT)
 
+/* Whether peers' activity is tracked: it orders evictions, and only a peer that accepts evicts.
+ * Elsewhere the read path does not note each message. */
+#define ZM_PEER_ACTIVITY (ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER)
+
 /*
  * Local entities kept in lists: subscribers (s->subs), queryables (s->qbls) and matching
  * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens) and liveliness
@@ -235,8 +239,10 @@ typedef struct zm_peer {
     bool reader_started;
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
+#if ZM_PEER_ACTIVITY
     atomic_bool active;      /* a network message came since the lease task last looked */
     uint64_t last_active_ms; /* when one last came, as the lease task saw it; under s->lock */
+#endif
 #if Z_FEATURE_MULTI_THREAD
     zm_task_t reader;
 #endif
@@ -273,6 +279,14 @@ typedef struct {
 #define zm_peer_is_group(p) ((void)(p), false)
 #define zm_peer_is_member(p) ((void)(p), false)
 #define zm_mcast_declares(kind) ((void)(kind), true)
+#endif
+
+/* Whether s runs as a peer. A build with neither unicast peers nor multicast opens clients only,
+ * so there the answer is known when compiling and the peer-only paths drop out. */
+#if Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT
+#define zm_session_is_peer(s) ((s)->cfg.mode == ZM_MODE_PEER)
+#else
+#define zm_session_is_peer(s) ((void)(s), false)
 #endif
 
 struct zm_session {
@@ -397,8 +411,10 @@ void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 #endif
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
+#if ZM_PEER_ACTIVITY
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
+#endif
 /** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
  *  (or all if fn is NULL) into out; returns how many. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);

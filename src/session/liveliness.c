@@ -65,7 +65,7 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
  */
 static bool asked(const zm_peer_t *p)
 {
-    return p->t.remote_whatami == ZM_WAI_ROUTER || p->s->cfg.mode == ZM_MODE_CLIENT;
+    return p->t.remote_whatami == ZM_WAI_ROUTER || !zm_session_is_peer(p->s);
 }
 #endif
 
@@ -166,7 +166,7 @@ z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len
     zm_decl_fill(&d, ZM_DECL_TOKEN, *id, key, len);
     zm_decl_broadcast(s, &d);
 #if ZM_LIVELINESS_SUBS
-    if (s->cfg.mode == ZM_MODE_PEER) {
+    if (zm_session_is_peer(s)) {
         lsubs_dispatch(s, key, len, ZM_SAMPLE_PUT, 0);
     }
 #endif
@@ -192,7 +192,7 @@ z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id)
     d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
     zm_decl_broadcast(s, &d);
 #if ZM_LIVELINESS_SUBS
-    if (s->cfg.mode == ZM_MODE_PEER) {
+    if (zm_session_is_peer(s)) {
         lsubs_dispatch(s, tok->key, tok->key_len, ZM_SAMPLE_DELETE, 0);
     }
 #endif
@@ -351,7 +351,7 @@ static zm_known_t *known_copy(zm_session_t *s, const char *key, size_t len, bool
  */
 static void history_deliver(zm_session_t *s, uint32_t id, const char *key, size_t len)
 {
-    if (s->cfg.mode == ZM_MODE_PEER) {
+    if (zm_session_is_peer(s)) {
         tokens_to_lsubs(s, key, len, id);
     }
     zm_known_t *list = known_copy(s, key, len, pushes);
@@ -631,7 +631,7 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
      * within this call (where a caller may hold a lock its drop takes), unless an interest
      * cannot be sent. A get that asks nobody ends here.
      */
-    if (s->cfg.mode == ZM_MODE_PEER) {
+    if (zm_session_is_peer(s)) {
         tokens_to_get(s, id, key, len);
 #if ZM_LIVELINESS_SUBS
         zm_known_t *list = known_copy(s, key, len, not_asked);

@@ -40,7 +40,7 @@ static void local_params(const zm_session_t *s, zm_transport_params_t *p)
 {
     memset(p, 0, sizeof(*p));
     p->zid = s->zid;
-    p->whatami = s->cfg.mode == ZM_MODE_PEER ? ZM_WAI_PEER : ZM_WAI_CLIENT;
+    p->whatami = zm_session_is_peer(s) ? ZM_WAI_PEER : ZM_WAI_CLIENT;
     p->batch_size = ZM_BATCH_UNICAST_SIZE;
     p->lease_ms = ZM_LEASE_MS;
     p->qos = true;
@@ -120,39 +120,44 @@ static zm_peer_t *eviction_victim(zm_session_t *s)
 }
 #endif
 
-/* A slot for a newcomer: a free one, one a dead peer leaves, or one taken from an idle peer. */
+/* A slot for a newcomer: a free one, one a dead peer leaves, or one taken from an idle peer.
+ * Returns with s->lock held, so that the slot is still free when the caller fills it; NULL when
+ * there is none or the session is closing. */
 static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
 {
     S_LOCK(s);
+    if (s->closing) {
+        return NULL;
+    }
     zm_peer_t *p = free_slot(s);
-    S_UNLOCK(s);
     if (p != NULL) {
         return p;
     }
+    S_UNLOCK(s);
     zm_peer_reap(s);
     S_LOCK(s);
     p = free_slot(s);
 #if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
     zm_peer_t *victim = p == NULL && accepted ? eviction_victim(s) : NULL;
-    S_UNLOCK(s);
     if (victim != NULL) {
+        S_UNLOCK(s);
         zm_peer_kill(victim, ZM_CLOSE_MAX_SESSIONS, "evicted: the peer table is full and it was the least active");
         uint64_t deadline = zm_port_clock_ms() + EVICT_WAIT_MS;
-        do {
+        for (;;) {
             zm_peer_reap(s);
             S_LOCK(s);
             p = free_slot(s);
-#if Z_FEATURE_MULTI_THREAD
-            if (p == NULL) {
-                S_WAIT(s, 10u);
+            if (p != NULL || zm_port_clock_ms() >= deadline) {
+                break;
             }
+#if Z_FEATURE_MULTI_THREAD
+            S_WAIT(s, 10u);
 #endif
             S_UNLOCK(s);
-        } while (p == NULL && zm_port_clock_ms() < deadline);
+        }
     }
 #else
     ZM_UNUSED(accepted);
-    S_UNLOCK(s);
 #endif
     return p;
 }
@@ -201,8 +206,10 @@ void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     p->reader_started = false;
     p->accepted = accepted;
     p->declared = false;
+#if ZM_PEER_ACTIVITY
     atomic_store(&p->active, false);
     p->last_active_ms = zm_port_clock_ms();
+#endif
     p->state = PEER_LIVE;
     p->refs = 1; /* the caller's, while it pushes the declarations */
 }
@@ -216,16 +223,13 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
 {
     char zid[33];
     *out = NULL;
-    zm_peer_t *p = s->closing ? NULL : claim_slot(s, accepted);
-    if (p == NULL) {
-        ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
-                 (unsigned)ZM_PEERS_MAX);
-        transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
-        return ZM_E_NO_SPACE;
-    }
-    S_LOCK(s);
-    if (p->state != PEER_FREE || p->refs != 0 || s->closing) { /* taken meanwhile */
+    zm_peer_t *p = claim_slot(s, accepted);
+    if (p == NULL || s->closing) { /* closing may have begun while a dead peer was reaped */
         S_UNLOCK(s);
+        if (p == NULL) {
+            ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zid_text(&t->remote_zid, zid),
+                     (unsigned)ZM_PEERS_MAX);
+        }
         transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
         return ZM_E_NO_SPACE;
     }
@@ -423,6 +427,7 @@ void zm_peer_reap(zm_session_t *s)
     }
 }
 
+#if ZM_PEER_ACTIVITY
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 {
     S_LOCK(s);
@@ -434,6 +439,7 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
     }
     S_UNLOCK(s);
 }
+#endif
 
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
 {

@@ -369,7 +369,6 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 #if !ZM_SUB_TRACKING && !ZM_QBL_TRACKING
     ZM_UNUSED(s);
 #endif
-    p->remote.n = 0;
-    p->remote.bytes = 0;
-    p->remote.last_key = NULL;
+    /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
+     * nothing reads them in between */
 }

@@ -56,12 +56,19 @@ static size_t strings_copy(const char **list, size_t n, char *into)
     return total;
 }
 
+/* Listen endpoints a session may have: only peers listen, and a build without peers opens none. */
+#if Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT
+#define listen_count(cfg) ((cfg)->n_listen)
+#else
+#define listen_count(cfg) ((void)(cfg), (size_t)0)
+#endif
+
 /* Copies the endpoint strings (and the scouting locator) so the caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
     s->cfg = *cfg;
     size_t connect = strings_copy(s->cfg.connect, cfg->n_connect, NULL);
-    size_t listen = strings_copy(s->cfg.listen, cfg->n_listen, NULL);
+    size_t listen = listen_count(cfg) > 0 ? strings_copy(s->cfg.listen, listen_count(cfg), NULL) : 0u;
     size_t total = connect + listen;
 #if Z_FEATURE_SCOUTING
     if (s->cfg.scout_locator == NULL) {
@@ -78,7 +85,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
         return ZM_E_NOMEM;
     }
     (void)strings_copy(s->cfg.connect, cfg->n_connect, s->strings);
-    (void)strings_copy(s->cfg.listen, cfg->n_listen, s->strings + connect);
+    if (listen_count(cfg) > 0) {
+        (void)strings_copy(s->cfg.listen, listen_count(cfg), s->strings + connect);
+    }
 #if Z_FEATURE_SCOUTING
     (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
 #endif
@@ -134,7 +143,7 @@ static z_result_t connect_all(zm_session_t *s)
         z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
         if (rc == Z_OK) {
             any = true;
-            if (s->cfg.mode == ZM_MODE_CLIENT) {
+            if (!zm_session_is_peer(s)) {
                 return Z_OK;
             }
         } else {
@@ -215,7 +224,7 @@ static z_result_t lease_step(zm_session_t *s)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER /* the eviction order: a client evicts nobody */
+#if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
     zm_peers_note_activity(s, now);
 #endif
     ZM_UNUSED(now);
@@ -228,7 +237,7 @@ static z_result_t lease_step(zm_session_t *s)
 #endif
 #if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
-    if (s->cfg.mode == ZM_MODE_CLIENT && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
+    if (!zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
 #if Z_FEATURE_SCOUTING
@@ -318,21 +327,12 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
     if (was) {
         return Z_OK;
     }
-    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
-        zm_peer_t *p = &s->peers[i];
-        zm_peer_t *pin[1];
-        S_LOCK(s);
-        bool live = p->state == PEER_LIVE;
-        if (live) {
-            p->refs++;
-        }
-        S_UNLOCK(s);
-        if (live) {
-            pin[0] = p;
-            zm_peer_start(s, p);
-            zm_peers_unpin(s, pin, 1);
-        }
+    zm_peer_t *pinned[ZM_PEERS_PIN];
+    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        zm_peer_start(s, pinned[i]);
     }
+    zm_peers_unpin(s, pinned, n);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && !s->accept_running) {
         s->accept_running = zm_port_task_start(&s->accept_task, accept_main, s) == Z_OK;
@@ -502,6 +502,24 @@ z_result_t zm_session_send_join(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTI_THREAD
+/* The session's lock and conditions, or none of them: the caller's failure path then only has
+ * the session itself to let go. */
+static z_result_t sync_init(zm_session_t *s)
+{
+    if (zm_port_mutex_init(&s->lock) == Z_OK) {
+        if (zm_port_condvar_init(&s->cond) == Z_OK) {
+            if (zm_port_condvar_init(&s->lease_cond) == Z_OK) {
+                return Z_OK;
+            }
+            zm_port_condvar_destroy(&s->cond);
+        }
+        zm_port_mutex_destroy(&s->lock);
+    }
+    return ZM_E_NOMEM;
+}
+#endif
+
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
     *out = NULL;
@@ -535,7 +553,13 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         return ZM_E_NOMEM;
     }
     z_result_t rc = config_copy(s, cfg);
+#if Z_FEATURE_MULTI_THREAD
+    if (rc == Z_OK) {
+        rc = sync_init(s);
+    }
+#endif
     if (rc != Z_OK) {
+        zm_free(s->strings); /* NULL unless the copy went through */
         session_release(s);
         return rc;
     }
@@ -564,26 +588,6 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #endif
     s->next_id = 1;
     s->next_key_id = 1;
-#if Z_FEATURE_MULTI_THREAD
-    if (zm_port_mutex_init(&s->lock) != Z_OK) {
-        zm_free(s->strings);
-        session_release(s);
-        return ZM_E_NOMEM;
-    }
-    if (zm_port_condvar_init(&s->cond) != Z_OK) {
-        zm_port_mutex_destroy(&s->lock);
-        zm_free(s->strings);
-        session_release(s);
-        return ZM_E_NOMEM;
-    }
-    if (zm_port_condvar_init(&s->lease_cond) != Z_OK) {
-        zm_port_condvar_destroy(&s->cond);
-        zm_port_mutex_destroy(&s->lock);
-        zm_free(s->strings);
-        session_release(s);
-        return ZM_E_NOMEM;
-    }
-#endif
 #if Z_FEATURE_UNICAST_PEER
     if (cfg->n_listen > 0) {
         rc = listen_first(s);

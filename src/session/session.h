@@ -141,7 +141,8 @@ ZM_NODISCARD z_result_t zm_session_send_join(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t len, uint16_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_keyexpr(zm_session_t *s, uint16_t id);
 
-/** A subscriber on key (copied); fn runs for every matching sample; drop(ctx) when it ends. */
+/** A subscriber on key (copied); fn (not NULL) runs for every matching sample; drop(ctx) when it
+ * ends. origin is a ZM_LOCALITY_ value: the API checks the user's closure and options. */
 ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len,
                                                       uint8_t origin, zm_sample_fn fn, zm_drop_fn drop,
                                                       void *ctx, uint32_t *id);
@@ -180,7 +181,9 @@ ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t 
 
 /* ---- data ------------------------------------------------------------------------------------ */
 
-/** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers. */
+/** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers. a
+ * is valid (a key, a priority other than control, a kind and a destination among theirs): the
+ * API checks what it takes from the user before it fills a. */
 ZM_NODISCARD z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a);
 
 ZM_NODISCARD z_result_t zm_session_batch_start(zm_session_t *s);
