@@ -650,6 +650,9 @@
 #if Z_FEATURE_ADMIN_SPACE && !defined(Z_FEATURE_UNSTABLE_API)
 #error "Z_FEATURE_ADMIN_SPACE needs Z_FEATURE_UNSTABLE_API defined"
 #endif
+#if ZM_LEASE_MS < 1 || ZM_LEASE_MS > 0x7fffffff
+#error "ZM_LEASE_MS must be within 1..2^31-1 (leases are kept in 32 bits)"
+#endif
 #if ZM_LEASE_MAX_MS < 1 || ZM_LEASE_MAX_MS > 0x7fffffff
 #error "ZM_LEASE_MAX_MS must be within 1..2^31-1 (silences are measured on a 32-bit clock)"
 #endif

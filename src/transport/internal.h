@@ -25,9 +25,9 @@ static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
                             uint16_t batch);
 /* A lease as an OPEN announces it: in seconds when whole (*secs, the T flag), else milliseconds. */
-uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs);
+uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs);
 /* An OPEN with our lease (in seconds when whole) and initial SN. */
-void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn);
+void zm_transport_open_fill(zm_open_t *open, uint32_t lease_ms, uint32_t initial_sn);
 /* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
  * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock. */
 uint32_t zm_transport_open_lease_ms(const zm_open_t *o);

@@ -53,8 +53,7 @@ z_result_t zm_mcast_tick(zm_transport_t *g, const zm_transport_params_t *p, bool
     j->batch_size = g->batch_size;
     j->has_size = g->batch_size != ZM_JOIN_BATCH_DEFAULT;
     /* in seconds when whole, as Rust writes it; the same every time, as Rust checks */
-    j->lease_secs = p->lease_ms % 1000u == 0;
-    j->lease = j->lease_secs ? p->lease_ms / 1000u : p->lease_ms;
+    j->lease = zm_transport_lease_wire(p->lease_ms, &j->lease_secs);
     j->exts = ZM_JOIN_EXT_PATCH;
     j->patch = 1;
     return zm_transport_join_tick(g, &m);

@@ -30,7 +30,7 @@ typedef struct {
     zm_zid_t zid;
     uint8_t whatami;     /* zm_whatami_t */
     uint16_t batch_size; /* largest batch we receive */
-    uint64_t lease_ms;
+    uint32_t lease_ms; /* within 32 bits: opt.h bounds ZM_LEASE_MS */
     bool qos; /* ask for per-priority channels */
 } zm_transport_params_t;
 
@@ -65,7 +65,7 @@ typedef struct zm_transport {
     uint32_t sn_mask;
     bool qos;
     uint8_t patch; /* the patch level both sides speak: 0, or 1 (fragments carry First/Drop) */
-    uint64_t lease_ms;        /* ours */
+    uint32_t lease_ms;        /* ours */
     uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 
     /* tx: guarded by tx_lock */
@@ -90,7 +90,7 @@ typedef struct zm_transport {
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
 #endif
-    uint64_t last_tx_ms;
+    uint32_t last_tx_ms; /* low clock bits of the last batch sent */
 
     /* rx: owned by the receiving thread */
     uint8_t *rx_buf;

@@ -65,7 +65,7 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
     batch_reset(t);
     if (rc == Z_OK) {
         t->tx_congested = false;
-        t->last_tx_ms = zm_port_clock_ms();
+        t->last_tx_ms = (uint32_t)zm_port_clock_ms();
         memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
     }
     return rc;
@@ -381,7 +381,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     /* A batch left open by batching mode goes out with the lease; else, if we were idle, a
      * keep-alive (zmote's has no extension), in a batch of its own. */
     bool keep_alive = t->tx.len == 0;
-    if (!keep_alive || (now >= t->last_tx_ms && now - t->last_tx_ms >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
+    if (!keep_alive || (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
                         zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK)) {
         rc = write_batch(t, now, end);
         if (rc == ZM_E_AGAIN) {

@@ -115,16 +115,14 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
     init->patch = 1; /* fragments carry First/Drop markers */
 }
 
-uint64_t zm_transport_lease_wire(uint64_t lease_ms, bool *secs)
+uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs)
 {
-    /* Seconds when whole, as Rust announces; a lease beyond 32 bits goes in milliseconds, which
-     * means the same and keeps 64-bit division out of a 32-bit target. */
-    uint32_t ms = (uint32_t)lease_ms;
-    *secs = ms == lease_ms && ms % 1000u == 0;
-    return *secs ? ms / 1000u : lease_ms;
+    /* seconds when whole, as Rust announces */
+    *secs = lease_ms % 1000u == 0;
+    return *secs ? lease_ms / 1000u : lease_ms;
 }
 
-void zm_transport_open_fill(zm_open_t *open, uint64_t lease_ms, uint32_t initial_sn)
+void zm_transport_open_fill(zm_open_t *open, uint32_t lease_ms, uint32_t initial_sn)
 {
     memset(open, 0, sizeof(*open));
     open->lease = zm_transport_lease_wire(lease_ms, &open->lease_secs);
@@ -163,7 +161,7 @@ z_result_t zm_transport_finish(zm_transport_t *t)
 #endif
     uint64_t now = zm_port_clock_ms();
     atomic_store_explicit(&t->last_rx_ms, (uint32_t)now, memory_order_relaxed);
-    t->last_tx_ms = now;
+    t->last_tx_ms = (uint32_t)now;
     return Z_OK;
 }
 
@@ -219,7 +217,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
     bool secs;
-    uint64_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
+    uint32_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
     w.len = 0;
     ZM_TRY(zm_open_syn_encode(&w, secs, lease, initial_sn, cookie));
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m, deadline));

@@ -160,7 +160,7 @@ def test_squatters_make_room_for_a_real_peer(children, rust):
     port = harness.free_port()
     ep = endpoint(port)
     sub = zmote_peer_sub(children, port, "-k", key)
-    squat = attack(children, ep, "squat", "8", "-L", str(2**32 * 1000))
+    squat = attack(children, ep, "squat", "8", "-L", str(2**32 - 1))  # 49 days
     squat.wait_line(r"^ready", 45, [sub])
     opened = squat.matches(r"^open \d+ ")
     assert len(opened) == 8, f"{len(opened)} of 8 squatters got through the handshake\n{squat.describe()}"

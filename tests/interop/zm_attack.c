@@ -40,7 +40,7 @@ typedef struct {
     const char *arg;
     const char *endpoint;
     long timeout_ms;
-    uint64_t lease_ms;
+    uint32_t lease_ms;
     long count;
     size_t key_bytes;
     long batch; /* storm: declarations per flush */
@@ -317,7 +317,7 @@ typedef struct {
 } peer_conn_t;
 
 /* Handshakes as a peer with a fresh zid announcing lease_ms; prints "open I port=P zid=Z". */
-static z_result_t peer_open(peer_conn_t *c, long i, uint64_t lease_ms)
+static z_result_t peer_open(peer_conn_t *c, long i, uint32_t lease_ms)
 {
     memset(c, 0, sizeof *c);
     c->close_reason = -1;
@@ -795,9 +795,14 @@ int main(int argc, char **argv)
         case 't':
             args.timeout_ms = atol(optarg);
             break;
-        case 'L':
-            args.lease_ms = strtoull(optarg, NULL, 10);
+        case 'L': {
+            unsigned long long lease = strtoull(optarg, NULL, 10);
+            if (lease == 0 || lease > UINT32_MAX) {
+                return usage(); /* a transport keeps its own lease in 32 bits */
+            }
+            args.lease_ms = (uint32_t)lease;
             break;
+        }
         case 'n':
             args.count = atol(optarg);
             break;

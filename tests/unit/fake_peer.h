@@ -138,7 +138,7 @@ static inline void *fake_reader(void *arg)
 }
 
 /* Connects to the node on port as a peer, or as whatami (a ZM_WAI_*) with fake_open_as. */
-static inline bool fake_open_as(fake_t *f, uint16_t port, uint64_t lease_ms, uint8_t whatami)
+static inline bool fake_open_as(fake_t *f, uint16_t port, uint32_t lease_ms, uint8_t whatami)
 {
     memset(f, 0, sizeof(*f));
     if (zm_port_mutex_init(&f->lock) != Z_OK || zm_port_condvar_init(&f->cond) != Z_OK) {
@@ -169,7 +169,7 @@ static inline bool fake_open_as(fake_t *f, uint16_t port, uint64_t lease_ms, uin
     return zm_port_task_start(&f->reader, fake_reader, f) == Z_OK;
 }
 
-static inline bool fake_open(fake_t *f, uint16_t port, uint64_t lease_ms)
+static inline bool fake_open(fake_t *f, uint16_t port, uint32_t lease_ms)
 {
     return fake_open_as(f, port, lease_ms, ZM_WAI_PEER);
 }

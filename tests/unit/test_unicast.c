@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "transport/internal.h"
 #include "transport/transport.h"
 
 typedef struct {
@@ -92,7 +93,7 @@ static void *accept_main(void *arg)
     return NULL;
 }
 
-static zm_transport_params_t params(uint8_t id, uint8_t whatami, uint16_t batch, uint64_t lease)
+static zm_transport_params_t params(uint8_t id, uint8_t whatami, uint16_t batch, uint32_t lease)
 {
     zm_transport_params_t p;
     memset(&p, 0, sizeof(p));
@@ -122,7 +123,7 @@ static void side_wire(side_t *s)
 
 /* Opens a pair: a accepts, b connects; returns false if the handshake failed. a_reads false
  * leaves a without a read task: a peer that stops reading (its link is never read). */
-static bool pair_open_ex(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint64_t lease_b, bool a_reads)
+static bool pair_open_ex(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint32_t lease_b, bool a_reads)
 {
     side_init(a);
     side_init(b);
@@ -171,7 +172,7 @@ static bool pair_open_ex(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_
     return true;
 }
 
-static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint64_t lease_b)
+static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b, uint32_t lease_b)
 {
     return pair_open_ex(a, b, batch_a, batch_b, lease_b, true);
 }
@@ -269,9 +270,9 @@ static void test_pubsub_both_ways(void)
 
     /* an idle link sends keep-alives, and the peer's silence is noticed after its lease */
     uint64_t now = zm_port_clock_ms();
-    b.t.last_tx_ms = now - 3000; /* as if idle for 3 s (its tx state: only this thread sends) */
+    b.t.last_tx_ms = (uint32_t)(now - 3000); /* as if idle for 3 s (its tx state: only this thread sends) */
     CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
-    CHECK(b.t.last_tx_ms >= now); /* a keep-alive went out */
+    CHECK(b.t.last_tx_ms - (uint32_t)now < 1000u); /* a keep-alive went out, at now or just after */
     atomic_store(&b.t.last_rx_ms, (uint32_t)(now - 20001));
     CHECK_EQ_INT(zm_transport_lease_tick(&b.t), ZM_E_TIMEOUT);
     pair_close(&a, &b);
@@ -458,11 +459,17 @@ static void test_stuck_sender(void)
 }
 
 /* The lease clock: a last_rx stored after the tick read the clock is no silence (no wrap to
- * "silent for 49 days"), and a lease of 2^32 s from the peer is clamped, so it can expire. */
+ * "silent for 49 days"), and an absurd lease from the peer is clamped, so it can expire: in
+ * milliseconds as a zmote peer could announce it, and as the wire can carry it (2^32 s, 2^64 ms). */
 static void test_lease_clock(void)
 {
+    zm_open_t o = {.lease_secs = true, .lease = 1ull << 32};
+    CHECK_EQ_INT(zm_transport_open_lease_ms(&o), ZM_LEASE_MAX_MS);
+    o.lease_secs = false;
+    o.lease = UINT64_MAX;
+    CHECK_EQ_INT(zm_transport_open_lease_ms(&o), ZM_LEASE_MAX_MS);
     side_t a, b;
-    if (!pair_open(&a, &b, 4096, 4096, (1ull << 32) * 1000u)) {
+    if (!pair_open(&a, &b, 4096, 4096, UINT32_MAX)) {
         return;
     }
     CHECK_EQ_INT(a.t.remote_lease_ms, ZM_LEASE_MAX_MS);
