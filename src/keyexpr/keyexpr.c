@@ -63,6 +63,16 @@ static bool is_star(char c)
     return c == '$' || c == '*';
 }
 
+/* Exchanges the ranges [p, pe) and [t, te). */
+static inline void swap_sides(const char **p, const char **pe, const char **t, const char **te)
+{
+    const char *s = *p, *se = *pe;
+    *p = *t;
+    *pe = *te;
+    *t = s;
+    *te = se;
+}
+
 /*
  * Chunk p against chunk t, neither of them verbatim nor a `**` of p. For includes: does glob p
  * match t's text, t's own `$*` and `*` taken as plain bytes (the reference's rule). For
@@ -82,12 +92,7 @@ static bool chunk_rel(bool incl, const char *p, const char *pe, const char *t, c
     }
     for (;;) {
         if (!incl && t < te && is_star(te[-1]) && !(p < pe && is_star(pe[-1]))) {
-            const char *s = p; /* intersects is symmetric: a side with a wildcard leads */
-            p = t;
-            t = s;
-            s = pe;
-            pe = te;
-            te = s;
+            swap_sides(&p, &pe, &t, &te); /* intersects is symmetric: a side with a wildcard leads */
             continue;
         }
         if (p < pe && is_star(pe[-1])) {
@@ -148,12 +153,7 @@ static ZM_NOINLINE bool seq_rel(bool incl, const char *p, const char *pe, const 
     for (;;) {
         const char *pcb = chunk_begin(p, pe), *tcb = chunk_begin(t, te);
         if (!incl && is_double_wild(tcb, te) && !is_double_wild(pcb, pe)) {
-            const char *s = p;
-            p = t;
-            t = s;
-            s = pe;
-            pe = te;
-            te = s;
+            swap_sides(&p, &pe, &t, &te);
             continue;
         }
         if (is_double_wild(pcb, pe)) {

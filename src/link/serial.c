@@ -78,7 +78,10 @@ static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
         return e->head[i];
     }
     i -= sizeof(e->head);
-    return i < e->len ? e->payload[i] : (uint8_t)(e->crc >> (8u * (i - e->len))); /* little-endian */
+    if (i < e->len) {
+        return e->payload[i];
+    }
+    return (uint8_t)(e->crc >> (8u * (i - e->len))); /* little-endian */
 }
 
 /*

@@ -181,7 +181,8 @@ ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t 
 
 /* ---- data ------------------------------------------------------------------------------------ */
 
-/** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers. a
+/** Sends a put or delete to the matching remote nodes, and delivers it to local subscribers
+ * (in a build with Z_FEATURE_LOCAL_SUBSCRIBER). a
  * is valid (a key, a priority other than control, a kind and a destination among theirs): the
  * API checks what it takes from the user before it fills a. */
 ZM_NODISCARD z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a);

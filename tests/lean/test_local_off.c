@@ -3,12 +3,7 @@
  * tests/CMakeLists.txt): as in zenoh-pico, a session's puts and deletes, through z_put or a
  * publisher, never reach its own subscribers, however well their keys match.
  */
-#include <stdatomic.h>
-#include <stdio.h>
-
-#include "check.h"
-#include "zenoh-pico.h"
-#include "zmote/port.h"
+#include "query_util.h"
 
 _Static_assert(Z_FEATURE_LOCAL_SUBSCRIBER == 0, "this test needs a build without local subscribers");
 
@@ -19,16 +14,6 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
     (void)sample;
     (void)ctx;
     atomic_fetch_add(&delivered, 1u);
-}
-
-static uint16_t free_port(void)
-{
-    zm_socket_t sock;
-    uint16_t port = 0;
-    CHECK_EQ_INT(zm_port_tcp_listen(&sock, "127.0.0.1", 0), Z_OK);
-    CHECK_EQ_INT(zm_port_socket_local_port(&sock, &port), Z_OK);
-    zm_port_socket_close(&sock);
-    return port;
 }
 
 int main(void)
