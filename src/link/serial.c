@@ -514,7 +514,7 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     }
 }
 
-static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     char dev[ZM_SERIAL_DEV_MAX + 1];
@@ -531,7 +531,7 @@ static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t ti
 }
 
 /* The batch as a data frame, encoded straight to the line. */
-static z_result_t serial_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+z_result_t zm_serial_link_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
     serial_line_t *s = l->ctx;
@@ -603,7 +603,7 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
  * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
  * frame is dropped.
  */
-static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
@@ -622,7 +622,7 @@ static bool serial_pending(zm_link_t *l)
     return s->raw_pos < s->raw_len;
 }
 
-static z_result_t serial_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+z_result_t zm_serial_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
     serial_line_t *s = l->ctx;
     return serial_pending(l) ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
@@ -636,13 +636,13 @@ static zm_socket_t *serial_socket(zm_link_t *l)
 }
 #endif
 
-static void serial_shutdown(zm_link_t *l)
+void zm_serial_link_shutdown(zm_link_t *l)
 {
     serial_line_t *s = l->ctx;
     zm_port_serial_shutdown(&s->port);
 }
 
-static void serial_close(zm_link_t *l)
+void zm_serial_link_close(zm_link_t *l)
 {
     line_free(l->ctx);
     l->ctx = NULL;
@@ -818,19 +818,19 @@ static void listener_close(zm_link_t *l)
 const zm_link_ops_t zm_link_serial_ops = {
     .streamed = false,
     .mtu = ZM_SERIAL_MTU,
-    .open = serial_open,
+    .open = zm_serial_link_open,
 #if Z_FEATURE_UNICAST_PEER
     .listen = serial_listen,
 #endif
-    .wait_readable = serial_wait_readable,
+    .wait_readable = zm_serial_link_wait_readable,
 #if ZM_PORT_SOCKETS
     .socket = serial_socket,
 #endif
     .pending = serial_pending,
-    .send = serial_send,
-    .recv = serial_recv,
-    .shutdown = serial_shutdown,
-    .close = serial_close,
+    .send = zm_serial_link_send,
+    .recv = zm_serial_link_recv,
+    .shutdown = zm_serial_link_shutdown,
+    .close = zm_serial_link_close,
 };
 
 #if Z_FEATURE_UNICAST_PEER
