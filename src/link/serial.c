@@ -278,13 +278,10 @@ typedef struct {
 } serial_claim_t;
 #endif
 
-/* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
+/* A frame on its way to the line: the encoder, and a chunk for its bytes. */
 typedef struct {
     zm_serial_encoder_t enc;
-    uint64_t start;
-    uint64_t end;
-    uint8_t *chunk;
-    size_t cap;
+    uint8_t chunk[ZM_SERIAL_TX_CHUNK];
 } line_tx_t;
 
 /* The device's name as a line keeps it, which only log lines print: none without warnings. */
@@ -303,8 +300,7 @@ typedef struct {
     size_t raw_pos; /* raw[raw_pos..raw_len) came from the port and is not decoded yet */
     size_t raw_len;
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
-    line_tx_t tx;          /* tx.chunk points to tx_chunk */
-    uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
+    line_tx_t tx;
 #if Z_FEATURE_UNICAST_PEER
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
 #endif
@@ -347,8 +343,6 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         return r;
     }
     zm_serial_decoder_init(&s->rx);
-    s->tx.chunk = s->tx_chunk;
-    s->tx.cap = sizeof(s->tx_chunk);
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
 #endif
@@ -437,39 +431,20 @@ static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_fram
 }
 
 /*
- * Writes what tx->enc encodes, a chunk at a time, under zm_link_send_batch's deadlines: the first
- * byte must leave by start, or nothing was sent (ZM_E_AGAIN); once one left, the rest must follow
- * by end. Everything it needs is in *tx, so that its own frame stays small: it is at the bottom of
- * the publish path.
+ * Sends an empty frame with flags (never 0), all of it by the deadline. Such a frame is flags, a
+ * length and a CRC of 0, which COBS makes a block of the flags and six empty ones: its bytes are
+ * known, and made on the stack, for the receiving thread answers with them while a sender may be
+ * using the line's chunk.
  */
-static z_result_t write_encoded(zm_serial_t *port, line_tx_t *tx)
-{
-    bool started = false;
-    size_t n;
-    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, tx->cap)) > 0) {
-        size_t done = 0;
-        z_result_t r = zm_port_serial_write(port, tx->chunk, n, started ? tx->end : tx->start, &done);
-        if (r == ZM_E_TIMEOUT && !started) {
-            if (done == 0) {
-                return ZM_E_AGAIN;
-            }
-            r = zm_port_serial_write(port, tx->chunk + done, n - done, tx->end, &done);
-        }
-        ZM_TRY(r);
-        started = true;
-    }
-    return Z_OK;
-}
-
-/* Sends an empty frame with flags, all of it by the deadline. It has a chunk of its own on the
- * stack, for the receiving thread answers with it while a sender may be using the line's. */
 static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadline)
 {
-    uint8_t frame[ZM_SERIAL_WIRE_MAX(0)];
-    line_tx_t tx = {.start = deadline, .end = deadline, .chunk = frame, .cap = sizeof(frame)};
-    ZM_TRY(zm_serial_encoder_start(&tx.enc, flags, NULL, 0));
-    z_result_t r = write_encoded(&s->port, &tx);
-    return r == ZM_E_AGAIN ? ZM_E_TIMEOUT : r;
+    uint8_t frame[ZM_SERIAL_WIRE_MAX(0)] = {0x02, flags, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x00};
+    size_t done = 0;
+    z_result_t r = zm_port_serial_write(&s->port, frame, sizeof(frame), deadline, &done);
+    if (r == ZM_E_TIMEOUT && done > 0) {
+        r = zm_port_serial_write(&s->port, frame + done, sizeof(frame) - done, deadline, &done);
+    }
+    return r;
 }
 
 static void sleep_until(uint64_t when, uint64_t deadline)
@@ -492,9 +467,10 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     for (;;) {
         ZM_TRY(send_control(s, ZM_SERIAL_FLAG_INIT, deadline));
         uint64_t resend_at = zm_port_clock_ms() + ZM_SERIAL_INIT_RETRY_MS;
+        resend_at = resend_at < deadline ? resend_at : deadline;
         for (;;) {
             zm_serial_frame_t f;
-            z_result_t r = wait_frame(s, resend_at < deadline ? resend_at : deadline, &f);
+            z_result_t r = wait_frame(s, resend_at, &f);
             if (r == ZM_E_TIMEOUT) {
                 if (zm_port_clock_ms() >= deadline) {
                     return ZM_E_TIMEOUT;
@@ -530,15 +506,33 @@ z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t t
     return Z_OK;
 }
 
-/* The batch as a data frame, encoded straight to the line. */
+/*
+ * The batch as a data frame, encoded a chunk at a time straight to the line, under
+ * zm_link_send_batch's deadlines: the first byte must leave by start, or nothing was sent
+ * (ZM_E_AGAIN); once one left, the rest must follow by end. The encoder and its chunk are the
+ * line's, so that this frame stays small: it is at the bottom of the publish path.
+ */
 z_result_t zm_serial_link_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
-                              uint64_t end_deadline_ms)
+                               uint64_t end_deadline_ms)
 {
     serial_line_t *s = l->ctx;
-    ZM_TRY(zm_serial_encoder_start(&s->tx.enc, 0, batch, len));
-    s->tx.start = start_deadline_ms;
-    s->tx.end = end_deadline_ms;
-    return write_encoded(&s->port, &s->tx);
+    line_tx_t *tx = &s->tx;
+    ZM_TRY(zm_serial_encoder_start(&tx->enc, 0, batch, len));
+    bool started = false;
+    size_t n;
+    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, sizeof(tx->chunk))) > 0) {
+        size_t done = 0;
+        z_result_t r = zm_port_serial_write(&s->port, tx->chunk, n, started ? end_deadline_ms : start_deadline_ms, &done);
+        if (r == ZM_E_TIMEOUT && !started) {
+            if (done == 0) {
+                return ZM_E_AGAIN;
+            }
+            r = zm_port_serial_write(&s->port, tx->chunk + done, n - done, end_deadline_ms, &done);
+        }
+        ZM_TRY(r);
+        started = true;
+    }
+    return Z_OK;
 }
 
 /*
