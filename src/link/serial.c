@@ -135,23 +135,11 @@ z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, u
     return Z_OK;
 }
 
-/* Readies d for the next frame; the count of drops stays. */
-static void frame_reset(zm_serial_decoder_t *d)
-{
-    d->len = 0;
-    d->stored = 0;
-    d->crc = 0xffffffffu;
-    d->block_left = 0;
-    d->zero_pending = false;
-    d->in_frame = false;
-    d->overflow = false;
-}
+/* Readies d for the next frame: every field before the count of drops is the frame's, and zero
+ * is where a frame starts. */
+static void frame_reset(zm_serial_decoder_t *d) { memset(d, 0, offsetof(zm_serial_decoder_t, dropped)); }
 
-void zm_serial_decoder_init(zm_serial_decoder_t *d)
-{
-    frame_reset(d);
-    d->dropped = 0;
-}
+void zm_serial_decoder_init(zm_serial_decoder_t *d) { memset(d, 0, sizeof(*d)); }
 
 void zm_serial_decoder_lose(zm_serial_decoder_t *d)
 {
@@ -184,7 +172,7 @@ static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
     size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
     if (i < len) {
-        d->crc = crc_step(d->crc, b);
+        d->crc = ~crc_step(~d->crc, b);
         if (i == d->stored && i < cap) {
             buf[d->stored++] = b;
         }
@@ -209,7 +197,7 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
     } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
         /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
         r = ZM_E_TRUNCATED;
-    } else if (crc_as_sent(d) != ~d->crc) {
+    } else if (crc_as_sent(d) != d->crc) {
         r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
@@ -333,7 +321,7 @@ static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 
 static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudrate)
 {
-    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name */
+    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name, a decoder at rest */
     if (s == NULL) {
         return ZM_E_NOMEM;
     }
@@ -342,7 +330,6 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         zm_free(s);
         return r;
     }
-    zm_serial_decoder_init(&s->rx);
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
 #endif
@@ -619,7 +606,7 @@ static bool serial_pending(zm_link_t *l)
 z_result_t zm_serial_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
     serial_line_t *s = l->ctx;
-    return serial_pending(l) ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
+    return s->raw_pos < s->raw_len ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
 }
 
 #if ZM_PORT_SOCKETS
