@@ -2,7 +2,8 @@
  * The link table and the batch framing over it. Framing lives here, not in each protocol, so
  * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
  * buffer with as much as one read gives, hands out whole batches in place, and moves only the
- * unfinished tail to the front when it needs room. See link.h for who may call what, when.
+ * unfinished tail to the front when it needs room. See link.h for who may call what, when. A
+ * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead.
  */
 #include "link/link.h"
 
