@@ -152,15 +152,11 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
 }
 #endif
 
+#if !ZM_LINK_DIRECT
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
-#if ZM_LINK_DIRECT
-    if (len > ZM_SERIAL_MTU) {
-        return ZM_E_FIELD;
-    }
-    return zm_serial_link_send(l, batch, len, start_deadline_ms, end_deadline_ms);
-#elif !ZM_LINK_BYTES
+#if !ZM_LINK_BYTES
     if (len > l->ops->mtu) {
         return ZM_E_FIELD;
     }
@@ -186,6 +182,7 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
 #endif
 }
+#endif /* !ZM_LINK_DIRECT */
 
 #if Z_FEATURE_LINK_UDP_MULTICAST
 const zm_addr_t *zm_link_sender(const zm_link_t *l)
@@ -316,7 +313,7 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 #endif /* ZM_LINK_BYTES */
 
 /* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
-static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
@@ -332,16 +329,6 @@ static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *ba
 #endif
     *batch = zm_slice(buf, n);
     return Z_OK;
-}
-
-z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
-{
-    return receive(l, buf, cap, batch, true);
-}
-
-z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
-{
-    return receive(l, buf, cap, batch, false);
 }
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
@@ -505,11 +492,9 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
 }
 #endif
 
+#if !ZM_LINK_DIRECT
 z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
-#if ZM_LINK_DIRECT
-    return zm_serial_link_wait_readable(l, timeout_ms); /* bytes already read count as readable */
-#else
     if (ready_now(l)) {
         return Z_OK;
     }
@@ -517,8 +502,8 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
         return ZM_E_UNSUPPORTED;
     }
     return l->ops->wait_readable(l, timeout_ms);
-#endif
 }
+#endif
 
 void zm_link_shutdown(zm_link_t *l)
 {

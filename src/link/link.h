@@ -258,8 +258,20 @@ uint16_t zm_link_mtu(const zm_link_t *l);
  * ZM_E_TIMEOUT: the stream is broken in the middle of a batch. A deadline already past means
  * "only what fits right now". After any error other than ZM_E_AGAIN the link must be closed.
  */
+#if ZM_LINK_DIRECT
+/* The line's send refuses a batch beyond its MTU itself (ZM_E_FIELD), before a byte is written. */
+ZM_NODISCARD static inline z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len,
+                                                         uint64_t start_deadline_ms, uint64_t end_deadline_ms)
+{
+    return zm_serial_link_send(l, batch, len, start_deadline_ms, end_deadline_ms);
+}
+#else
 ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                                            uint64_t end_deadline_ms);
+#endif
+
+/** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below. */
+ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);
 
 /**
  * Receives exactly one batch into *batch, which points into buf and stays valid until the next
@@ -269,8 +281,11 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
  * ZM_E_FIELD. Blocks until a whole batch is in; ZM_E_CLOSED when the peer closed or the link
  * was shut down, even in the middle of a batch. After any error the link must be closed.
  */
-ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
-                                           zm_slice_t *batch);
+ZM_NODISCARD static inline z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                                         zm_slice_t *batch)
+{
+    return zm_link_receive(l, buf, cap, batch, true);
+}
 
 /**
  * Waits up to timeout_ms until zm_link_recv_batch has something to work on: a whole batch is
@@ -278,7 +293,15 @@ ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t ca
  * ZM_E_TIMEOUT otherwise. For single-thread builds that must not block in a receive; a batch
  * that arrives only in part can still make the following recv_batch wait for its rest.
  */
+#if ZM_LINK_DIRECT
+/* The line's wait counts the bytes it already read as readable. */
+ZM_NODISCARD static inline z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+{
+    return zm_serial_link_wait_readable(l, timeout_ms);
+}
+#else
 ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+#endif
 
 /**
  * The non-blocking form of zm_link_recv_batch, for a thread that serves many links: returns a
@@ -290,8 +313,11 @@ ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
  * whose protocol has no wait_readable cannot be asked, so its read may block. The receive
  * deadline (zm_link_set_deadline) plays no part: the caller keeps its own time.
  */
-ZM_NODISCARD z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
-                                               zm_slice_t *batch);
+ZM_NODISCARD static inline z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                                             zm_slice_t *batch)
+{
+    return zm_link_receive(l, buf, cap, batch, false);
+}
 
 /**
  * Moves the bytes the link has received but not yet handed out into buf (cap bytes, owned by
