@@ -225,6 +225,11 @@ ZM_NODISCARD z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint
 /** The local port of a listening or connected link. */
 ZM_NODISCARD z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port);
 
+/*
+ * zm_link_is_streamed: true if the link is a byte stream and batches travel behind a length prefix.
+ * zm_link_mtu: the largest batch the link carries, prefix included on stream links (the INIT batch
+ * size cap). Constants where the only link is a serial line.
+ */
 #if ZM_LINK_DIRECT
 static inline bool zm_link_is_streamed(const zm_link_t *l)
 {
@@ -238,10 +243,7 @@ static inline uint16_t zm_link_mtu(const zm_link_t *l)
     return ZM_SERIAL_MTU;
 }
 #else
-/** True if the link is a byte stream and batches travel behind a length prefix. */
 bool zm_link_is_streamed(const zm_link_t *l);
-
-/** Largest batch the link carries, prefix included on stream links (the INIT batch size cap). */
 uint16_t zm_link_mtu(const zm_link_t *l);
 #endif
 
