@@ -179,18 +179,12 @@ static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
     if (p == end) {
         return false;
     }
-    const uint8_t *k = p;
-    while (p < end && *p != ';' && *p != '=') {
-        p++;
-    }
-    *key = zm_slice(k, (size_t)(p - k));
-    p += p < end && *p == '='; /* a bare `key` has an empty value */
-    const uint8_t *v = p;
-    while (p < end && *p != ';') {
-        p++;
-    }
-    *value = zm_slice(v, (size_t)(p - v));
-    *rest = zm_slice(p, (size_t)(end - p));
+    const uint8_t *semi = memchr(p, ';', (size_t)(end - p));
+    semi = semi != NULL ? semi : end;
+    const uint8_t *eq = memchr(p, '=', (size_t)(semi - p));
+    *key = zm_slice(p, (size_t)((eq != NULL ? eq : semi) - p));
+    *value = eq != NULL ? zm_slice(eq + 1, (size_t)(semi - eq - 1)) : zm_slice(semi, 0); /* a bare `key`: empty */
+    *rest = zm_slice(semi, (size_t)(end - semi));
     return true;
 }
 
@@ -207,14 +201,15 @@ bool zm_endpoint_param(zm_slice_t params, const char *key, zm_slice_t *value)
     return false;
 }
 
-/* A serial endpoint's #config, read once by the parse (its only caller, so it is inlined there). */
-static z_result_t serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg)
+/* A serial endpoint's #config, read once by the parse. */
+static z_result_t serial_config(zm_slice_t rest, zm_serial_config_t *cfg)
 {
     cfg->baudrate = 9600;
     cfg->reset_wait_ms = 50;
-    zm_slice_t rest = ep->config, key, value;
+    zm_slice_t key, value;
     while (next_param(&rest, &key, &value)) {
         unsigned k = word_index(key, SERIAL_KEYS);
+        uint64_t v = 0;
         if (k >= 2) {
             /* exclusive and release_on_close: `true` is what zmote does, `false` one it does not
              * offer; any other key is one zmote does not implement */
@@ -225,22 +220,14 @@ static z_result_t serial_config(const zm_endpoint_t *ep, zm_serial_config_t *cfg
             if (b != 0) {
                 return ZM_E_LOCATOR; /* a typo */
             }
-            continue;
-        }
-        uint64_t v = 0, ms = 0;
-        if (!parse_decimal(value, &v) || (k == 0 && (v == 0 || v > UINT32_MAX))) {
-            return ZM_E_LOCATOR;
-        }
-        if (k == 0) { /* baudrate */
+        } else if (!parse_decimal(value, &v) || (k == 0 && v - 1u >= UINT32_MAX)) {
+            return ZM_E_LOCATOR; /* not a number, or a baud rate of 0 or beyond 32 bits */
+        } else if (k == 0) {
             cfg->baudrate = (uint32_t)v;
-            continue;
+        } else { /* tout: microseconds, kept in milliseconds rounded up */
+            uint64_t ms = v / 1000u + (v % 1000u != 0);
+            cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
         }
-        /* tout, in milliseconds rounded up: its last three digits are the fraction */
-        if (value.len > 3) {
-            (void)parse_decimal(zm_slice(value.ptr, value.len - 3), &ms);
-        }
-        ms += v != ms * 1000u;
-        cfg->reset_wait_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
     }
     return Z_OK;
 }
@@ -304,7 +291,7 @@ z_result_t zm_endpoint_parse(zm_endpoint_t *ep, const char *s, size_t len, zm_en
     }
 
     if (p == ZM_PROTO_SERIAL) {
-        return serial_config(ep, &ep->serial);
+        return serial_config(ep->config, &ep->serial);
     }
 #if Z_FEATURE_LINK_UDP_MULTICAST
     if (zm_endpoint_is_multicast(ep)) {

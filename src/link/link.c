@@ -2,7 +2,8 @@
  * The link table and the batch framing over it. Framing lives here, not in each protocol, so
  * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
  * buffer with as much as one read gives, hands out whole batches in place, and moves only the
- * unfinished tail to the front when it needs room. See link.h for who may call what, when.
+ * unfinished tail to the front when it needs room. See link.h for who may call what, when. A
+ * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead.
  */
 #include "link/link.h"
 
@@ -25,6 +26,23 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
 {
     return (unsigned)proto < ZM_PROTO_COUNT ? link_table[proto] : NULL;
 }
+
+#if ZM_LINK_DIRECT
+/* A client's serial line, the build's only link: its operations are called by name, and a link is
+ * open while it holds its line. */
+#define LINK_OPEN(l) ((l)->ctx != NULL)
+
+z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    if (ep->proto != ZM_PROTO_SERIAL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    memset(l, 0, sizeof(*l));
+    l->proto = ZM_PROTO_SERIAL;
+    return zm_serial_link_open(l, ep, timeout_ms); /* sets ctx only once open */
+}
+#else
+#define LINK_OPEN(l) ((l)->ops != NULL)
 
 static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
 {
@@ -58,6 +76,7 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
     }
     return r;
 }
+#endif /* ZM_LINK_DIRECT */
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
@@ -110,9 +129,11 @@ z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
     return ZM_E_UNSUPPORTED; /* a link without a port: serial */
 }
 
+#if !ZM_LINK_DIRECT
 bool zm_link_is_streamed(const zm_link_t *l) { return ZM_LINK_BYTES && l->ops->streamed; }
 
 uint16_t zm_link_mtu(const zm_link_t *l) { return l->ops->mtu; }
+#endif
 
 #if ZM_LINK_BYTES
 /* Writes a whole frame: the first byte must leave by start, the rest by end (see link.h). */
@@ -131,6 +152,7 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
 }
 #endif
 
+#if !ZM_LINK_DIRECT
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
@@ -160,8 +182,7 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
 #endif
 }
-
-void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
+#endif /* !ZM_LINK_DIRECT */
 
 #if Z_FEATURE_LINK_UDP_MULTICAST
 const zm_addr_t *zm_link_sender(const zm_link_t *l)
@@ -292,7 +313,7 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 #endif /* ZM_LINK_BYTES */
 
 /* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
-static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
@@ -301,19 +322,13 @@ static z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *ba
     }
 #endif
     size_t n = 0;
+#if ZM_LINK_DIRECT
+    ZM_TRY(zm_serial_link_recv(l, buf, cap, wait, &n));
+#else
     ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
+#endif
     *batch = zm_slice(buf, n);
     return Z_OK;
-}
-
-z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
-{
-    return receive(l, buf, cap, batch, true);
-}
-
-z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch)
-{
-    return receive(l, buf, cap, batch, false);
 }
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
@@ -332,6 +347,7 @@ z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
     return Z_OK;
 }
 
+#if !ZM_LINK_DIRECT
 /* True if a receive on l (an accept on a listener) has work without waiting for its line. */
 static bool ready_now(zm_link_t *l)
 {
@@ -342,6 +358,7 @@ static bool ready_now(zm_link_t *l)
 #endif
     return l->ops->pending != NULL && l->ops->pending(l);
 }
+#endif
 
 #if ZM_PORT_SOCKETS
 /*
@@ -425,7 +442,7 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
         return ZM_E_LIMIT;
     }
     zm_link_t *l = n == 1 ? links[0] : NULL;
-    if (l == NULL || l->ops == NULL) {
+    if (l == NULL || !LINK_OPEN(l)) {
         zm_port_sleep_ms(timeout_ms);
         if (n == 1) {
             ready[0] = 0;
@@ -475,6 +492,7 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
 }
 #endif
 
+#if !ZM_LINK_DIRECT
 z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
     if (ready_now(l)) {
@@ -485,20 +503,33 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
     }
     return l->ops->wait_readable(l, timeout_ms);
 }
+#endif
 
 void zm_link_shutdown(zm_link_t *l)
 {
+#if ZM_LINK_DIRECT
+    if (LINK_OPEN(l)) {
+        zm_serial_link_shutdown(l);
+    }
+#else
     if (l->ops != NULL && l->ops->shutdown != NULL) {
         l->ops->shutdown(l);
     }
+#endif
 }
 
 void zm_link_close(zm_link_t *l)
 {
+#if ZM_LINK_DIRECT
+    if (LINK_OPEN(l)) {
+        zm_serial_link_close(l); /* and ctx to NULL */
+    }
+#else
     if (l->ops != NULL && l->ops->close != NULL) {
         l->ops->close(l);
     }
     l->ops = NULL;
+#endif
     l->rx_buf = NULL;
     l->rx_cap = 0;
     l->rx_pos = 0;

@@ -37,6 +37,13 @@
  */
 #define ZM_LINK_BYTES Z_FEATURE_LINK_TCP
 
+/*
+ * Whether the build's only link is a client's serial line (no link over IP, no listener): link.c
+ * then calls the line's operations directly rather than through a table, and a link is open while
+ * it holds its line (ctx). Links of caller-supplied operations (zm_link_init) need the table.
+ */
+#define ZM_LINK_DIRECT (Z_FEATURE_LINK_SERIAL && !ZM_LINK_IP && !Z_FEATURE_UNICAST_PEER)
+
 /* Largest batch a stream link can frame: the prefix is a u16. */
 #define ZM_LINK_STREAM_BATCH_MAX 65535u
 
@@ -123,7 +130,9 @@ typedef struct {
  * not yet handed out.
  */
 struct zm_link {
+#if !ZM_LINK_DIRECT
     const zm_link_ops_t *ops;
+#endif
     zm_link_proto_t proto;
 #if ZM_PORT_SOCKETS
     zm_socket_t sock;
@@ -154,6 +163,15 @@ extern const zm_link_ops_t zm_link_udp_ops;
 #if Z_FEATURE_LINK_SERIAL
 /** The serial entry of the table (serial.c). */
 extern const zm_link_ops_t zm_link_serial_ops;
+
+/* Its operations, which link.c calls directly in a ZM_LINK_DIRECT build (see zm_link_ops_t). */
+ZM_NODISCARD z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
+ZM_NODISCARD z_result_t zm_serial_link_send(zm_link_t *l, const uint8_t *batch, size_t len,
+                                            uint64_t start_deadline_ms, uint64_t end_deadline_ms);
+ZM_NODISCARD z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
+ZM_NODISCARD z_result_t zm_serial_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+void zm_serial_link_shutdown(zm_link_t *l);
+void zm_serial_link_close(zm_link_t *l);
 #endif
 
 #if Z_FEATURE_LINK_UDP_MULTICAST
@@ -181,7 +199,9 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
  * tests run without sockets; proto is what the link reports itself as, ctx is borrowed and
  * reaches the operations as l->ctx. The link counts as open.
  */
+#if !ZM_LINK_DIRECT
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx);
+#endif
 
 /**
  * Connects to ep within timeout_ms. ep (and the string it borrows from) is only read during
@@ -205,11 +225,27 @@ ZM_NODISCARD z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint
 /** The local port of a listening or connected link. */
 ZM_NODISCARD z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port);
 
-/** True if the link is a byte stream and batches travel behind a length prefix. */
-bool zm_link_is_streamed(const zm_link_t *l);
+/*
+ * zm_link_is_streamed: true if the link is a byte stream and batches travel behind a length prefix.
+ * zm_link_mtu: the largest batch the link carries, prefix included on stream links (the INIT batch
+ * size cap). Constants where the only link is a serial line.
+ */
+#if ZM_LINK_DIRECT
+static inline bool zm_link_is_streamed(const zm_link_t *l)
+{
+    (void)l;
+    return false;
+}
 
-/** Largest batch the link carries, prefix included on stream links (the INIT batch size cap). */
+static inline uint16_t zm_link_mtu(const zm_link_t *l)
+{
+    (void)l;
+    return ZM_SERIAL_MTU;
+}
+#else
+bool zm_link_is_streamed(const zm_link_t *l);
 uint16_t zm_link_mtu(const zm_link_t *l);
+#endif
 
 /**
  * Sends one batch of len bytes (<= 65535) in a single write. Convention: the caller builds the
@@ -224,8 +260,20 @@ uint16_t zm_link_mtu(const zm_link_t *l);
  * ZM_E_TIMEOUT: the stream is broken in the middle of a batch. A deadline already past means
  * "only what fits right now". After any error other than ZM_E_AGAIN the link must be closed.
  */
+#if ZM_LINK_DIRECT
+/* The line's send refuses a batch beyond its MTU itself (ZM_E_FIELD), before a byte is written. */
+ZM_NODISCARD static inline z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len,
+                                                         uint64_t start_deadline_ms, uint64_t end_deadline_ms)
+{
+    return zm_serial_link_send(l, batch, len, start_deadline_ms, end_deadline_ms);
+}
+#else
 ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                                            uint64_t end_deadline_ms);
+#endif
+
+/** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below. */
+ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);
 
 /**
  * Receives exactly one batch into *batch, which points into buf and stays valid until the next
@@ -235,8 +283,11 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
  * ZM_E_FIELD. Blocks until a whole batch is in; ZM_E_CLOSED when the peer closed or the link
  * was shut down, even in the middle of a batch. After any error the link must be closed.
  */
-ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
-                                           zm_slice_t *batch);
+ZM_NODISCARD static inline z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                                         zm_slice_t *batch)
+{
+    return zm_link_receive(l, buf, cap, batch, true);
+}
 
 /**
  * Waits up to timeout_ms until zm_link_recv_batch has something to work on: a whole batch is
@@ -244,7 +295,15 @@ ZM_NODISCARD z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t ca
  * ZM_E_TIMEOUT otherwise. For single-thread builds that must not block in a receive; a batch
  * that arrives only in part can still make the following recv_batch wait for its rest.
  */
+#if ZM_LINK_DIRECT
+/* The line's wait counts the bytes it already read as readable. */
+ZM_NODISCARD static inline z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+{
+    return zm_serial_link_wait_readable(l, timeout_ms);
+}
+#else
 ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
+#endif
 
 /**
  * The non-blocking form of zm_link_recv_batch, for a thread that serves many links: returns a
@@ -256,8 +315,11 @@ ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
  * whose protocol has no wait_readable cannot be asked, so its read may block. The receive
  * deadline (zm_link_set_deadline) plays no part: the caller keeps its own time.
  */
-ZM_NODISCARD z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
-                                               zm_slice_t *batch);
+ZM_NODISCARD static inline z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
+                                                             zm_slice_t *batch)
+{
+    return zm_link_receive(l, buf, cap, batch, false);
+}
 
 /**
  * Moves the bytes the link has received but not yet handed out into buf (cap bytes, owned by
@@ -287,7 +349,7 @@ ZM_NODISCARD z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint
  * arrives only in part: ZM_E_TIMEOUT past it (then the link must be closed). 0 removes it.
  * For handshakes, which must not let a silent or slow peer hold their caller.
  */
-void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms);
+static inline void zm_link_set_deadline(zm_link_t *l, uint64_t deadline_ms) { l->rx_deadline_ms = deadline_ms; }
 
 /** Makes blocked and future receives, sends and accepts on l return; any thread, idempotent. */
 void zm_link_shutdown(zm_link_t *l);

@@ -135,23 +135,11 @@ z_result_t zm_serial_encode(uint8_t flags, const uint8_t *payload, size_t len, u
     return Z_OK;
 }
 
-/* Readies d for the next frame; the count of drops stays. */
-static void frame_reset(zm_serial_decoder_t *d)
-{
-    d->len = 0;
-    d->stored = 0;
-    d->crc = 0xffffffffu;
-    d->block_left = 0;
-    d->zero_pending = false;
-    d->in_frame = false;
-    d->overflow = false;
-}
+/* Readies d for the next frame: every field before the count of drops is the frame's, and zero
+ * is where a frame starts. */
+static void frame_reset(zm_serial_decoder_t *d) { memset(d, 0, offsetof(zm_serial_decoder_t, dropped)); }
 
-void zm_serial_decoder_init(zm_serial_decoder_t *d)
-{
-    frame_reset(d);
-    d->dropped = 0;
-}
+void zm_serial_decoder_init(zm_serial_decoder_t *d) { memset(d, 0, sizeof(*d)); }
 
 void zm_serial_decoder_lose(zm_serial_decoder_t *d)
 {
@@ -184,7 +172,7 @@ static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
     size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
     if (i < len) {
-        d->crc = crc_step(d->crc, b);
+        d->crc = ~crc_step(~d->crc, b);
         if (i == d->stored && i < cap) {
             buf[d->stored++] = b;
         }
@@ -209,7 +197,7 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
     } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
         /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
         r = ZM_E_TRUNCATED;
-    } else if (crc_as_sent(d) != ~d->crc) {
+    } else if (crc_as_sent(d) != d->crc) {
         r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
@@ -278,13 +266,10 @@ typedef struct {
 } serial_claim_t;
 #endif
 
-/* A frame on its way to the line: the encoder, a chunk for its bytes, and the deadlines. */
+/* A frame on its way to the line: the encoder, and a chunk for its bytes. */
 typedef struct {
     zm_serial_encoder_t enc;
-    uint64_t start;
-    uint64_t end;
-    uint8_t *chunk;
-    size_t cap;
+    uint8_t chunk[ZM_SERIAL_TX_CHUNK];
 } line_tx_t;
 
 /* The device's name as a line keeps it, which only log lines print: none without warnings. */
@@ -303,8 +288,7 @@ typedef struct {
     size_t raw_pos; /* raw[raw_pos..raw_len) came from the port and is not decoded yet */
     size_t raw_len;
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
-    line_tx_t tx;          /* tx.chunk points to tx_chunk */
-    uint8_t tx_chunk[ZM_SERIAL_TX_CHUNK];
+    line_tx_t tx;
 #if Z_FEATURE_UNICAST_PEER
     serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
 #endif
@@ -337,7 +321,7 @@ static z_result_t device_name(const zm_endpoint_t *ep, char *dev)
 
 static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudrate)
 {
-    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name */
+    serial_line_t *s = zm_calloc(sizeof(*s)); /* no raw bytes, no claim, no name, a decoder at rest */
     if (s == NULL) {
         return ZM_E_NOMEM;
     }
@@ -346,9 +330,6 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         zm_free(s);
         return r;
     }
-    zm_serial_decoder_init(&s->rx);
-    s->tx.chunk = s->tx_chunk;
-    s->tx.cap = sizeof(s->tx_chunk);
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     memcpy(s->dev, dev, strlen(dev) + 1);
 #endif
@@ -437,39 +418,20 @@ static z_result_t wait_frame(serial_line_t *s, uint64_t deadline, zm_serial_fram
 }
 
 /*
- * Writes what tx->enc encodes, a chunk at a time, under zm_link_send_batch's deadlines: the first
- * byte must leave by start, or nothing was sent (ZM_E_AGAIN); once one left, the rest must follow
- * by end. Everything it needs is in *tx, so that its own frame stays small: it is at the bottom of
- * the publish path.
+ * Sends an empty frame with flags (never 0), all of it by the deadline. Such a frame is flags, a
+ * length and a CRC of 0, which COBS makes a block of the flags and six empty ones: its bytes are
+ * known, and made on the stack, for the receiving thread answers with them while a sender may be
+ * using the line's chunk.
  */
-static z_result_t write_encoded(zm_serial_t *port, line_tx_t *tx)
-{
-    bool started = false;
-    size_t n;
-    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, tx->cap)) > 0) {
-        size_t done = 0;
-        z_result_t r = zm_port_serial_write(port, tx->chunk, n, started ? tx->end : tx->start, &done);
-        if (r == ZM_E_TIMEOUT && !started) {
-            if (done == 0) {
-                return ZM_E_AGAIN;
-            }
-            r = zm_port_serial_write(port, tx->chunk + done, n - done, tx->end, &done);
-        }
-        ZM_TRY(r);
-        started = true;
-    }
-    return Z_OK;
-}
-
-/* Sends an empty frame with flags, all of it by the deadline. It has a chunk of its own on the
- * stack, for the receiving thread answers with it while a sender may be using the line's. */
 static z_result_t send_control(serial_line_t *s, uint8_t flags, uint64_t deadline)
 {
-    uint8_t frame[ZM_SERIAL_WIRE_MAX(0)];
-    line_tx_t tx = {.start = deadline, .end = deadline, .chunk = frame, .cap = sizeof(frame)};
-    ZM_TRY(zm_serial_encoder_start(&tx.enc, flags, NULL, 0));
-    z_result_t r = write_encoded(&s->port, &tx);
-    return r == ZM_E_AGAIN ? ZM_E_TIMEOUT : r;
+    uint8_t frame[ZM_SERIAL_WIRE_MAX(0)] = {0x02, flags, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x00};
+    size_t done = 0;
+    z_result_t r = zm_port_serial_write(&s->port, frame, sizeof(frame), deadline, &done);
+    if (r == ZM_E_TIMEOUT && done > 0) {
+        r = zm_port_serial_write(&s->port, frame + done, sizeof(frame) - done, deadline, &done);
+    }
+    return r;
 }
 
 static void sleep_until(uint64_t when, uint64_t deadline)
@@ -492,9 +454,10 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     for (;;) {
         ZM_TRY(send_control(s, ZM_SERIAL_FLAG_INIT, deadline));
         uint64_t resend_at = zm_port_clock_ms() + ZM_SERIAL_INIT_RETRY_MS;
+        resend_at = resend_at < deadline ? resend_at : deadline;
         for (;;) {
             zm_serial_frame_t f;
-            z_result_t r = wait_frame(s, resend_at < deadline ? resend_at : deadline, &f);
+            z_result_t r = wait_frame(s, resend_at, &f);
             if (r == ZM_E_TIMEOUT) {
                 if (zm_port_clock_ms() >= deadline) {
                     return ZM_E_TIMEOUT;
@@ -514,7 +477,7 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     }
 }
 
-static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     char dev[ZM_SERIAL_DEV_MAX + 1];
@@ -530,15 +493,33 @@ static z_result_t serial_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t ti
     return Z_OK;
 }
 
-/* The batch as a data frame, encoded straight to the line. */
-static z_result_t serial_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
-                              uint64_t end_deadline_ms)
+/*
+ * The batch as a data frame, encoded a chunk at a time straight to the line, under
+ * zm_link_send_batch's deadlines: the first byte must leave by start, or nothing was sent
+ * (ZM_E_AGAIN); once one left, the rest must follow by end. The encoder and its chunk are the
+ * line's, so that this frame stays small: it is at the bottom of the publish path.
+ */
+z_result_t zm_serial_link_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start_deadline_ms,
+                               uint64_t end_deadline_ms)
 {
     serial_line_t *s = l->ctx;
-    ZM_TRY(zm_serial_encoder_start(&s->tx.enc, 0, batch, len));
-    s->tx.start = start_deadline_ms;
-    s->tx.end = end_deadline_ms;
-    return write_encoded(&s->port, &s->tx);
+    line_tx_t *tx = &s->tx;
+    ZM_TRY(zm_serial_encoder_start(&tx->enc, 0, batch, len));
+    bool started = false;
+    size_t n;
+    while ((n = zm_serial_encoder_fill(&tx->enc, tx->chunk, sizeof(tx->chunk))) > 0) {
+        size_t done = 0;
+        z_result_t r = zm_port_serial_write(&s->port, tx->chunk, n, started ? end_deadline_ms : start_deadline_ms, &done);
+        if (r == ZM_E_TIMEOUT && !started) {
+            if (done == 0) {
+                return ZM_E_AGAIN;
+            }
+            r = zm_port_serial_write(&s->port, tx->chunk + done, n - done, end_deadline_ms, &done);
+        }
+        ZM_TRY(r);
+        started = true;
+    }
+    return Z_OK;
 }
 
 /*
@@ -603,7 +584,7 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
  * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
  * frame is dropped.
  */
-static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
@@ -622,10 +603,10 @@ static bool serial_pending(zm_link_t *l)
     return s->raw_pos < s->raw_len;
 }
 
-static z_result_t serial_wait_readable(zm_link_t *l, uint32_t timeout_ms)
+z_result_t zm_serial_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 {
     serial_line_t *s = l->ctx;
-    return serial_pending(l) ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
+    return s->raw_pos < s->raw_len ? Z_OK : zm_port_serial_wait_readable(&s->port, timeout_ms);
 }
 
 #if ZM_PORT_SOCKETS
@@ -636,13 +617,13 @@ static zm_socket_t *serial_socket(zm_link_t *l)
 }
 #endif
 
-static void serial_shutdown(zm_link_t *l)
+void zm_serial_link_shutdown(zm_link_t *l)
 {
     serial_line_t *s = l->ctx;
     zm_port_serial_shutdown(&s->port);
 }
 
-static void serial_close(zm_link_t *l)
+void zm_serial_link_close(zm_link_t *l)
 {
     line_free(l->ctx);
     l->ctx = NULL;
@@ -818,19 +799,19 @@ static void listener_close(zm_link_t *l)
 const zm_link_ops_t zm_link_serial_ops = {
     .streamed = false,
     .mtu = ZM_SERIAL_MTU,
-    .open = serial_open,
+    .open = zm_serial_link_open,
 #if Z_FEATURE_UNICAST_PEER
     .listen = serial_listen,
 #endif
-    .wait_readable = serial_wait_readable,
+    .wait_readable = zm_serial_link_wait_readable,
 #if ZM_PORT_SOCKETS
     .socket = serial_socket,
 #endif
     .pending = serial_pending,
-    .send = serial_send,
-    .recv = serial_recv,
-    .shutdown = serial_shutdown,
-    .close = serial_close,
+    .send = zm_serial_link_send,
+    .recv = zm_serial_link_recv,
+    .shutdown = zm_serial_link_shutdown,
+    .close = zm_serial_link_close,
 };
 
 #if Z_FEATURE_UNICAST_PEER

@@ -92,7 +92,7 @@ typedef struct {
 typedef struct {
     size_t len;          /* bytes of the frame decoded so far (header, payload, CRC) */
     size_t stored;       /* payload bytes in the caller's buffer so far: buf[0..stored) */
-    uint32_t crc;        /* the CRC register over the payload bytes so far */
+    uint32_t crc;        /* the CRC of the payload bytes so far (the register inverted: 0 at the start) */
     uint8_t head[3];     /* flags and length, as decoded */
     uint8_t sent_crc[4]; /* the CRC that came after the payload */
     uint8_t block_left;  /* data bytes left in the current COBS block; 0: a code byte is next */
@@ -100,10 +100,11 @@ typedef struct {
     bool in_frame;       /* a byte other than the delimiter came since the last delimiter */
     bool overflow;       /* the frame is lost (longer than ZM_SERIAL_MTU, or its bytes went
                           * elsewhere): skipped up to the delimiter */
-    uint32_t dropped;    /* frames dropped so far: corrupt, or longer than ZM_SERIAL_MTU */
+    uint32_t dropped;    /* frames dropped so far: corrupt, or longer than ZM_SERIAL_MTU (the last field:
+                          * the others are the frame's) */
 } zm_serial_decoder_t;
 
-/** Readies d for the first frame; also after a line was reopened. */
+/** Readies d for the first frame; also after a line was reopened. A zeroed decoder is ready too. */
 void zm_serial_decoder_init(zm_serial_decoder_t *d);
 
 /**

@@ -200,6 +200,20 @@ static void test_encode_pieces(void)
     CHECK_EQ_INT(zm_serial_encoder_start(&e, 0, payload, ZM_SERIAL_MTU + 1), ZM_E_FIELD);
 }
 
+/* The handshake's frames, which a line writes as known bytes: an encoding of flags alone. */
+static void test_control_frames(void)
+{
+    static const uint8_t flags[] = {ZM_SERIAL_FLAG_INIT, ZM_SERIAL_FLAG_INIT | ZM_SERIAL_FLAG_ACK, ZM_SERIAL_FLAG_RESET};
+    for (size_t i = 0; i < ZM_ARRAY_LEN(flags); i++) {
+        const uint8_t want[] = {0x02, flags[i], 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x00};
+        uint8_t wire[ZM_SERIAL_WIRE_MAX(0)];
+        size_t n = 0;
+        CHECK_EQ_INT(zm_serial_encode(flags[i], NULL, 0, wire, sizeof(wire), &n), Z_OK);
+        CHECK_EQ_INT(n, sizeof(want));
+        CHECK(memcmp(wire, want, sizeof(want)) == 0);
+    }
+}
+
 /* The frame of "123456789" as Rust writes it. */
 static const uint8_t ascii_frame[] = {0x01, 0x02, 0x09, 0x0e, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36,
                                       0x37, 0x38, 0x39, 0xe9, 0x2b, 0x4f, 0xfc, 0x00};
@@ -936,6 +950,7 @@ static void test_sessions(void)
 int main(void)
 {
     test_crc();
+    test_control_frames();
     test_golden();
     test_round_trip();
     test_encode_pieces();
