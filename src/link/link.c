@@ -28,10 +28,7 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
 }
 
 #if ZM_LINK_DIRECT
-/* A client's serial line, the build's only link: its operations are called by name, and a link is
- * open while it holds its line. */
-#define LINK_OPEN(l) ((l)->ctx != NULL)
-
+/* A client's serial line, the build's only link: its operations are called by name. */
 z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     if (ep->proto != ZM_PROTO_SERIAL) {
@@ -42,8 +39,6 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
     return zm_serial_link_open(l, ep, timeout_ms); /* sets ctx only once open */
 }
 #else
-#define LINK_OPEN(l) ((l)->ops != NULL)
-
 static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
 {
     memset(l, 0, sizeof(*l));
@@ -442,7 +437,7 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
         return ZM_E_LIMIT;
     }
     zm_link_t *l = n == 1 ? links[0] : NULL;
-    if (l == NULL || !LINK_OPEN(l)) {
+    if (l == NULL || !zm_link_is_open(l)) {
         zm_port_sleep_ms(timeout_ms);
         if (n == 1) {
             ready[0] = 0;
@@ -508,7 +503,7 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 void zm_link_shutdown(zm_link_t *l)
 {
 #if ZM_LINK_DIRECT
-    if (LINK_OPEN(l)) {
+    if (zm_link_is_open(l)) {
         zm_serial_link_shutdown(l);
     }
 #else
@@ -521,7 +516,7 @@ void zm_link_shutdown(zm_link_t *l)
 void zm_link_close(zm_link_t *l)
 {
 #if ZM_LINK_DIRECT
-    if (LINK_OPEN(l)) {
+    if (zm_link_is_open(l)) {
         zm_serial_link_close(l); /* and ctx to NULL */
     }
 #else

@@ -230,6 +230,16 @@ ZM_NODISCARD z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port);
  * zm_link_mtu: the largest batch the link carries, prefix included on stream links (the INIT batch
  * size cap). Constants where the only link is a serial line.
  */
+/** True while the link holds an open connection: its operations, or in a ZM_LINK_DIRECT build its line. */
+static inline bool zm_link_is_open(const zm_link_t *l)
+{
+#if ZM_LINK_DIRECT
+    return l->ctx != NULL;
+#else
+    return l->ops != NULL;
+#endif
+}
+
 #if ZM_LINK_DIRECT
 static inline bool zm_link_is_streamed(const zm_link_t *l)
 {

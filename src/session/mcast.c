@@ -223,7 +223,7 @@ z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)
     zm_link_t link;
     ZM_TRY(zm_link_mcast_open(&link, &ep));
     z_result_t rc = zm_mcast_join_link(s, &link);
-    if (rc != Z_OK && link.ops != NULL) {
+    if (rc != Z_OK && zm_link_is_open(&link)) {
         zm_link_close(&link);
     }
     return rc;
