@@ -13,6 +13,7 @@
 #include "session/session.h"
 #include "transport/scout.h"
 #include "transport/transport.h"
+#include "util/atomic.h"
 #include "util/idmap.h"
 #include "util/log.h"
 
@@ -305,7 +306,11 @@ struct zm_session {
     unsigned waiters; /* threads waiting on cond */
     bool lease_running;
     bool readers_on; /* new peers get a read task */
-    atomic_bool closing;
+#if Z_FEATURE_SCOUTING
+    atomic_bool closing; /* also the cancel flag of its scouts (transport/scout.h) */
+#else
+    ZM_ATOMIC(bool) closing;
+#endif
 #if Z_FEATURE_UNICAST_PEER
     bool accept_running;
     bool listening;

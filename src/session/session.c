@@ -571,7 +571,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
             s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
         } while (s->zid.len == 0);
     }
-    atomic_init(&s->closing, false);
+    zm_atomic_init(&s->closing, false);
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
