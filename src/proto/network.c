@@ -50,10 +50,25 @@ static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_
     return zm_exts_read_hot(r, header, &net_exts, net_ext_allowed(mid), x);
 }
 
+/*
+ * A build that encodes only what it sends, and sends no network message but PUSH and DECLARE (no
+ * query, reply, interest nor OAM: a client that publishes or subscribes), gives them the QoS
+ * extension alone: that one is written as it is, without the extension table. Such a message with
+ * any other extension fails to encode (Z_EINVAL) rather than go out without it.
+ */
+#define ENCODES_DATA_ONLY                                                                            \
+    (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE &&          \
+     !ZM_DECODE_REQUEST && !Z_FEATURE_MATCHING && !Z_FEATURE_LIVELINESS)
+
 /* z: the header's Z flag, set iff there is an extension to write; allowed: net_ext_allowed() */
 static z_result_t net_exts_write(zm_writer_t *w, uint16_t allowed, const zm_net_exts_t *x, uint8_t z)
 {
+#if ENCODES_DATA_ONLY
+    ZM_UNUSED(allowed);
+    return z ? zm_ext_write_z64(w, 0x21, x->qos, false) : Z_OK;
+#else
     return z ? zm_exts_write(w, &net_exts, allowed, x, true) : Z_OK;
+#endif
 }
 
 #if ZM_DECODE_PUSH || ZM_DECODE_REQUEST || ZM_DECODE_RESPONSE
@@ -387,8 +402,16 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
 z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
 {
     size_t mark = w->len;
+#if ENCODES_DATA_ONLY
+    if ((m->ext.present & ~ZM_NET_EXT_QOS) != 0 || m->ext.unknown.n != 0) {
+        return Z_EINVAL;
+    }
+    uint16_t allowed = ZM_NET_EXT_QOS;
+    uint8_t z = m->ext.present != 0 ? ZM_FLAG_Z : 0u;
+#else
     uint16_t allowed = net_ext_allowed(m->id);
     uint8_t z = zm_exts_count(&net_exts, allowed, &m->ext, true) != 0 ? ZM_FLAG_Z : 0u;
+#endif
     ZM_ENC_TRY(w, mark, network_encode_body(w, m, allowed, z));
     return Z_OK;
 }
