@@ -408,6 +408,7 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
     ZM_UNUSED(t);
     ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
+    ZM_UNUSED(p); /* a publisher-only client takes nothing from what comes */
 #if ZM_PEER_ACTIVITY
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
 #endif

@@ -93,6 +93,7 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p)
 #endif
 }
 
+#if ZM_PUSH_DECLS
 /* s->lock held: a free slot, or NULL. */
 static zm_peer_t *free_slot(zm_session_t *s)
 {
@@ -167,6 +168,8 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_close(t, reason);
     zm_transport_free(t);
 }
+#endif /* ZM_PUSH_DECLS */
+
 
 #if !Z_FEATURE_MULTICAST_TRANSPORT
 static /* its only caller is below */
@@ -223,6 +226,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
 {
     char zid[33];
     *out = NULL;
+#if ZM_PUSH_DECLS
     zm_peer_t *p = claim_slot(s, accepted);
     if (p == NULL || s->closing) { /* closing may have begun while a dead peer was reaped */
         S_UNLOCK(s);
@@ -233,6 +237,12 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
         transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
         return ZM_E_NO_SPACE;
     }
+#else
+    /* A client that never reconnects connects once, inside zm_session_open, for a session that
+     * nobody else holds yet: its first slot is free, and it is not closing. */
+    zm_peer_t *p = &s->peers[0];
+    S_LOCK(s);
+#endif
     p->t = *t;
     zm_peer_setup(s, p, accepted);
     S_UNLOCK(s);

@@ -412,6 +412,50 @@ static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
     return zm_transport_try_read_once(&p->t);
 }
 
+/* What one read of a peer that was ready gave: a burst of its batches, and the peer dropped if
+ * its link ended or what it sent could not be read. */
+static void read_burst(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = ZM_E_AGAIN;
+    for (unsigned k = 0; k < READ_BURST_MAX; k++) {
+        rc = read_ready(s, p);
+        if (rc != Z_OK) {
+            break;
+        }
+    }
+    if (rc == ZM_E_CLOSED) {
+        zm_peer_link_ended(p);
+    } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
+        zm_peer_kill(p, ZM_CLOSE_INVALID, "what it sent could not be read");
+    }
+}
+
+#if !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT
+/*
+ * Single-thread driving of a client: it waits on its router's link alone, in that link's own
+ * wait (a link that cannot wait, or has an error pending, is ready: the read meets it), unless a
+ * read task serves it; without a router it only sleeps out the time.
+ */
+z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    zm_peer_t *p;
+    size_t n = zm_peers_pin(s, &p, NULL, NULL);
+    zm_link_t *l = n > 0 && !p->reader_started ? &p->t.link : NULL;
+    if (l == NULL || l->ops == NULL) {
+        zm_port_sleep_ms(timeout_ms);
+    } else if (zm_link_wait_readable(l, timeout_ms) != ZM_E_TIMEOUT) {
+        read_burst(s, p);
+    }
+    zm_peers_unpin(s, &p, n);
+#if Z_FEATURE_QUERY
+    zm_gets_tick(s, zm_port_clock_ms());
+#endif
+    return Z_OK;
+}
+#else
 /*
  * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
  * no read task serves, then whatever is ready is read without blocking, so that a peer sending
@@ -461,17 +505,8 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     }
 #endif
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
-        z_result_t rc = ZM_E_AGAIN;
-        for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
-            rc = read_ready(s, pinned[i]);
-            if (rc != Z_OK) {
-                break;
-            }
-        }
-        if (rc == ZM_E_CLOSED) {
-            zm_peer_link_ended(pinned[i]);
-        } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
-            zm_peer_kill(pinned[i], ZM_CLOSE_INVALID, "what it sent could not be read");
+        if (ready[first_peer + i]) {
+            read_burst(s, pinned[i]);
         }
     }
     zm_peers_unpin(s, pinned, n);
@@ -480,6 +515,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 #endif
     return Z_OK;
 }
+#endif
 
 z_result_t zm_session_send_keep_alive(zm_session_t *s)
 {
