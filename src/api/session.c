@@ -244,7 +244,7 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     }
     zm_session_t *s = NULL;
     if (r == Z_OK) {
-        r = zm_session_open(&s, &sc); /* copies the endpoint strings */
+        r = zm_session_open(&s, &sc); /* copies the endpoint strings it reads later */
     }
     z_config_drop(config);
     if (r != Z_OK) {

@@ -290,9 +290,21 @@ typedef struct {
 #define zm_session_is_peer(s) ((void)(s), false)
 #endif
 
+/*
+ * Whether a session reads its endpoint strings after open: to reconnect (or scout again), to
+ * dial and listen as a peer, or to show them in the admin space. Only then are they copied; a
+ * client that never reconnects reads them during open alone, where the caller's are valid.
+ */
+#define ZM_KEEPS_ENDPOINTS \
+    (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_ADMIN_SPACE)
+
 struct zm_session {
+#if ZM_KEEPS_ENDPOINTS
     zm_session_config_t cfg; /* endpoint strings point into strings */
     char *strings;
+#else
+    zm_session_config_t cfg; /* endpoint strings: the caller's, during open only */
+#endif
     zm_zid_t zid;
 #if Z_FEATURE_MULTI_THREAD
     zm_mutex_t lock;

@@ -40,6 +40,7 @@ static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t));
 static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
+#if ZM_KEEPS_ENDPOINTS
 /* Bytes the n strings of list take with their NULs; with into, they are copied there as well,
  * and list points at the copies. */
 static size_t strings_copy(const char **list, size_t n, char *into)
@@ -93,6 +94,21 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 #endif
     return Z_OK;
 }
+#define strings_free(s) zm_free((s)->strings)
+#else
+/* The endpoint strings stay the caller's: they are read during open only (ZM_KEEPS_ENDPOINTS). */
+static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
+{
+    s->cfg = *cfg;
+#if Z_FEATURE_SCOUTING
+    if (s->cfg.scout_locator == NULL) {
+        s->cfg.scouting = false;
+    }
+#endif
+    return Z_OK;
+}
+#define strings_free(s) ((void)(s))
+#endif
 
 #if Z_FEATURE_AUTO_RECONNECT
 static bool any_live(zm_session_t *s)
@@ -595,7 +611,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     }
 #endif
     if (rc != Z_OK) {
-        zm_free(s->strings); /* NULL unless the copy went through */
+        strings_free(s); /* NULL unless the copy went through */
         session_release(s);
         return rc;
     }
@@ -757,7 +773,7 @@ void zm_session_close(zm_session_t *s)
     zm_port_condvar_destroy(&s->cond);
     zm_port_mutex_destroy(&s->lock);
 #endif
-    zm_free(s->strings);
+    strings_free(s);
     session_release(s);
 }
 

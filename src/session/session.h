@@ -23,7 +23,8 @@ typedef struct zm_session zm_session_t;
 
 typedef enum { ZM_MODE_CLIENT = 0, ZM_MODE_PEER = 1 } zm_mode_t;
 
-/** What a session is opened with; strings are copied by zm_session_open. */
+/** What a session is opened with; strings are copied by zm_session_open where the session reads
+ *  them after it (ZM_KEEPS_ENDPOINTS, session/internal.h), else only read during the call. */
 typedef struct {
     uint8_t mode; /* zm_mode_t */
     const char *connect[ZM_ENDPOINTS_MAX];
