@@ -268,7 +268,11 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
+#if ZM_SENDERS_KEPT
     z_result_t r = zm_api_undeclare(p->session, p->id, zm_session_undeclare_publisher);
+#else
+    z_result_t r = zm_api_undeclare(p->session, p->key_id, zm_session_undeclare_publisher_key);
+#endif
     /* the references dropped, then all of it nulled at once */
     zm_owner_unref(p->keyexpr.key.slice.owner);
     zm_owner_unref(p->encoding.schema.slice.owner);

@@ -365,7 +365,9 @@ struct zm_session {
 #else
     zm_lkey_t *keys; /* our D_KEYEXPR, the latest (highest id) first */
 #endif
+#if ZM_SENDERS_KEPT
     zm_pub_t *pubs;
+#endif
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
