@@ -243,7 +243,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         if (n > 0) {
             rc = push_send(a, pinned, n);
             zm_peers_unpin(s, pinned, n);
-        } else if (!zm_session_is_peer(s) && !s->cfg.auto_reconnect) {
+        } else if (!zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }

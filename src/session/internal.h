@@ -237,7 +237,7 @@ typedef struct zm_peer {
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
 #endif
-    bool reader_started;
+    bool reader_started; /* a read task serves it (zm_peer_reading) */
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
 #if ZM_PEER_ACTIVITY
@@ -255,6 +255,13 @@ typedef struct zm_peer {
     zm_addr_t addr; /* a member's: where its datagrams come from */
 #endif
 } zm_peer_t;
+
+/* Whether a read task serves peer p: never in a single-thread build, which has none. */
+#if Z_FEATURE_MULTI_THREAD
+#define zm_peer_reading(p) ((p)->reader_started)
+#else
+#define zm_peer_reading(p) ((void)(p), false)
+#endif
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /* The transport what we send to peer p goes on: its own, or for a member the group's. */

@@ -218,9 +218,14 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
+/* What reads the time in a lease step: the eviction order, the gets' timeouts, the reconnection. */
+#define LEASE_NEEDS_NOW (ZM_PEER_ACTIVITY || Z_FEATURE_QUERY || Z_FEATURE_AUTO_RECONNECT)
+
 static z_result_t lease_step(zm_session_t *s)
 {
+#if LEASE_NEEDS_NOW
     uint64_t now = zm_port_clock_ms();
+#endif
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n; i++) {
@@ -243,7 +248,6 @@ static z_result_t lease_step(zm_session_t *s)
 #if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
     zm_peers_note_activity(s, now);
 #endif
-    ZM_UNUSED(now);
     zm_peer_reap(s);
 #if ZM_LIVELINESS_SUBS
     ZM_LIVE_DO(s, report_gone, s);
@@ -459,7 +463,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     }
     zm_peer_t *p;
     size_t n = zm_peers_pin(s, &p, NULL, NULL);
-    zm_link_t *l = n > 0 && !p->reader_started ? &p->t.link : NULL;
+    zm_link_t *l = n > 0 && !zm_peer_reading(p) ? &p->t.link : NULL;
     if (l == NULL || l->ops == NULL) {
         zm_port_sleep_ms(timeout_ms);
     } else if (zm_link_wait_readable(l, timeout_ms) != ZM_E_TIMEOUT) {
@@ -506,7 +510,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 #endif
     size_t first_peer = nl;
     for (size_t i = 0; i < n; i++) {
-        links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
+        links[nl++] = zm_peer_reading(pinned[i]) ? NULL : &pinned[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
 #if ZM_ANSWERS_SCOUTS
