@@ -199,7 +199,7 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     z_result_t rc = Z_OK;
     zm_network_msg_t m;
     push_build(&m, a);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
         z_result_t r;
 #if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
         if (zm_peer_is_group(pinned[i]) && a->key_id != 0) {

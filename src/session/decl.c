@@ -43,7 +43,7 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
 {
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
 #if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(d->kind)) {
             continue;

@@ -481,7 +481,7 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
 {
     S_LOCK(s);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEER_SLOTS; i++) { /* the bound: a client's is one peer */
         peers[i]->refs--;
     }
     S_BROADCAST(s);
