@@ -33,10 +33,14 @@ void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
         put->has_encoding = true;
         put->encoding = *a->encoding;
     }
+#ifdef Z_FEATURE_UNSTABLE_API
     if (a->source != NULL) {
         put->exts |= ZM_PUT_EXT_SOURCE;
         put->source = *a->source;
     }
+#else
+    ZM_ASSERT(a->source == NULL); /* only the unstable API gives a source */
+#endif
     if (a->attachment != NULL) {
         put->exts |= ZM_PUT_EXT_ATTACHMENT;
         put->attachment = *a->attachment;

@@ -87,7 +87,7 @@ typedef struct {
     const zm_encoding_t *encoding;     /* NULL: none */
     const zm_slice_t *attachment;      /* NULL: none */
     const zm_timestamp_t *timestamp;   /* NULL: none */
-    const zm_source_info_t *source;    /* NULL: none */
+    const zm_source_info_t *source;    /* NULL: none; set only with Z_FEATURE_UNSTABLE_API */
     uint8_t priority;
     bool block;
     bool express;
