@@ -432,6 +432,7 @@ static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
     return zm_transport_try_read_once(&p->t);
 }
 
+#if !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT
 /* What one read of a peer that was ready gave: a burst of its batches, and the peer dropped if
  * its link ended or what it sent could not be read. */
 static void read_burst(zm_session_t *s, zm_peer_t *p)
@@ -450,7 +451,6 @@ static void read_burst(zm_session_t *s, zm_peer_t *p)
     }
 }
 
-#if !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT
 /*
  * Single-thread driving of a client: it waits on its router's link alone, in that link's own
  * wait (a link that cannot wait, or has an error pending, is ready: the read meets it), unless a
@@ -525,8 +525,17 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     }
 #endif
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
-        if (ready[first_peer + i]) {
-            read_burst(s, pinned[i]);
+        z_result_t rc = ZM_E_AGAIN;
+        for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
+            rc = read_ready(s, pinned[i]);
+            if (rc != Z_OK) {
+                break;
+            }
+        }
+        if (rc == ZM_E_CLOSED) {
+            zm_peer_link_ended(pinned[i]);
+        } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
+            zm_peer_kill(pinned[i], ZM_CLOSE_INVALID, "what it sent could not be read");
         }
     }
     zm_peers_unpin(s, pinned, n);
