@@ -441,10 +441,26 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 #endif
+/*
+ * Whether peers in use are pinned (refs), so that no reaper frees one under its user: where
+ * another thread may reap (multi-thread builds), or where code the session calls out to may
+ * (the application's callbacks: samples, replies, queries, matching, liveliness, scouting, the
+ * admin space; a multicast group's members). A single-thread build with none of them, a
+ * publisher-only one, uses a peer only within one of its own steps and reaps only between them.
+ */
+#define ZM_PEER_PINS                                                                                    \
+    (Z_FEATURE_MULTI_THREAD || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||       \
+     Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS || Z_FEATURE_SCOUTING || Z_FEATURE_ADMIN_SPACE ||        \
+     Z_FEATURE_MULTICAST_TRANSPORT)
+
 /** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
- *  (or all if fn is NULL) into out; returns how many. */
+ *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
+#if ZM_PEER_PINS
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
+#else
+#define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))
+#endif
 
 /*
  * Whether a node can meet a router or peer after it declared something, and must then push its

@@ -214,7 +214,9 @@ void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     p->last_active_ms = zm_port_clock_ms();
 #endif
     p->state = PEER_LIVE;
+#if ZM_PEER_PINS
     p->refs = 1; /* the caller's, while it pushes the declarations */
+#endif
 }
 
 /*
@@ -470,7 +472,9 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
 #else
         if (p->state == PEER_LIVE) {
 #endif
+#if ZM_PEER_PINS
             p->refs++;
+#endif
             out[n++] = p;
         }
     }
@@ -478,6 +482,7 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
     return n;
 }
 
+#if ZM_PEER_PINS
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
 {
     S_LOCK(s);
@@ -487,3 +492,4 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
     S_BROADCAST(s);
     S_UNLOCK(s);
 }
+#endif

@@ -736,6 +736,7 @@ void zm_session_close(zm_session_t *s)
             zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
         }
     }
+#if ZM_PEER_PINS
     /* wait for senders that still hold a peer (they fail fast now the links are shut) */
     S_LOCK(s);
     for (;;) {
@@ -751,6 +752,7 @@ void zm_session_close(zm_session_t *s)
 #endif
     }
     S_UNLOCK(s);
+#endif
     zm_peer_reap(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
