@@ -389,6 +389,13 @@ struct zm_session {
     uint64_t hlc_last;     /* last timestamp handed out */
 };
 
+/*
+ * Whether a node can meet a router or peer after it declared something, and must then push its
+ * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
+ * never reconnects meets its one router or peer inside z_open, before any declaration exists.
+ */
+#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+
 /* peer.c */
 #if Z_FEATURE_UNICAST_PEER
 /**
@@ -399,12 +406,14 @@ struct zm_session {
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
 #endif
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
+#if ZM_PUSH_DECLS /* else the one connection, made in open, opens its transport in its slot */
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently
  * active accepted peer when the table is full and ZM_PEER_EVICT allows), pushes our declarations
  * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
+#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
@@ -462,12 +471,6 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))
 #endif
 
-/*
- * Whether a node can meet a router or peer after it declared something, and must then push its
- * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
- * never reconnects meets its one router or peer inside z_open, before any declaration exists.
- */
-#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
 
 /* mcast.c */
 #if Z_FEATURE_MULTICAST_TRANSPORT

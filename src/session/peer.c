@@ -219,6 +219,7 @@ void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 #endif
 }
 
+#if ZM_PUSH_DECLS
 /*
  * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
  * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
@@ -228,7 +229,6 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
 {
     char zid[33];
     *out = NULL;
-#if ZM_PUSH_DECLS
     zm_peer_t *p = claim_slot(s, accepted);
     if (p == NULL || s->closing) { /* closing may have begun while a dead peer was reaped */
         S_UNLOCK(s);
@@ -239,12 +239,6 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
         transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
         return ZM_E_NO_SPACE;
     }
-#else
-    /* A client that never reconnects connects once, inside zm_session_open, for a session that
-     * nobody else holds yet: its first slot is free, and it is not closing. */
-    zm_peer_t *p = &s->peers[0];
-    S_LOCK(s);
-#endif
     p->t = *t;
     zm_peer_setup(s, p, accepted);
     S_UNLOCK(s);
@@ -252,6 +246,8 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     *out = p;
     return Z_OK;
 }
+
+#endif
 
 static void peer_welcome(zm_session_t *s, zm_peer_t *p)
 {
@@ -263,6 +259,7 @@ static void peer_welcome(zm_session_t *s, zm_peer_t *p)
     zm_peers_unpin(s, &p, 1);
 }
 
+#if ZM_PUSH_DECLS
 z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
 {
     zm_peer_t *p;
@@ -270,6 +267,7 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     peer_welcome(s, p);
     return Z_OK;
 }
+#endif
 
 z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
 {
@@ -280,15 +278,34 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     ZM_TRY(zm_link_open(&link, &ep, timeout));
     zm_transport_params_t params;
     local_params(s, &params);
+#if ZM_PUSH_DECLS
     zm_transport_t t;
-    z_result_t rc = zm_transport_open(&t, &link, &params, timeout);
+    zm_transport_t *tp = &t;
+#else
+    /* A client that never reconnects connects once, inside zm_session_open, for a session that
+     * nobody else holds yet: its transport opens in place, in the first slot, which is free. */
+    zm_peer_t *p = &s->peers[0];
+    zm_transport_t *tp = &p->t;
+#endif
+    z_result_t rc = zm_transport_open(tp, &link, &params, timeout);
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));
         zm_link_close(&link);
         return rc;
     }
-    return zm_peer_add(s, &t, false);
+#if ZM_PUSH_DECLS
+    return zm_peer_add(s, tp, false);
+#else
+    S_LOCK(s);
+    zm_peer_setup(s, p, false);
+    S_UNLOCK(s);
+    char zid[33];
+    ZM_LOG_I("peer %s connected (dialled)", zid_text(&p->t.remote_zid, zid));
+    ZM_UNUSED(zid);
+    peer_welcome(s, p);
+    return Z_OK;
+#endif
 }
 
 #if Z_FEATURE_UNICAST_PEER
