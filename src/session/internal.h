@@ -455,7 +455,8 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
  * another thread may reap (multi-thread builds), or where code the session calls out to may
  * (the application's callbacks: samples, replies, queries, matching, liveliness, scouting, the
  * admin space; a multicast group's members). A single-thread build with none of them, a
- * publisher-only one, uses a peer only within one of its own steps and reaps only between them.
+ * publisher-only one, uses a peer only within one of its own steps and reaps only between them
+ * (z_info's callbacks, which may run a step, are given zids the slots themselves hold).
  */
 #define ZM_PEER_PINS                                                                                    \
     (Z_FEATURE_MULTI_THREAD || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||       \
