@@ -1,8 +1,9 @@
 /*
  * zmote/port.h on bare metal: one thread, no OS, no stdio. Time is the board's millisecond tick
  * widened to 64 bits, every wait is a loop around zm_board_idle (WFI) bounded by that clock,
- * randomness is the board's entropy stirred through splitmix64, and log lines and failed
- * invariants go to the board's console. The heap is in heap.c, the UARTs in serial.c.
+ * randomness is the board's entropy stirred through a Weyl sequence and an integer hash, and log
+ * lines and failed invariants go to the board's console. The heap is in heap.c, the UARTs in
+ * serial.c.
  */
 #include <stdint.h>
 #include <string.h>
@@ -95,18 +96,17 @@ void zm_port_sleep_ms(uint32_t ms)
 
 /* ---- randomness ------------------------------------------------------------------------------ */
 
-/* splitmix64: every output word is a bijective mix of the state, so even a state fed with
- * little entropy never repeats within 2^64 words. Fresh entropy and the clock are folded in
- * at each call, so two boards seeded alike drift apart as soon as their timing differs. */
+/* A Weyl sequence of 64 bits: a state fed with little entropy never repeats within 2^64 steps.
+ * Each step's two halves are stirred to one 32-bit word by lowbias32 (Wellons' integer hash),
+ * whose 32-bit multiplies a Cortex-M does in one instruction. Fresh entropy and the clock are
+ * folded in at each call, so two boards seeded alike drift apart as soon as their timing differs. */
 static uint64_t rng_state;
 
-static uint64_t rng_next(void)
+static uint32_t mix32(uint32_t z)
 {
-    rng_state += 0x9e3779b97f4a7c15ull;
-    uint64_t z = rng_state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    z = (z ^ (z >> 16)) * 0x7feb352du;
+    z = (z ^ (z >> 15)) * 0x846ca68bu;
+    return z ^ (z >> 16);
 }
 
 void zm_port_random(void *buf, size_t len)
@@ -116,7 +116,8 @@ void zm_port_random(void *buf, size_t len)
     rng_state ^= fresh ^ zm_port_clock_ms();
     uint8_t *p = buf;
     while (len > 0) {
-        uint64_t w = rng_next();
+        rng_state += 0x9e3779b97f4a7c15ull;
+        uint32_t w = mix32((uint32_t)(rng_state >> 32) ^ mix32((uint32_t)rng_state));
         size_t n = len < sizeof(w) ? len : sizeof(w);
         memcpy(p, &w, n);
         p += n;

@@ -7,11 +7,11 @@
 #ifndef ZM_API_API_H
 #define ZM_API_API_H
 
-#include <stdatomic.h>
 #include <string.h>
 
 #include "session/session.h"
 #include "util/alloc.h"
+#include "util/atomic.h"
 #include "util/common.h"
 #include "zmote.h"
 
@@ -29,7 +29,7 @@
  * static data costs no atomic operation.
  */
 struct zm_owner {
-    atomic_uint refs;
+    ZM_ATOMIC(unsigned) refs;
     void (*release)(struct zm_owner *o);
 };
 typedef struct zm_owner zm_owner_t;
@@ -40,14 +40,14 @@ extern zm_owner_t zm_api_static_owner;
 static inline void zm_owner_ref(zm_owner_t *o)
 {
     if (o != NULL && o->release != NULL) {
-        atomic_fetch_add_explicit(&o->refs, 1u, memory_order_relaxed);
+        zm_atomic_inc_relaxed(&o->refs);
     }
 }
 
 inline void zm_owner_unref(zm_owner_t *o)
 {
     if (o != NULL && o->release != NULL &&
-        atomic_fetch_sub_explicit(&o->refs, 1u, memory_order_acq_rel) == 1u) {
+        zm_atomic_dec_acq_rel(&o->refs) == 1u) {
         o->release(o);
     }
 }
@@ -336,11 +336,11 @@ void zm_api_get_release(void *ctx);
  * frees the session, so a call never sees a session freed under it.
  */
 struct zm_api_session {
-    atomic_uint refs;
-    atomic_uint users;
-    _Atomic(zm_session_t *) s;
-    atomic_bool read_task;
-    atomic_bool lease_task;
+    ZM_ATOMIC(unsigned) refs;
+    ZM_ATOMIC(unsigned) users;
+    ZM_ATOMIC(zm_session_t *) s;
+    ZM_ATOMIC(bool) read_task;
+    ZM_ATOMIC(bool) lease_task;
 };
 typedef struct zm_api_session zm_api_session_t;
 
@@ -360,7 +360,7 @@ ZM_NODISCARD z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t *
 static inline void zm_api_session_leave(zm_api_session_t *b)
 {
 #if Z_FEATURE_SESSION_CHECK == 1
-    atomic_fetch_sub(&b->users, 1u);
+    zm_atomic_dec(&b->users);
 #else
     ZM_UNUSED(b);
 #endif

@@ -33,7 +33,7 @@ uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner)
     if (o == NULL) {
         return NULL;
     }
-    atomic_init(&o->refs, 1u);
+    zm_atomic_init(&o->refs, 1u);
     o->release = block_release;
     *owner = o;
     return (uint8_t *)(o + 1);
@@ -63,7 +63,7 @@ zm_owner_t *zm_api_deleter_owner(void *data, void (*deleter)(void *data, void *c
         deleter(data, context);
         return NULL;
     }
-    atomic_init(&d->base.refs, 1u);
+    zm_atomic_init(&d->base.refs, 1u);
     d->base.release = deleter_release;
     d->deleter = deleter;
     d->data = data;

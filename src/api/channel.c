@@ -252,7 +252,7 @@ static uint8_t *buffer_get_locked(void *ctx, size_t need, zm_owner_t **owner)
         b->ch = ch;
         b->cap = cap;
     }
-    atomic_init(&b->base.refs, 1u);
+    zm_atomic_init(&b->base.refs, 1u);
     b->next = NULL;
     ch->refs++;
     *owner = &b->base;

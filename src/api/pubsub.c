@@ -196,6 +196,8 @@ bool z_internal_publisher_check(const z_owned_publisher_t *obj) { return obj != 
 
 ZM_API_DEFINE_TAKE(publisher)
 
+_Static_assert(Z_RELIABILITY_DEFAULT == 0 && Z_LOCALITY_ANY == 0, "a nulled publisher has the default QoS");
+
 z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t *pub,
                                const z_loaned_keyexpr_t *keyexpr, const z_publisher_options_t *options)
 {
@@ -247,15 +249,13 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
     p->congestion_control = o.congestion_control;
     p->priority = o.priority;
     p->is_express = o.is_express;
+    /* without the options that set them, reliability and destination keep the defaults the
+     * nulling gave them (Z_RELIABILITY_DEFAULT and Z_LOCALITY_ANY are 0) */
 #ifdef Z_FEATURE_UNSTABLE_API
     p->reliability = o.reliability;
-#else
-    p->reliability = Z_RELIABILITY_DEFAULT;
 #endif
 #if Z_FEATURE_LOCAL_SUBSCRIBER == 1
     p->allowed_destination = o.allowed_destination;
-#else
-    p->allowed_destination = Z_LOCALITY_ANY;
 #endif
     zm_api_session_ref(b);
     p->session = b;
@@ -268,7 +268,11 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
+#if ZM_SENDERS_KEPT
     z_result_t r = zm_api_undeclare(p->session, p->id, zm_session_undeclare_publisher);
+#else
+    z_result_t r = zm_api_undeclare(p->session, p->key_id, zm_session_undeclare_publisher_key);
+#endif
     /* the references dropped, then all of it nulled at once */
     zm_owner_unref(p->keyexpr.key.slice.owner);
     zm_owner_unref(p->encoding.schema.slice.owner);
@@ -291,8 +295,12 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
     a->priority = (uint8_t)p->priority;
     a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a->express = p->is_express;
+#ifdef Z_FEATURE_UNSTABLE_API /* else reliable, as zm_put_args_init has it */
     a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;
+#endif
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1 /* else anywhere, as zm_put_args_init has it */
     a->destination = (uint8_t)p->allowed_destination;
+#endif
 }
 
 z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,

@@ -190,7 +190,7 @@ z_result_t zm_api_parts_copy(zm_api_slice_t *const *parts, size_t n, zm_api_buff
         if (buf == NULL) {
             return ZM_E_NOMEM;
         }
-        atomic_store_explicit(&o->refs, borrowed, memory_order_relaxed);
+        zm_atomic_store_relaxed(&o->refs, borrowed);
     }
     size_t off = 0;
     for (size_t i = 0; i < n; i++) {

@@ -11,26 +11,33 @@
 
 /* ---- the shared record ----------------------------------------------------------------------------- */
 
-void zm_api_session_ref(zm_api_session_t *b) { atomic_fetch_add(&b->refs, 1u); }
+void zm_api_session_ref(zm_api_session_t *b) { zm_atomic_inc(&b->refs); }
 
 /* Closes the session b holds, once, after every call under way on it has ended. */
 static void session_close(zm_api_session_t *b)
 {
+#if Z_FEATURE_MULTI_THREAD
     zm_session_t *s = atomic_exchange(&b->s, NULL);
+#else
+    zm_session_t *s = b->s;
+    b->s = NULL;
+#endif
     if (s == NULL) {
         return;
     }
-    while (atomic_load(&b->users) != 0) {
+#if Z_FEATURE_SESSION_CHECK == 1 /* else no call is counted (zm_api_session_enter) */
+    while (zm_atomic_load(&b->users) != 0) {
         zm_port_sleep_ms(1);
     }
+#endif
     zm_session_close(s);
-    atomic_store(&b->read_task, false);
-    atomic_store(&b->lease_task, false);
+    zm_atomic_store(&b->read_task, false);
+    zm_atomic_store(&b->lease_task, false);
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
 {
-    if (b != NULL && atomic_fetch_sub(&b->refs, 1u) == 1u) {
+    if (b != NULL && zm_atomic_dec(&b->refs) == 1u) {
         session_close(b);
         zm_free(b);
     }
@@ -38,7 +45,7 @@ void zm_api_session_unref(zm_api_session_t *b)
 
 void zm_api_session_unref_not_last(zm_api_session_t *b)
 {
-    unsigned before = atomic_fetch_sub(&b->refs, 1u);
+    unsigned before = zm_atomic_dec(&b->refs);
     ZM_ASSERT(before > 1u);
     ZM_UNUSED(before);
 }
@@ -50,16 +57,16 @@ z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
         return Z_ENULL;
     }
 #if Z_FEATURE_SESSION_CHECK == 1
-    atomic_fetch_add(&b->users, 1u);
-    zm_session_t *s = atomic_load(&b->s);
+    zm_atomic_inc(&b->users);
+    zm_session_t *s = zm_atomic_load(&b->s);
     if (s == NULL) {
-        atomic_fetch_sub(&b->users, 1u);
+        zm_atomic_dec(&b->users);
         return Z_ESESSION_CLOSED;
     }
 #else
     /* Without the check the application keeps the session open while it uses it, as in
      * zenoh-pico: nothing is counted, and a closed session is only seen as such, not waited for. */
-    zm_session_t *s = atomic_load_explicit(&b->s, memory_order_relaxed);
+    zm_session_t *s = zm_atomic_load_relaxed(&b->s);
     if (s == NULL) {
         return Z_ESESSION_CLOSED;
     }
@@ -237,18 +244,18 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     }
     zm_session_t *s = NULL;
     if (r == Z_OK) {
-        r = zm_session_open(&s, &sc); /* copies the endpoint strings */
+        r = zm_session_open(&s, &sc); /* copies the endpoint strings it reads later */
     }
     z_config_drop(config);
     if (r != Z_OK) {
         zm_free(b);
         return r;
     }
-    atomic_init(&b->refs, 1u);
-    atomic_init(&b->users, 0u);
-    atomic_init(&b->s, s);
-    atomic_init(&b->read_task, sc.start_tasks);
-    atomic_init(&b->lease_task, sc.start_tasks);
+    zm_atomic_init(&b->refs, 1u);
+    zm_atomic_init(&b->users, 0u);
+    zm_atomic_init(&b->s, s);
+    zm_atomic_init(&b->read_task, sc.start_tasks);
+    zm_atomic_init(&b->lease_task, sc.start_tasks);
     zs->_rc.ptr = b;
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
     if (options != NULL && options->auto_start_admin_space) {
@@ -278,7 +285,7 @@ z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options)
 bool z_session_is_closed(const z_loaned_session_t *zs)
 {
     zm_api_session_t *b = record_of(zs);
-    return b == NULL || atomic_load(&b->s) == NULL;
+    return b == NULL || zm_atomic_load(&b->s) == NULL;
 }
 
 /* ---- what a session knows -------------------------------------------------------------------------- */
@@ -419,7 +426,7 @@ static z_result_t task_call(z_loaned_session_t *zs, z_result_t (*op)(zm_session_
     ZM_TRY(zm_api_session_enter(b, &s));
     z_result_t r = op(s);
     if (r == Z_OK) {
-        atomic_store(lease ? &b->lease_task : &b->read_task, running);
+        zm_atomic_store(lease ? &b->lease_task : &b->read_task, running);
     }
     zm_api_session_leave(b);
     return r;
@@ -436,7 +443,7 @@ z_result_t zp_stop_read_task(z_loaned_session_t *zs) { return task_call(zs, zm_s
 bool zp_read_task_is_running(const z_loaned_session_t *zs)
 {
     zm_api_session_t *b = record_of(zs);
-    return b != NULL && atomic_load(&b->s) != NULL && atomic_load(&b->read_task);
+    return b != NULL && zm_atomic_load(&b->s) != NULL && zm_atomic_load(&b->read_task);
 }
 
 z_result_t zp_start_lease_task(z_loaned_session_t *zs, const zp_task_lease_options_t *options)
@@ -450,7 +457,7 @@ z_result_t zp_stop_lease_task(z_loaned_session_t *zs) { return task_call(zs, zm_
 bool zp_lease_task_is_running(const z_loaned_session_t *zs)
 {
     zm_api_session_t *b = record_of(zs);
-    return b != NULL && atomic_load(&b->s) != NULL && atomic_load(&b->lease_task);
+    return b != NULL && zm_atomic_load(&b->s) != NULL && zm_atomic_load(&b->lease_task);
 }
 #else
 void zp_read_options_default(zp_read_options_t *options)

@@ -119,6 +119,30 @@ z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, decl_ext, d, &d->unknown);
 }
 
+#if !WRITE_EXT_WIRE
+/*
+ * A build that declares nothing but key expressions (publishers' and queriers', without
+ * subscribers, queryables or tokens) sends D_KEYEXPR, U_KEYEXPR and D_FINAL only, and no
+ * extension: those are encoded, any other kind (or an extension) fails (Z_EINVAL).
+ */
+z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
+{
+    size_t mark = w->len;
+    uint8_t kind = d->kind;
+    if ((kind > ZM_UNDECL_KEYEXPR && kind != ZM_DECL_FINAL) || d->unknown.n != 0) {
+        return Z_EINVAL;
+    }
+    bool declares = kind == ZM_DECL_KEYEXPR;
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(kind | (declares && d->wire_expr.has_suffix ? ZM_DECL_FLAG_N : 0u))));
+    if (kind != ZM_DECL_FINAL) {
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, (uint16_t)d->id));
+    }
+    if (declares) {
+        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
+    }
+    return Z_OK;
+}
+#else
 z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
 {
     size_t mark = w->len;
@@ -158,3 +182,4 @@ z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &d->unknown, false));
     return Z_OK;
 }
+#endif

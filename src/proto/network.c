@@ -50,11 +50,24 @@ static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_
     return zm_exts_read_hot(r, header, &net_exts, net_ext_allowed(mid), x);
 }
 
+/*
+ * A build that encodes only what it sends, and sends no network message but PUSH and DECLARE (no
+ * query, reply, interest nor OAM: a client that publishes or subscribes), gives them the QoS
+ * extension alone: it writes that one as it is, without the extension table, and the two
+ * messages through one path. Such a message with any other extension fails to encode (Z_EINVAL)
+ * rather than go out without it.
+ */
+#define ENCODES_DATA_ONLY                                                                            \
+    (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE &&          \
+     !ZM_DECODE_REQUEST && !Z_FEATURE_MATCHING && !Z_FEATURE_LIVELINESS)
+
+#if !ENCODES_DATA_ONLY
 /* z: the header's Z flag, set iff there is an extension to write; allowed: net_ext_allowed() */
 static z_result_t net_exts_write(zm_writer_t *w, uint16_t allowed, const zm_net_exts_t *x, uint8_t z)
 {
     return z ? zm_exts_write(w, &net_exts, allowed, x, true) : Z_OK;
 }
+#endif
 
 #if ZM_DECODE_PUSH || ZM_DECODE_REQUEST || ZM_DECODE_RESPONSE
 /* WireExpr whose N and M flags come from the message header. */
@@ -294,6 +307,40 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
 
 /* ---- encode ----------------------------------------------------------------------------------- */
 
+#if ENCODES_DATA_ONLY
+/* PUSH and DECLARE alike: the header with the message's flags, what precedes the extensions (a
+ * PUSH's key, a DECLARE's interest id), the QoS extension, the body. */
+z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
+{
+    size_t mark = w->len;
+    bool push = m->id == ZM_MID_N_PUSH;
+    const zm_push_t *p = &m->body.push;
+    const zm_declare_t *d = &m->body.declare;
+    if ((!push && m->id != ZM_MID_N_DECLARE) || (m->ext.present & ~ZM_NET_EXT_QOS) != 0 || m->ext.unknown.n != 0) {
+        return Z_EINVAL;
+    }
+    uint8_t z = m->ext.present != 0 ? ZM_FLAG_Z : 0u;
+    uint8_t flags = push ? wire_expr_flags(&p->wire_expr) : (d->has_interest_id ? ZM_DECLARE_FLAG_I : 0u);
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(m->id | z | flags)));
+    if (push) {
+        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &p->wire_expr));
+    } else if (d->has_interest_id) {
+        ZM_ENC_TRY(w, mark, zm_write_zint(w, d->interest_id));
+    }
+    if (z) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, m->ext.qos, false));
+    }
+    if (!push) {
+        ZM_ENC_TRY(w, mark, zm_declaration_encode(w, &d->decl));
+    } else if (p->body_id == ZM_MID_PUT || p->body_id == ZM_MID_DEL) {
+        ZM_ENC_TRY(w, mark, zm_put_encode(w, p->body_id, &p->body.put));
+    } else {
+        w->len = mark;
+        return Z_EINVAL;
+    }
+    return Z_OK;
+}
+#else
 /* allowed: the message's extensions (net_ext_allowed), looked up once */
 static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m, uint16_t allowed, uint8_t z)
 {
@@ -392,3 +439,4 @@ z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
     ZM_ENC_TRY(w, mark, network_encode_body(w, m, allowed, z));
     return Z_OK;
 }
+#endif

@@ -54,13 +54,56 @@ z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
     return put ? zm_read_zbytes(r, UINT32_MAX, &p->payload) : Z_OK;
 }
 
+/*
+ * A build that encodes only what it sends, and no query nor reply (whose encoders need the
+ * extension tables anyway), writes the extensions of a PUT or DEL itself, in the tables' order:
+ * the source info (with the unstable API, as zm_exts_write does), a PUT's shared-memory mark,
+ * the attachment. Unknown extensions, which only a decoded message has, are re-encoded by the
+ * complete codec alone: here they fail (Z_EINVAL).
+ */
+#define PUT_EXTS_DIRECT (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE)
+#if PUT_EXTS_DIRECT
+#ifdef Z_FEATURE_UNSTABLE_API
+#define WRITE_SOURCE 1
+#else
+#define WRITE_SOURCE 0
+#endif
+
+static z_result_t put_exts_write(zm_writer_t *w, bool put, uint16_t exts, const zm_put_t *p)
+{
+    if (exts & ZM_PUT_EXT_SOURCE) {
+#if WRITE_SOURCE
+        const zm_source_info_t *src = &p->source;
+        ZM_TRY(zm_ext_write_entity(w, 0x41, &src->zid, src->eid, &src->sn, exts != ZM_PUT_EXT_SOURCE));
+#else
+        return Z_EINVAL;
+#endif
+    }
+    if (exts & ZM_PUT_EXT_SHM) {
+        ZM_TRY(zm_ext_write_unit(w, 0x12, (exts & ZM_PUT_EXT_ATTACHMENT) != 0));
+    }
+    if (exts & ZM_PUT_EXT_ATTACHMENT) {
+        ZM_TRY(zm_ext_write_zbuf(w, put ? 0x43 : 0x42, p->attachment, false));
+    }
+    return Z_OK;
+}
+#endif
+
 z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p)
 {
     size_t mark = w->len;
     bool put = id == ZM_MID_PUT;
-    const zm_ext_table_t *t = put ? &put_exts : &del_exts;
     bool has_encoding = put && p->has_encoding;
+#if PUT_EXTS_DIRECT
+    uint16_t left = p->exts & (put ? (ZM_PUT_EXT_SOURCE | ZM_PUT_EXT_SHM | ZM_PUT_EXT_ATTACHMENT)
+                                   : (ZM_PUT_EXT_SOURCE | ZM_PUT_EXT_ATTACHMENT));
+    if (p->unknown.n != 0) {
+        return Z_EINVAL;
+    }
+#else
+    const zm_ext_table_t *t = put ? &put_exts : &del_exts;
     unsigned left = zm_exts_count(t, 0xffffu, p, true);
+#endif
     uint8_t h = (uint8_t)(id | (p->has_timestamp ? ZM_PUT_FLAG_T : 0u) | (has_encoding ? ZM_PUT_FLAG_E : 0u) |
                           (left ? ZM_FLAG_Z : 0u));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -71,7 +114,11 @@ z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p)
         ZM_ENC_TRY(w, mark, zm_encoding_write(w, &p->encoding));
     }
     if (left) {
+#if PUT_EXTS_DIRECT
+        ZM_ENC_TRY(w, mark, put_exts_write(w, put, left, p));
+#else
         ZM_ENC_TRY(w, mark, zm_exts_write(w, t, 0xffffu, p, true));
+#endif
     }
     if (put) {
         if (!zm_fits_u32(p->payload.len)) {

@@ -33,10 +33,14 @@ void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
         put->has_encoding = true;
         put->encoding = *a->encoding;
     }
+#ifdef Z_FEATURE_UNSTABLE_API
     if (a->source != NULL) {
         put->exts |= ZM_PUT_EXT_SOURCE;
         put->source = *a->source;
     }
+#else
+    ZM_ASSERT(a->source == NULL); /* only the unstable API gives a source */
+#endif
     if (a->attachment != NULL) {
         put->exts |= ZM_PUT_EXT_ATTACHMENT;
         put->attachment = *a->attachment;
@@ -199,7 +203,7 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     z_result_t rc = Z_OK;
     zm_network_msg_t m;
     push_build(&m, a);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
         z_result_t r;
 #if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
         if (zm_peer_is_group(pinned[i]) && a->key_id != 0) {
@@ -243,7 +247,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         if (n > 0) {
             rc = push_send(a, pinned, n);
             zm_peers_unpin(s, pinned, n);
-        } else if (!zm_session_is_peer(s) && !s->cfg.auto_reconnect) {
+        } else if (!zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
             rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
         }
     }
@@ -408,6 +412,7 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
     ZM_UNUSED(t);
     ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
+    ZM_UNUSED(p); /* a publisher-only client takes nothing from what comes */
 #if ZM_PEER_ACTIVITY
     atomic_store_explicit(&p->active, true, memory_order_relaxed);
 #endif

@@ -43,7 +43,7 @@ void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
 {
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
 #if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(d->kind)) {
             continue;
@@ -488,11 +488,13 @@ void zm_decl_free_all(zm_session_t *s)
         zm_free(k);
     }
 #endif
+#if ZM_SENDERS_KEPT
     while (s->pubs != NULL) {
         zm_pub_t *p = s->pubs;
         s->pubs = p->next;
         zm_free(p);
     }
+#endif
 }
 
 /* ---- local entities: subscribers and queryables -------------------------------------------------- */
@@ -664,7 +666,7 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
 
 /* ---- publishers and queriers ------------------------------------------------------------------- */
 
-#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY
+#if (Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY) && ZM_SENDERS_KEPT
 
 /* Declares the key expression of a publisher or querier and records it (its id in *id). */
 static z_result_t sender_add(zm_session_t *s, const char *key, size_t len, bool querier, uint8_t target, uint32_t *id,
@@ -719,13 +721,29 @@ static z_result_t sender_remove(zm_session_t *s, uint32_t id, bool querier)
 }
 #endif
 
-#if Z_FEATURE_PUBLICATION
+#if Z_FEATURE_PUBLICATION && ZM_SENDERS_KEPT
 z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
 {
     return sender_add(s, key, len, false, 0, id, key_id);
 }
 
 z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id) { return sender_remove(s, id, false); }
+#elif Z_FEATURE_PUBLICATION
+/* Nothing reads a publisher once declared (ZM_SENDERS_KEPT): it is its key expression's use, and
+ * an entity id of its own. */
+z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
+{
+    ZM_TRY(zm_session_declare_keyexpr(s, key, len, key_id));
+    S_LOCK(s);
+    *id = s->next_id++;
+    S_UNLOCK(s);
+    return Z_OK;
+}
+
+z_result_t zm_session_undeclare_publisher_key(zm_session_t *s, uint32_t key_id)
+{
+    return zm_session_undeclare_keyexpr(s, (uint16_t)key_id); /* the key goes with its last user */
+}
 #endif
 
 #if Z_FEATURE_QUERY

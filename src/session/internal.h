@@ -13,6 +13,7 @@
 #include "session/session.h"
 #include "transport/scout.h"
 #include "transport/transport.h"
+#include "util/atomic.h"
 #include "util/idmap.h"
 #include "util/log.h"
 
@@ -236,7 +237,7 @@ typedef struct zm_peer {
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
 #endif
-    bool reader_started;
+    bool reader_started; /* a read task serves it (zm_peer_reading) */
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
 #if ZM_PEER_ACTIVITY
@@ -254,6 +255,13 @@ typedef struct zm_peer {
     zm_addr_t addr; /* a member's: where its datagrams come from */
 #endif
 } zm_peer_t;
+
+/* Whether a read task serves peer p: never in a single-thread build, which has none. */
+#if Z_FEATURE_MULTI_THREAD
+#define zm_peer_reading(p) ((p)->reader_started)
+#else
+#define zm_peer_reading(p) ((void)(p), false)
+#endif
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /* The transport what we send to peer p goes on: its own, or for a member the group's. */
@@ -289,9 +297,21 @@ typedef struct {
 #define zm_session_is_peer(s) ((void)(s), false)
 #endif
 
+/*
+ * Whether a session reads its endpoint strings after open: to reconnect (or scout again), to
+ * dial and listen as a peer, or to show them in the admin space. Only then are they copied; a
+ * client that never reconnects reads them during open alone, where the caller's are valid.
+ */
+#define ZM_KEEPS_ENDPOINTS \
+    (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_ADMIN_SPACE)
+
 struct zm_session {
+#if ZM_KEEPS_ENDPOINTS
     zm_session_config_t cfg; /* endpoint strings point into strings */
     char *strings;
+#else
+    zm_session_config_t cfg; /* endpoint strings: the caller's, during open only */
+#endif
     zm_zid_t zid;
 #if Z_FEATURE_MULTI_THREAD
     zm_mutex_t lock;
@@ -305,7 +325,11 @@ struct zm_session {
     unsigned waiters; /* threads waiting on cond */
     bool lease_running;
     bool readers_on; /* new peers get a read task */
-    atomic_bool closing;
+#if Z_FEATURE_SCOUTING
+    atomic_bool closing; /* also the cancel flag of its scouts (transport/scout.h) */
+#else
+    ZM_ATOMIC(bool) closing;
+#endif
 #if Z_FEATURE_UNICAST_PEER
     bool accept_running;
     bool listening;
@@ -348,7 +372,9 @@ struct zm_session {
 #else
     zm_lkey_t *keys; /* our D_KEYEXPR, the latest (highest id) first */
 #endif
+#if ZM_SENDERS_KEPT
     zm_pub_t *pubs;
+#endif
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
@@ -363,6 +389,13 @@ struct zm_session {
     uint64_t hlc_last;     /* last timestamp handed out */
 };
 
+/*
+ * Whether a node can meet a router or peer after it declared something, and must then push its
+ * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
+ * never reconnects meets its one router or peer inside z_open, before any declaration exists.
+ */
+#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+
 /* peer.c */
 #if Z_FEATURE_UNICAST_PEER
 /**
@@ -373,12 +406,14 @@ struct zm_session {
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
 #endif
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
+#if ZM_PUSH_DECLS /* else the one connection, made in open, opens its transport in its slot */
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently
  * active accepted peer when the table is full and ZM_PEER_EVICT allows), pushes our declarations
  * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
+#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
@@ -415,17 +450,28 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 #endif
-/** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
- *  (or all if fn is NULL) into out; returns how many. */
-size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
-void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
-
 /*
- * Whether a node can meet a router or peer after it declared something, and must then push its
- * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
- * never reconnects meets its one router or peer inside z_open, before any declaration exists.
+ * Whether peers in use are pinned (refs), so that no reaper frees one under its user: where
+ * another thread may reap (multi-thread builds), or where code the session calls out to may
+ * (the application's callbacks: samples, replies, queries, matching, liveliness, scouting, the
+ * admin space; a multicast group's members). A single-thread build with none of them, a
+ * publisher-only one, uses a peer only within one of its own steps and reaps only between them
+ * (z_info's callbacks, which may run a step, are given zids the slots themselves hold).
  */
-#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+#define ZM_PEER_PINS                                                                                    \
+    (Z_FEATURE_MULTI_THREAD || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||       \
+     Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS || Z_FEATURE_SCOUTING || Z_FEATURE_ADMIN_SPACE ||        \
+     Z_FEATURE_MULTICAST_TRANSPORT)
+
+/** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
+ *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
+size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
+#if ZM_PEER_PINS
+void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
+#else
+#define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))
+#endif
+
 
 /* mcast.c */
 #if Z_FEATURE_MULTICAST_TRANSPORT

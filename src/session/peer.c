@@ -93,6 +93,7 @@ void zm_peer_start(zm_session_t *s, zm_peer_t *p)
 #endif
 }
 
+#if ZM_PUSH_DECLS
 /* s->lock held: a free slot, or NULL. */
 static zm_peer_t *free_slot(zm_session_t *s)
 {
@@ -167,6 +168,8 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_close(t, reason);
     zm_transport_free(t);
 }
+#endif /* ZM_PUSH_DECLS */
+
 
 #if !Z_FEATURE_MULTICAST_TRANSPORT
 static /* its only caller is below */
@@ -211,9 +214,12 @@ void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     p->last_active_ms = zm_port_clock_ms();
 #endif
     p->state = PEER_LIVE;
+#if ZM_PEER_PINS
     p->refs = 1; /* the caller's, while it pushes the declarations */
+#endif
 }
 
+#if ZM_PUSH_DECLS
 /*
  * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
  * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
@@ -241,6 +247,8 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     return Z_OK;
 }
 
+#endif
+
 static void peer_welcome(zm_session_t *s, zm_peer_t *p)
 {
     z_result_t rc = zm_decl_push_all(s, p);
@@ -251,6 +259,7 @@ static void peer_welcome(zm_session_t *s, zm_peer_t *p)
     zm_peers_unpin(s, &p, 1);
 }
 
+#if ZM_PUSH_DECLS
 z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
 {
     zm_peer_t *p;
@@ -258,6 +267,7 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     peer_welcome(s, p);
     return Z_OK;
 }
+#endif
 
 z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
 {
@@ -268,15 +278,34 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     ZM_TRY(zm_link_open(&link, &ep, timeout));
     zm_transport_params_t params;
     local_params(s, &params);
+#if ZM_PUSH_DECLS
     zm_transport_t t;
-    z_result_t rc = zm_transport_open(&t, &link, &params, timeout);
+    zm_transport_t *tp = &t;
+#else
+    /* A client that never reconnects connects once, inside zm_session_open, for a session that
+     * nobody else holds yet: its transport opens in place, in the first slot, which is free. */
+    zm_peer_t *p = &s->peers[0];
+    zm_transport_t *tp = &p->t;
+#endif
+    z_result_t rc = zm_transport_open(tp, &link, &params, timeout);
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));
         zm_link_close(&link);
         return rc;
     }
-    return zm_peer_add(s, &t, false);
+#if ZM_PUSH_DECLS
+    return zm_peer_add(s, tp, false);
+#else
+    S_LOCK(s);
+    zm_peer_setup(s, p, false);
+    S_UNLOCK(s);
+    char zid[33];
+    ZM_LOG_I("peer %s connected (dialled)", zid_text(&p->t.remote_zid, zid));
+    ZM_UNUSED(zid);
+    peer_welcome(s, p);
+    return Z_OK;
+#endif
 }
 
 #if Z_FEATURE_UNICAST_PEER
@@ -441,14 +470,28 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 }
 #endif
 
+/* Only matching and liveliness subscribers pick the peers they pin; elsewhere fn is NULL. */
+#define PIN_FILTERS (Z_FEATURE_MATCHING || ZM_LIVELINESS_SUBS)
+
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
 {
     size_t n = 0;
+#if !PIN_FILTERS
+    ZM_ASSERT(fn == NULL);
+    ZM_UNUSED(fn);
+    ZM_UNUSED(arg);
+#endif
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
+#if PIN_FILTERS
         if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
+#else
+        if (p->state == PEER_LIVE) {
+#endif
+#if ZM_PEER_PINS
             p->refs++;
+#endif
             out[n++] = p;
         }
     }
@@ -456,12 +499,14 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
     return n;
 }
 
+#if ZM_PEER_PINS
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
 {
     S_LOCK(s);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEER_SLOTS; i++) { /* the bound: a client's is one peer */
         peers[i]->refs--;
     }
     S_BROADCAST(s);
     S_UNLOCK(s);
 }
+#endif

@@ -40,6 +40,7 @@ static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t));
 static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
+#if ZM_KEEPS_ENDPOINTS
 /* Bytes the n strings of list take with their NULs; with into, they are copied there as well,
  * and list points at the copies. */
 static size_t strings_copy(const char **list, size_t n, char *into)
@@ -93,6 +94,21 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 #endif
     return Z_OK;
 }
+#define strings_free(s) zm_free((s)->strings)
+#else
+/* The endpoint strings stay the caller's: they are read during open only (ZM_KEEPS_ENDPOINTS). */
+static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
+{
+    s->cfg = *cfg;
+#if Z_FEATURE_SCOUTING
+    if (s->cfg.scout_locator == NULL) {
+        s->cfg.scouting = false;
+    }
+#endif
+    return Z_OK;
+}
+#define strings_free(s) ((void)(s))
+#endif
 
 #if Z_FEATURE_AUTO_RECONNECT
 static bool any_live(zm_session_t *s)
@@ -202,12 +218,17 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
+/* What reads the time in a lease step: the eviction order, the gets' timeouts, the reconnection. */
+#define LEASE_NEEDS_NOW (ZM_PEER_ACTIVITY || Z_FEATURE_QUERY || Z_FEATURE_AUTO_RECONNECT)
+
 static z_result_t lease_step(zm_session_t *s)
 {
+#if LEASE_NEEDS_NOW
     uint64_t now = zm_port_clock_ms();
+#endif
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
 #if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i])) {
             zm_mcast_lease(s, pinned[i]);
@@ -227,7 +248,6 @@ static z_result_t lease_step(zm_session_t *s)
 #if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
     zm_peers_note_activity(s, now);
 #endif
-    ZM_UNUSED(now);
     zm_peer_reap(s);
 #if ZM_LIVELINESS_SUBS
     ZM_LIVE_DO(s, report_gone, s);
@@ -412,6 +432,50 @@ static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
     return zm_transport_try_read_once(&p->t);
 }
 
+#if !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT
+/* What one read of a peer that was ready gave: a burst of its batches, and the peer dropped if
+ * its link ended or what it sent could not be read. */
+static void read_burst(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = ZM_E_AGAIN;
+    for (unsigned k = 0; k < READ_BURST_MAX; k++) {
+        rc = read_ready(s, p);
+        if (rc != Z_OK) {
+            break;
+        }
+    }
+    if (rc == ZM_E_CLOSED) {
+        zm_peer_link_ended(p);
+    } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
+        zm_peer_kill(p, ZM_CLOSE_INVALID, "what it sent could not be read");
+    }
+}
+
+/*
+ * Single-thread driving of a client: it waits on its router's link alone, in that link's own
+ * wait (a link that cannot wait, or has an error pending, is ready: the read meets it), unless a
+ * read task serves it; without a router it only sleeps out the time.
+ */
+z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+{
+    if (s->closing) {
+        return Z_ESESSION_CLOSED;
+    }
+    zm_peer_t *p;
+    size_t n = zm_peers_pin(s, &p, NULL, NULL);
+    zm_link_t *l = n > 0 && !zm_peer_reading(p) ? &p->t.link : NULL;
+    if (l == NULL || l->ops == NULL) {
+        zm_port_sleep_ms(timeout_ms);
+    } else if (zm_link_wait_readable(l, timeout_ms) != ZM_E_TIMEOUT) {
+        read_burst(s, p);
+    }
+    zm_peers_unpin(s, &p, n);
+#if Z_FEATURE_QUERY
+    zm_gets_tick(s, zm_port_clock_ms());
+#endif
+    return Z_OK;
+}
+#else
 /*
  * Single-thread driving: one wait over the listener, the pending handshakes and every peer that
  * no read task serves, then whatever is ready is read without blocking, so that a peer sending
@@ -446,7 +510,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 #endif
     size_t first_peer = nl;
     for (size_t i = 0; i < n; i++) {
-        links[nl++] = pinned[i]->reader_started ? NULL : &pinned[i]->t.link; /* a read task owns it */
+        links[nl++] = zm_peer_reading(pinned[i]) ? NULL : &pinned[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
 #if ZM_ANSWERS_SCOUTS
@@ -480,6 +544,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 #endif
     return Z_OK;
 }
+#endif
 
 z_result_t zm_session_send_keep_alive(zm_session_t *s)
 {
@@ -559,7 +624,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     }
 #endif
     if (rc != Z_OK) {
-        zm_free(s->strings); /* NULL unless the copy went through */
+        strings_free(s); /* NULL unless the copy went through */
         session_release(s);
         return rc;
     }
@@ -571,7 +636,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
             s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
         } while (s->zid.len == 0);
     }
-    atomic_init(&s->closing, false);
+    zm_atomic_init(&s->closing, false);
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
@@ -671,6 +736,7 @@ void zm_session_close(zm_session_t *s)
             zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
         }
     }
+#if ZM_PEER_PINS
     /* wait for senders that still hold a peer (they fail fast now the links are shut) */
     S_LOCK(s);
     for (;;) {
@@ -686,6 +752,7 @@ void zm_session_close(zm_session_t *s)
 #endif
     }
     S_UNLOCK(s);
+#endif
     zm_peer_reap(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
@@ -721,7 +788,7 @@ void zm_session_close(zm_session_t *s)
     zm_port_condvar_destroy(&s->cond);
     zm_port_mutex_destroy(&s->lock);
 #endif
-    zm_free(s->strings);
+    strings_free(s);
     session_release(s);
 }
 

@@ -23,7 +23,8 @@ typedef struct zm_session zm_session_t;
 
 typedef enum { ZM_MODE_CLIENT = 0, ZM_MODE_PEER = 1 } zm_mode_t;
 
-/** What a session is opened with; strings are copied by zm_session_open. */
+/** What a session is opened with; strings are copied by zm_session_open where the session reads
+ *  them after it (ZM_KEEPS_ENDPOINTS, session/internal.h), else only read during the call. */
 typedef struct {
     uint8_t mode; /* zm_mode_t */
     const char *connect[ZM_ENDPOINTS_MAX];
@@ -86,7 +87,7 @@ typedef struct {
     const zm_encoding_t *encoding;     /* NULL: none */
     const zm_slice_t *attachment;      /* NULL: none */
     const zm_timestamp_t *timestamp;   /* NULL: none */
-    const zm_source_info_t *source;    /* NULL: none */
+    const zm_source_info_t *source;    /* NULL: none; set only with Z_FEATURE_UNSTABLE_API */
     uint8_t priority;
     bool block;
     bool express;
@@ -148,10 +149,22 @@ ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const cha
                                                       void *ctx, uint32_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id);
 
+/*
+ * Our publishers and queriers are kept where something reads them after they are declared: the
+ * matching status of both, a querier's target. A build with neither keeps no record of them: a
+ * publisher is then a use of its key expression, and goes by its key id.
+ */
+#define ZM_SENDERS_KEPT (Z_FEATURE_MATCHING || Z_FEATURE_QUERY)
+
 /** A publisher on key (copied): declares its key expression; puts then use its id. */
 ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id,
                                                      uint16_t *key_id);
+#if ZM_SENDERS_KEPT
 ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
+#else
+/** Undeclares the publisher declared with key id key_id (its key expression's use of it). */
+ZM_NODISCARD z_result_t zm_session_undeclare_publisher_key(zm_session_t *s, uint32_t key_id);
+#endif
 
 /* ---- matching ------------------------------------------------------------------------------------ */
 
