@@ -464,7 +464,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
     zm_peer_t *p;
     size_t n = zm_peers_pin(s, &p, NULL, NULL);
     zm_link_t *l = n > 0 && !zm_peer_reading(p) ? &p->t.link : NULL;
-    if (l == NULL || l->ops == NULL) {
+    if (l == NULL || !zm_link_is_open(l)) {
         zm_port_sleep_ms(timeout_ms);
     } else if (zm_link_wait_readable(l, timeout_ms) != ZM_E_TIMEOUT) {
         read_burst(s, p);
