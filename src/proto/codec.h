@@ -26,7 +26,9 @@ uint32_t zm_sn_mask(uint8_t resolution_bits);
  * (ZM_E_SN_RANGE beyond it). A FRAME decodes to its header only: its network messages follow in
  * r. A FRAGMENT's payload is the rest of r, which is left empty. A build decodes only the messages
  * zm_transport_decodes names, and JOIN only with multicast or the complete codec:
- * ZM_E_MSG_UNKNOWN for the others.
+ * ZM_E_MSG_UNKNOWN for the others. A build that decodes no network message and lacks the complete
+ * codec skips the unknown extensions of what it decodes rather than keep them (nothing it has
+ * encodes a decoded message again), and leaves the reader anywhere on an error.
  */
 ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
 
