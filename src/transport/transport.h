@@ -41,6 +41,15 @@ struct zm_transport;
 typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
                                         bool reliable);
 
+/*
+ * Whether a batch may stay open across sends: with zp_batch_start (Z_FEATURE_BATCHING), or while
+ * a session pushes its declarations to a peer in one batch (a newcomer it accepted, the router it
+ * reconnected to, a group: session/internal.h's ZM_PUSH_DECLS). Without, every send writes out
+ * the batch it filled before it returns, and the batch is empty between calls.
+ */
+#define ZM_TX_BATCHING \
+    (Z_FEATURE_BATCHING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+
 /* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
 #define ZM_TX_CHANNELS 16
 #define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
@@ -247,6 +256,7 @@ ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_ms
                                           uint8_t prio, bool flush);
 /** Writes out the current batch, if any, with the congestion control of what it holds. */
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
+/** Batching on or off (ZM_TX_BATCHING: a build without never turns it on). */
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
 #if Z_FEATURE_MULTICAST_TRANSPORT

@@ -98,7 +98,7 @@ static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
  * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
 static z_result_t flush_batch(zm_transport_t *t)
 {
-    if (t->tx.len == 0) {
+    if (ZM_TX_BATCHING && t->tx.len == 0) { /* else it holds what was just put in */
         t->tx_frame = -1;
         return Z_OK;
     }
@@ -268,6 +268,20 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
 
 #endif /* Z_FEATURE_FRAGMENTATION */
 
+/* tx_lock held; the batch is empty. A message it cannot hold goes out in fragments, or not at all. */
+static z_result_t too_large(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio)
+{
+#if Z_FEATURE_FRAGMENTATION
+    return fragment_locked(t, m, reliable, prio);
+#else
+    ZM_UNUSED(t);
+    ZM_UNUSED(m);
+    ZM_UNUSED(reliable);
+    ZM_UNUSED(prio);
+    return ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
+#endif
+}
+
 z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
 {
     if (t->closed) {
@@ -289,6 +303,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     }
 #endif
     TX_LOCK(t);
+#if ZM_TX_BATCHING
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t mark = t->tx.len;
         bool new_frame = t->tx_frame != (int)ch;
@@ -318,22 +333,40 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             }
             continue;
         }
-#if Z_FEATURE_FRAGMENTATION
-        rc = fragment_locked(t, m, reliable, prio);
-#else
-        rc = ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
-#endif
+        rc = too_large(t, m, reliable, prio);
         break;
     }
     if (rc == Z_OK && (flush || !t->batching)) {
         rc = flush_locked(t);
     }
+#else
+    /* The batch is empty (ZM_TX_BATCHING): the message goes out at once, in a FRAME of its own. */
+    ZM_UNUSED(flush);
+    rc = frame_header(t, ch, reliable, prio);
+    if (rc == Z_OK) {
+        rc = zm_network_encode(&t->tx, m);
+    }
+    if (rc == Z_OK) {
+        t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+        t->tx_msgs = 1;
+        t->tx_block = block;
+        rc = flush_locked(t);
+    } else {
+        t->tx.len = 0;
+        if (rc == ZM_E_NO_SPACE) {
+            rc = too_large(t, m, reliable, prio);
+        }
+    }
+#endif
     TX_UNLOCK(t);
     return rc;
 }
 
 z_result_t zm_transport_flush(zm_transport_t *t)
 {
+    if (!ZM_TX_BATCHING) {
+        return Z_OK; /* nothing is left in a batch between sends */
+    }
     TX_LOCK(t);
     z_result_t rc = flush_locked(t);
     TX_UNLOCK(t);
@@ -342,6 +375,7 @@ z_result_t zm_transport_flush(zm_transport_t *t)
 
 void zm_transport_set_batching(zm_transport_t *t, bool on)
 {
+    ZM_ASSERT(ZM_TX_BATCHING || !on);
     TX_LOCK(t);
     t->batching = on;
     TX_UNLOCK(t);
@@ -380,7 +414,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     }
     /* A batch left open by batching mode goes out with the lease; else, if we were idle, a
      * keep-alive (zmote's has no extension), in a batch of its own. */
-    bool keep_alive = t->tx.len == 0;
+    bool keep_alive = !ZM_TX_BATCHING || t->tx.len == 0;
     if (!keep_alive || (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
                         zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK)) {
         rc = write_batch(t, now, end);
