@@ -3,7 +3,8 @@
  * declarations pushed in one batch), built with such a client's options by tests/CMakeLists.txt:
  * each message goes out at once in a FRAME of its own, with the SNs, congestion control (a DROP
  * batch dropped with its SN given back, a BLOCK one killing the link), the too-large refusal or
- * fragments, flush and keep-alives of the batching sender, over a link that records each batch.
+ * fragments, flush and keep-alives of the batching sender, over a link that records each batch
+ * and answers the opener's handshake with what a router sends.
  */
 #include <string.h>
 
@@ -19,6 +20,7 @@ typedef struct {
     unsigned n;      /* batches sent */
     bool full;       /* no room: every send is ZM_E_AGAIN */
     unsigned shut;   /* shutdowns */
+    unsigned acks;   /* handshake answers received */
 } rec_t;
 
 static z_result_t rec_send(zm_link_t *l, const uint8_t *batch, size_t len, uint64_t start, uint64_t end)
@@ -37,14 +39,23 @@ static z_result_t rec_send(zm_link_t *l, const uint8_t *batch, size_t len, uint6
     return Z_OK;
 }
 
+/* A router's InitAck (zid 0x11, no sizes: 65535 and 32-bit SNs, a 3-byte cookie, patch level 1)
+ * then its OpenAck (a 10 s lease, initial SN 7), then the end of the link. */
+static const uint8_t init_ack[] = {0xa1, 0x09, 0x00, 0x11, 0x03, 0xc0, 0x0c, 0xee, 0x27, 0x01};
+static const uint8_t open_ack[] = {0x62, 0x0a, 0x07};
+
 static z_result_t rec_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
-    ZM_UNUSED(l);
-    ZM_UNUSED(buf);
-    ZM_UNUSED(cap);
     ZM_UNUSED(wait);
-    ZM_UNUSED(n);
-    return ZM_E_CLOSED;
+    rec_t *r = l->ctx;
+    const uint8_t *a = r->acks == 0 ? init_ack : open_ack;
+    size_t len = r->acks == 0 ? sizeof(init_ack) : sizeof(open_ack);
+    if (r->acks++ >= 2 || len > cap) {
+        return ZM_E_CLOSED;
+    }
+    memcpy(buf, a, len);
+    *n = len;
+    return Z_OK;
 }
 
 static void rec_shutdown(zm_link_t *l) { ((rec_t *)l->ctx)->shut++; }
@@ -55,20 +66,46 @@ static const zm_link_ops_t rec_ops = {
 static rec_t rec;
 static zm_transport_t t;
 
-static void open_transport(uint16_t batch)
+/* Opens t as a client through the handshake; returns our initial SN. */
+static uint32_t open_transport(uint16_t batch)
 {
     memset(&rec, 0, sizeof(rec));
     zm_link_t link;
     zm_link_init(&link, ZM_PROTO_SERIAL, &rec_ops, &rec);
     zm_transport_params_t p;
     memset(&p, 0, sizeof(p));
+    p.zid.len = 1;
+    p.zid.id[0] = 0x22;
+    p.whatami = ZM_WAI_CLIENT;
     p.batch_size = batch;
     p.lease_ms = 10000;
-    CHECK_EQ_INT(zm_transport_setup(&t, &link, &p), Z_OK);
-    CHECK_EQ_INT(zm_transport_tx_alloc(&t, batch), Z_OK);
-    zm_transport_sn_start(&t, 100, 0);
-    t.remote_lease_ms = 10000;
-    CHECK_EQ_INT(zm_transport_finish(&t), Z_OK);
+    CHECK_EQ_INT(zm_transport_open(&t, &link, &p, 1000), Z_OK);
+    /* the InitSyn: sizes (32-bit SNs, our batch), patch level 1 */
+    static const uint8_t init_syn[] = {0xc1, 0x09, 0x02, 0x22, 0x0a, 0x00, 0x04, 0x27, 0x01};
+    CHECK_EQ_MEM(rec.batch[0], rec.len[0], init_syn, sizeof(init_syn));
+    /* the OpenSyn: a 10 s lease, our initial SN, the cookie back */
+    zm_reader_t r;
+    zm_reader_init(&r, rec.batch[1], rec.len[1]);
+    uint8_t h = 0;
+    uint64_t lease = 0, sn = 0;
+    zm_slice_t cookie = {NULL, 0};
+    CHECK_EQ_INT(zm_read_u8(&r, &h), Z_OK);
+    CHECK_EQ_INT(h, 0x42);
+    CHECK_EQ_INT(zm_read_zint(&r, &lease), Z_OK);
+    CHECK_EQ_INT(lease, 10);
+    CHECK_EQ_INT(zm_read_zint(&r, &sn), Z_OK);
+    CHECK_EQ_INT(zm_read_zbytes(&r, 16, &cookie), Z_OK);
+    CHECK_EQ_MEM(cookie.ptr, cookie.len, init_ack + 5, 3);
+    CHECK_EQ_INT(zm_reader_left(&r), 0);
+    CHECK_EQ_INT(rec.n, 2);
+    rec.n = 0;
+    CHECK_EQ_INT(t.remote_zid.id[0], 0x11);
+    CHECK_EQ_INT(t.remote_lease_ms, 10000);
+    CHECK_EQ_INT(t.batch_size, batch);
+    CHECK_EQ_INT(t.patch, 1);
+    CHECK(!t.qos);
+    CHECK_EQ_INT(t.sn_mask, ZM_SN_MASK_DEFAULT);
+    return (uint32_t)sn;
 }
 
 static uint8_t payload[4000];
@@ -103,7 +140,7 @@ static size_t expected(const zm_network_msg_t *m, uint32_t sn, uint8_t *out, siz
 static void check_batch(unsigned i, const zm_network_msg_t *m, uint32_t sn)
 {
     static uint8_t want[1600];
-    size_t n = expected(m, sn, want, sizeof(want));
+    size_t n = expected(m, sn & ZM_SN_MASK_DEFAULT, want, sizeof(want));
     CHECK(i < rec.n);
     CHECK_EQ_MEM(rec.batch[i], rec.len[i], want, n);
 }
@@ -111,16 +148,16 @@ static void check_batch(unsigned i, const zm_network_msg_t *m, uint32_t sn)
 int main(void)
 {
     zm_network_msg_t m;
-    open_transport(1024);
+    uint32_t sn = open_transport(1024);
 
     /* every message is on the wire when the send returns, in a FRAME of its own, SNs in a row;
      * the flush argument changes nothing, and a flush finds nothing left */
     put_msg(&m, 10, false);
     CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, false), Z_OK);
     CHECK_EQ_INT(rec.n, 1);
-    check_batch(0, &m, 100);
+    check_batch(0, &m, sn);
     CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, true), Z_OK);
-    check_batch(1, &m, 101);
+    check_batch(1, &m, sn + 1u);
     CHECK_EQ_INT(t.tx.len, 0);
     CHECK_EQ_INT(zm_transport_flush(&t), Z_OK);
     CHECK_EQ_INT(rec.n, 2);
@@ -133,7 +170,7 @@ int main(void)
     CHECK_EQ_INT(t.tx.len, 0);
     rec.full = false;
     CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, false), Z_OK);
-    check_batch(2, &m, 102);
+    check_batch(2, &m, sn + 2u);
     CHECK(!t.tx_congested);
 
     /* a message larger than a batch: refused whole, or cut into fragments */
@@ -143,14 +180,18 @@ int main(void)
     CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, false), Z_OK);
     CHECK(rec.n >= before + 3);
     for (unsigned i = before; i < rec.n && i < 16; i++) {
+        zm_reader_t r;
+        uint64_t frag_sn = 0;
+        zm_reader_init(&r, rec.batch[i] + 1, rec.len[i] - 1);
         CHECK_EQ_INT(rec.batch[i][0] & 0x1f, ZM_MID_FRAGMENT);
-        CHECK_EQ_INT(rec.batch[i][1], 103 + (i - before)); /* one-byte SNs */
+        CHECK_EQ_INT(zm_read_zint(&r, &frag_sn), Z_OK);
+        CHECK_EQ_INT(frag_sn, (sn + 3u + (i - before)) & ZM_SN_MASK_DEFAULT);
     }
-    uint32_t next = 103 + (rec.n - before);
+    uint32_t next = sn + 3u + (rec.n - before);
 #else
     CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, false), ZM_E_TOO_LARGE);
     CHECK_EQ_INT(rec.n, before);
-    uint32_t next = 103;
+    uint32_t next = sn + 3u;
 #endif
     CHECK_EQ_INT(t.tx.len, 0);
     put_msg(&m, 20, false);
