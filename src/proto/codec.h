@@ -75,6 +75,11 @@ ZM_NODISCARD z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint
  *  extension. The bytes of zm_frame_encode for the same FRAME. */
 ZM_NODISCARD z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos,
                                                uint8_t prio);
+/** The most bytes zm_frame_header_put writes: header, a 32-bit SN, QoS. */
+#define ZM_FRAME_HEADER_MAX 8u
+/** zm_frame_header_encode into out, which has room for ZM_FRAME_HEADER_MAX bytes (a sender that
+ *  starts an empty batch); returns how many it wrote. */
+size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio);
 /* A CLOSE and a KEEP_ALIVE with no extension, as a transport sends them, are a header byte (with
  * this flag for a CLOSE of the whole session) and a CLOSE's reason byte: a sender writes them as
  * they are rather than fill a struct for the encoders above. */

@@ -357,22 +357,23 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
 #endif
 
 /* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
+size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+{
+    out[0] = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    size_t n = 1u + zm_zint_put(out + 1, sn);
+    if (has_qos) {
+        out[n++] = ZM_EXT_T_QOS;
+        out[n++] = (uint8_t)(prio & 7u);
+    }
+    return n;
+}
+
 z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
 {
-    size_t sn_len = zm_zint_len(sn);
-    if (zm_writer_left(w) < 1u + sn_len + (has_qos ? 2u : 0u)) {
+    if (zm_writer_left(w) < 1u + zm_zint_len(sn) + (has_qos ? 2u : 0u)) {
         return ZM_E_NO_SPACE;
     }
-    uint8_t *o = w->data + w->len;
-    *o = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    zm_zint_put(o + 1, sn);
-    o += 1u + sn_len;
-    if (has_qos) {
-        o[0] = ZM_EXT_T_QOS;
-        o[1] = (uint8_t)(prio & 7u);
-        o += 2;
-    }
-    w->len = (size_t)(o - w->data);
+    w->len += zm_frame_header_put(w->data + w->len, reliable, sn, has_qos, prio);
     return Z_OK;
 }
 

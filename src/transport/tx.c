@@ -133,12 +133,14 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
+#if ZM_TX_BATCHING
 /* tx_lock held. Encodes the header of a FRAME of channel ch into the batch (no struct to fill). */
 static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
     uint8_t wp = wire_prio(t, prio);
     return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
 }
+#endif
 
 #if Z_FEATURE_FRAGMENTATION
 /*
@@ -340,12 +342,13 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
         rc = flush_locked(t);
     }
 #else
-    /* The batch is empty (ZM_TX_BATCHING): the message goes out at once, in a FRAME of its own. */
+    /* The batch is empty (ZM_TX_BATCHING): the message goes out at once, in a FRAME of its own,
+     * whose header fits any batch (64 bytes at least, the opener refuses less). */
     ZM_UNUSED(flush);
-    rc = frame_header(t, ch, reliable, prio);
-    if (rc == Z_OK) {
-        rc = zm_network_encode(&t->tx, m);
-    }
+    ZM_ASSERT(t->tx.len == 0 && t->tx.cap >= ZM_FRAME_HEADER_MAX);
+    uint8_t wp = wire_prio(t, prio);
+    t->tx.len = zm_frame_header_put(t->tx.data, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+    rc = zm_network_encode(&t->tx, m);
     if (rc == Z_OK) {
         t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
         t->tx_msgs = 1;
