@@ -49,6 +49,9 @@ typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const
  */
 #define ZM_TX_BATCHING \
     (Z_FEATURE_BATCHING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+/* Without batching nor fragments a batch holds one FRAME at most: what it takes of the SNs is
+ * one of its channel, given back by the sender itself when the batch is dropped. */
+#define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
 
 /* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
 #define ZM_TX_CHANNELS 16
@@ -90,7 +93,9 @@ typedef struct zm_transport {
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
     uint32_t tx_congested_since_ms; /* low clock bits when tx_congested last became true */
+#if !ZM_TX_ONE_FRAME
     uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
+#endif
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
     atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */

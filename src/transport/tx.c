@@ -66,7 +66,9 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
     if (rc == Z_OK) {
         t->tx_congested = false;
         t->last_tx_ms = (uint32_t)zm_port_clock_ms();
+#if !ZM_TX_ONE_FRAME
         memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
+#endif
     }
     return rc;
 }
@@ -79,7 +81,9 @@ static void batch_drop(zm_transport_t *t)
         t->tx_congested = true;
         t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
     }
+#if !ZM_TX_ONE_FRAME
     memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
+#endif
     batch_reset(t);
 }
 
@@ -350,10 +354,19 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     t->tx.len = zm_frame_header_put(t->tx.data, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
     rc = zm_network_encode(&t->tx, m);
     if (rc == Z_OK) {
-        t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
         t->tx_msgs = 1;
         t->tx_block = block;
+#if ZM_TX_ONE_FRAME
+        rc = flush_batch(t);
+        if (rc == ZM_E_AGAIN) {
+            rc = Z_OK; /* dropped, its SN unused (flush_locked) */
+        } else {
+            t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+        }
+#else
+        t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
         rc = flush_locked(t);
+#endif
     } else {
         t->tx.len = 0;
         if (rc == ZM_E_NO_SPACE) {

@@ -167,7 +167,9 @@ SHARED void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32
 {
     for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
         t->tx_sn[i] = tx_initial;
+#if !ZM_TX_ONE_FRAME
         t->tx_sn_sent[i] = tx_initial;
+#endif
         t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
     }
 }
