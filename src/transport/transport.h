@@ -76,7 +76,9 @@ typedef struct zm_transport {
     uint16_t batch_size;
     uint32_t sn_mask;
     bool qos;
+#if Z_FEATURE_FRAGMENTATION
     uint8_t patch; /* the patch level both sides speak: 0, or 1 (fragments carry First/Drop) */
+#endif
     uint32_t lease_ms;        /* ours */
     uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 

@@ -227,7 +227,9 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     t->remote_whatami = ack->whatami;
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
+#if Z_FEATURE_FRAGMENTATION /* only fragments differ between the patch levels */
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) && ack->patch >= 1;
+#endif
     batch = zm_min_u16(batch, cap);
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);

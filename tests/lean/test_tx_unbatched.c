@@ -102,7 +102,9 @@ static uint32_t open_transport(uint16_t batch)
     CHECK_EQ_INT(t.remote_zid.id[0], 0x11);
     CHECK_EQ_INT(t.remote_lease_ms, 10000);
     CHECK_EQ_INT(t.batch_size, batch);
+#if Z_FEATURE_FRAGMENTATION
     CHECK_EQ_INT(t.patch, 1);
+#endif
     CHECK(!t.qos);
     CHECK_EQ_INT(t.sn_mask, ZM_SN_MASK_DEFAULT);
     return (uint32_t)sn;
