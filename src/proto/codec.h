@@ -17,8 +17,14 @@ ZM_NODISCARD z_result_t zm_scouting_encode(zm_writer_t *w, const zm_scouting_msg
 ZM_NODISCARD z_result_t zm_locators_next(zm_reader_t *it, zm_slice_t *locator, bool *got);
 
 /* ---- transport ------------------------------------------------------------------------------ */
-/** SN mask of a resolution code (0..3 = 8, 16, 32, 64 bits), as Rust computes it. */
-uint32_t zm_sn_mask(uint8_t resolution_bits);
+/** SN mask of a resolution code (0..3 = 8, 16, 32, 64 bits), as Rust computes it: each width's
+ *  max shifted right so an SN zint never grows past the width's bytes (7, 14 and 28 bits, then
+ *  all 32 of ours). Inline: a few instructions where the opener calls it. */
+static inline uint32_t zm_sn_mask(uint8_t resolution_bits)
+{
+    unsigned k = resolution_bits & 0x03u;
+    return k == 3u ? 0xffffffffu : (1u << (7u << k)) - 1u;
+}
 #define ZM_SN_MASK_DEFAULT 0x0fffffffu
 
 /**

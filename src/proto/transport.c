@@ -30,13 +30,6 @@
  */
 #define LEAN_DECODE (!ZM_CODEC_FULL && !ZM_DECODE_NETWORK)
 
-uint32_t zm_sn_mask(uint8_t resolution_bits)
-{
-    /* Rust shifts each width's max right so an SN zint never grows past the width's bytes. */
-    static const uint32_t masks[4] = {0x7fu, 0x3fffu, 0x0fffffffu, 0xffffffffu};
-    return masks[resolution_bits & 0x03u];
-}
-
 /* ---- shared pieces ------------------------------------------------------------------------- */
 
 #if !LEAN_DECODE
