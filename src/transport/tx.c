@@ -430,9 +430,16 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     }
     /* A batch left open by batching mode goes out with the lease; else, if we were idle, a
      * keep-alive (zmote's has no extension), in a batch of its own. */
-    bool keep_alive = !ZM_TX_BATCHING || t->tx.len == 0;
+#if ZM_TX_BATCHING
+    bool keep_alive = t->tx.len == 0;
     if (!keep_alive || (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
                         zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK)) {
+#else
+    const bool keep_alive = true; /* the batch is empty (ZM_TX_BATCHING), and holds a byte */
+    if (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
+        t->tx.data[0] = ZM_MID_KEEP_ALIVE;
+        t->tx.len = 1;
+#endif
         rc = write_batch(t, now, end);
         if (rc == ZM_E_AGAIN) {
             /* No room now: the open batch waits for the next tick or the next flush, the keep-alive
