@@ -88,10 +88,12 @@ typedef struct zm_transport {
 #endif
     uint8_t *tx_buf; /* 2 bytes of stream prefix, then the batch */
     zm_writer_t tx;  /* the batch being filled, over tx_buf + 2 */
-    int tx_frame;    /* channel of the FRAME open at the end of tx, or -1 */
     uint32_t tx_sn[ZM_TX_CHANNELS];
-    bool batching; /* zp_batch_start: keep filling until full or flushed */
+#if ZM_TX_BATCHING /* else a batch holds one message (or a fragment of one) and no FRAME stays open */
+    int tx_frame;      /* channel of the FRAME open at the end of tx, or -1 */
+    bool batching;     /* zp_batch_start: keep filling until full or flushed */
     uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
+#endif
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
     uint32_t tx_congested_since_ms; /* low clock bits when tx_congested last became true */

@@ -36,8 +36,10 @@
 static ZM_NOINLINE void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
+#if ZM_TX_BATCHING
     t->tx_frame = -1;
     t->tx_msgs = 0;
+#endif
     t->tx_block = false;
 }
 
@@ -76,7 +78,11 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 /* tx_lock held. Nothing of the batch left: its messages are lost, its sequence numbers reused. */
 static void batch_drop(zm_transport_t *t)
 {
+#if ZM_TX_BATCHING
     t->tx_dropped += t->tx_msgs;
+#else
+    t->tx_dropped++; /* its one message */
+#endif
     if (!t->tx_congested) {
         t->tx_congested = true;
         t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
@@ -102,10 +108,12 @@ static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
  * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
 static z_result_t flush_batch(zm_transport_t *t)
 {
-    if (ZM_TX_BATCHING && t->tx.len == 0) { /* else it holds what was just put in */
+#if ZM_TX_BATCHING /* else it holds what was just put in */
+    if (t->tx.len == 0) {
         t->tx_frame = -1;
         return Z_OK;
     }
+#endif
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
@@ -259,7 +267,9 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+#if ZM_TX_BATCHING
             t->tx_msgs = 1;
+#endif
             t->tx_block = block || !first;
             off += chunk;
             first = false;
@@ -354,7 +364,6 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     t->tx.len = zm_frame_header_put(t->tx.data, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
     rc = zm_network_encode(&t->tx, m);
     if (rc == Z_OK) {
-        t->tx_msgs = 1;
         t->tx_block = block;
 #if ZM_TX_ONE_FRAME
         rc = flush_batch(t);
@@ -391,10 +400,15 @@ z_result_t zm_transport_flush(zm_transport_t *t)
 
 void zm_transport_set_batching(zm_transport_t *t, bool on)
 {
-    ZM_ASSERT(ZM_TX_BATCHING || !on);
+#if ZM_TX_BATCHING
     TX_LOCK(t);
     t->batching = on;
     TX_UNLOCK(t);
+#else
+    ZM_UNUSED(t);
+    ZM_UNUSED(on);
+    ZM_ASSERT(!on);
+#endif
 }
 
 /*

@@ -30,7 +30,9 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
     atomic_init(&t->tx_waiting_since, 0u);
     t->link = *link;
     t->lease_ms = p->lease_ms;
+#if ZM_TX_BATCHING
     t->tx_frame = -1;
+#endif
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
     t->sn_mask = ZM_SN_MASK_DEFAULT;
     /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
