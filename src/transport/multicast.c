@@ -110,8 +110,10 @@ z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
 {
     memset(m, 0, sizeof(*m));
     atomic_init(&m->closed, false);
+#if Z_FEATURE_MULTI_THREAD
     atomic_init(&m->tx_stuck_dropped, 0u);
     atomic_init(&m->tx_waiting_since, 0u);
+#endif
     m->member = true;
     m->tx_frame = -1;
     m->remote_zid = j->zid;

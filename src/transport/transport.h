@@ -5,7 +5,7 @@
  * further links can sit beside it later.
  *
  * Threads: any thread may send (tx state is guarded by tx_lock). Exactly one thread receives at
- * a time: the read task, or the caller of zm_transport_read_once() in single-thread mode; rx
+ * a time: the read task, or the caller of zm_transport_try_read_once() in single-thread mode; rx
  * state belongs to it. A transport is freed only after the tasks using it have been joined.
  * Received messages borrow from the rx buffer and are valid during the on_message call only.
  *
@@ -102,8 +102,10 @@ typedef struct zm_transport {
 #endif
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
+#if Z_FEATURE_MULTI_THREAD /* what a sender tells the others: none in a single-thread build */
     atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
     _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
+#endif
 #if Z_FEATURE_FRAGMENTATION
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
@@ -276,8 +278,11 @@ void zm_transport_set_batching(zm_transport_t *t, bool on);
 ZM_NODISCARD z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch);
 #endif
 
-/** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
+#if Z_FEATURE_MULTI_THREAD
+/** Receives one batch and dispatches it; blocks on the link (a read task's way: threaded builds
+ *  only). Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
+#endif
 /** The same without blocking: ZM_E_AGAIN while no whole batch is in (what came is kept). For a
  *  single thread serving many links, which one peer sending half a batch must not stop. */
 ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);

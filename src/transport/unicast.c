@@ -26,8 +26,10 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
     memset(t, 0, sizeof(*t));
     atomic_init(&t->closed, false);
     atomic_init(&t->last_rx_ms, 0u);
+#if Z_FEATURE_MULTI_THREAD
     atomic_init(&t->tx_stuck_dropped, 0u);
     atomic_init(&t->tx_waiting_since, 0u);
+#endif
     t->link = *link;
     t->lease_ms = p->lease_ms;
 #if ZM_TX_BATCHING
