@@ -109,8 +109,8 @@ static uint32_t join_lease_ms(const zm_join_t *j)
 z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
 {
     memset(m, 0, sizeof(*m));
-    atomic_init(&m->closed, false);
 #if Z_FEATURE_MULTI_THREAD
+    atomic_init(&m->closed, false);
     atomic_init(&m->tx_stuck_dropped, 0u);
     atomic_init(&m->tx_waiting_since, 0u);
 #endif

@@ -126,7 +126,11 @@ typedef struct zm_transport {
 
     zm_transport_on_message on_message;
     void *ctx;
+#if Z_FEATURE_MULTI_THREAD
     atomic_bool closed;
+#else
+    bool closed; /* one thread: nothing to order it against */
+#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
 #endif

@@ -24,9 +24,9 @@ SHARED uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport
 SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
-    atomic_init(&t->closed, false);
     atomic_init(&t->last_rx_ms, 0u);
 #if Z_FEATURE_MULTI_THREAD
+    atomic_init(&t->closed, false);
     atomic_init(&t->tx_stuck_dropped, 0u);
     atomic_init(&t->tx_waiting_since, 0u);
 #endif
@@ -282,9 +282,16 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
 
 void zm_transport_close(zm_transport_t *t, uint8_t reason)
 {
+#if Z_FEATURE_MULTI_THREAD
     if (atomic_exchange(&t->closed, true)) {
         return;
     }
+#else
+    if (t->closed) {
+        return;
+    }
+    t->closed = true;
+#endif
     /* A sender holding tx_lock may be waiting for a peer that stopped reading: no CLOSE then
      * (it could not go out anyway, and it must not cut a batch in half); the shutdown below is
      * what wakes that sender. */
