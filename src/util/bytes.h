@@ -237,7 +237,7 @@ ZM_NODISCARD inline z_result_t zm_write_zint(zm_writer_t *w, uint64_t v)
     if (ZM_LIKELY(v < 0x80)) {
         return zm_write_u8(w, (uint8_t)v);
     }
-    if (zm_writer_left(w) < ZM_ZINT_MAX_LEN && zm_writer_left(w) < zm_zint_len(v)) {
+    if (zm_writer_left(w) < zm_zint_len(v)) {
         return ZM_E_NO_SPACE;
     }
     w->len += zm_zint_put(w->data + w->len, v);
