@@ -604,7 +604,7 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
  * INIT's QoS and patch level alone; the others are skipped, not kept, as nothing here encodes a
  * decoded message again. The reader is left anywhere on error.
  */
-static z_result_t lean_zbytes(zm_reader_t *r, uint64_t max, zm_slice_t *out)
+static z_result_t lean_zbytes(zm_reader_t *r, size_t max, zm_slice_t *out)
 {
     uint64_t n;
     ZM_TRY(zm_read_zint_slow(r, &n));

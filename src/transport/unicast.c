@@ -227,7 +227,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
         return rc;
     }
-    t->remote_zid = ack->zid;
+    memcpy(&t->remote_zid, &ack->zid, sizeof(t->remote_zid)); /* a call: smaller than the copy inline */
     t->remote_whatami = ack->whatami;
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
