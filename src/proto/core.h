@@ -146,6 +146,8 @@ typedef enum {
 } zm_priority_t;
 
 /* ---- codecs of the core types --------------------------------------------------------------- */
+/* The writers below are pieces of a message: on failure they may leave part of themselves written,
+ * which the encoder of the message takes back with the rest (ZM_ENC_TRY to where it began). */
 
 /** zid in "form A": the caller already has len (1..16) from a nibble; reads len bytes. */
 ZM_NODISCARD z_result_t zm_zid_read(zm_reader_t *r, uint8_t len, zm_zid_t *out);
