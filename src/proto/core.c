@@ -183,16 +183,12 @@ z_result_t zm_ext_write_unit(zm_writer_t *w, uint8_t id, bool more)
     return zm_write_u8(w, ext_header(id, more));
 }
 
-/* The header, then the value through the writer's own helpers; the header goes again if the
- * value does not fit, so nothing is left behind. */
+/* The header, then the value through the writer's own helpers (a piece of a message, as the
+ * core types' writers: the header stays if the value does not fit, for the message to take back). */
 z_result_t zm_ext_write_z64(zm_writer_t *w, uint8_t id, uint64_t v, bool more)
 {
     ZM_TRY(zm_write_u8(w, ext_header(id, more)));
-    z_result_t rc = zm_write_zint(w, v);
-    if (rc != Z_OK) {
-        w->len--;
-    }
-    return rc;
+    return zm_write_zint(w, v);
 }
 
 z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool more)
@@ -201,11 +197,7 @@ z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool m
         return Z_EINVAL;
     }
     ZM_TRY(zm_write_u8(w, ext_header(id, more)));
-    z_result_t rc = zm_write_zbytes(w, body.ptr, body.len);
-    if (rc != Z_OK) {
-        w->len--;
-    }
-    return rc;
+    return zm_write_zbytes(w, body.ptr, body.len);
 }
 
 z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more)
