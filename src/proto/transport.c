@@ -703,7 +703,6 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
     case ZM_MID_KEEP_ALIVE:
         break;
     default:
-        r->ptr--;
         return ZM_E_MSG_UNKNOWN;
     }
     /* extensions: |Z|ENC(2)|M|ID(4)| + body */
