@@ -22,8 +22,8 @@ ZM_NODISCARD z_result_t zm_locators_next(zm_reader_t *it, zm_slice_t *locator, b
  *  all 32 of ours). Inline: a few instructions where the opener calls it. */
 static inline uint32_t zm_sn_mask(uint8_t resolution_bits)
 {
-    unsigned k = resolution_bits & 0x03u;
-    return k == 3u ? 0xffffffffu : (1u << (7u << k)) - 1u;
+    /* 2^56 - 1 keeps all 32 bits for the widest */
+    return (uint32_t)((1ull << (7u << (resolution_bits & 0x03u))) - 1u);
 }
 #define ZM_SN_MASK_DEFAULT 0x0fffffffu
 
