@@ -207,7 +207,8 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
-    uint16_t cap = zm_transport_batch_cap(&t->link, p);
+    /* the largest batch we announce: what setup sized the receive buffer for */
+    uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
