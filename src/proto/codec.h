@@ -17,8 +17,14 @@ ZM_NODISCARD z_result_t zm_scouting_encode(zm_writer_t *w, const zm_scouting_msg
 ZM_NODISCARD z_result_t zm_locators_next(zm_reader_t *it, zm_slice_t *locator, bool *got);
 
 /* ---- transport ------------------------------------------------------------------------------ */
-/** SN mask of a resolution code (0..3 = 8, 16, 32, 64 bits), as Rust computes it. */
-uint32_t zm_sn_mask(uint8_t resolution_bits);
+/** SN mask of a resolution code (0..3 = 8, 16, 32, 64 bits), as Rust computes it: each width's
+ *  max shifted right so an SN zint never grows past the width's bytes (7, 14 and 28 bits, then
+ *  all 32 of ours). Inline: a few instructions where the opener calls it. */
+static inline uint32_t zm_sn_mask(uint8_t resolution_bits)
+{
+    /* 2^56 - 1 keeps all 32 bits for the widest */
+    return (uint32_t)((1ull << (7u << (resolution_bits & 0x03u))) - 1u);
+}
 #define ZM_SN_MASK_DEFAULT 0x0fffffffu
 
 /**
@@ -26,7 +32,9 @@ uint32_t zm_sn_mask(uint8_t resolution_bits);
  * (ZM_E_SN_RANGE beyond it). A FRAME decodes to its header only: its network messages follow in
  * r. A FRAGMENT's payload is the rest of r, which is left empty. A build decodes only the messages
  * zm_transport_decodes names, and JOIN only with multicast or the complete codec:
- * ZM_E_MSG_UNKNOWN for the others.
+ * ZM_E_MSG_UNKNOWN for the others. A build that decodes no network message and lacks the complete
+ * codec skips the unknown extensions of what it decodes rather than keep them (nothing it has
+ * encodes a decoded message again), and leaves the reader anywhere on an error.
  */
 ZM_NODISCARD z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m);
 
@@ -73,6 +81,11 @@ ZM_NODISCARD z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint
  *  extension. The bytes of zm_frame_encode for the same FRAME. */
 ZM_NODISCARD z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos,
                                                uint8_t prio);
+/** The most bytes zm_frame_header_put writes: header, a 32-bit SN, QoS. */
+#define ZM_FRAME_HEADER_MAX 8u
+/** zm_frame_header_encode into out, which has room for ZM_FRAME_HEADER_MAX bytes (a sender that
+ *  starts an empty batch); returns how many it wrote. */
+size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio);
 /* A CLOSE and a KEEP_ALIVE with no extension, as a transport sends them, are a header byte (with
  * this flag for a CLOSE of the whole session) and a CLOSE's reason byte: a sender writes them as
  * they are rather than fill a struct for the encoders above. */

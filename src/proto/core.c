@@ -65,15 +65,8 @@ z_result_t zm_timestamp_read(zm_reader_t *r, zm_timestamp_t *out)
 
 z_result_t zm_timestamp_write(zm_writer_t *w, const zm_timestamp_t *ts)
 {
-    size_t mark = w->len;
-    z_result_t rc = zm_write_zint(w, ts->time);
-    if (rc == Z_OK) {
-        rc = zm_write_zbytes(w, ts->id.id, ts->id.len);
-    }
-    if (rc != Z_OK) {
-        w->len = mark;
-    }
-    return rc;
+    ZM_TRY(zm_write_zint(w, ts->time));
+    return zm_write_zbytes(w, ts->id.id, ts->id.len);
 }
 
 /* ---- encoding: %(id<<1)|S:z32% [<schema;z8>] ------------------------------------------------ */
@@ -98,15 +91,11 @@ z_result_t zm_encoding_read(zm_reader_t *r, zm_encoding_t *out)
 
 z_result_t zm_encoding_write(zm_writer_t *w, const zm_encoding_t *e)
 {
-    size_t mark = w->len;
-    z_result_t rc = zm_write_zint(w, ((uint64_t)e->id << 1) | (e->has_schema ? 1u : 0u));
-    if (rc == Z_OK && e->has_schema) {
-        rc = e->schema.len > UINT8_MAX ? Z_EINVAL : zm_write_zbytes(w, e->schema.ptr, e->schema.len);
+    ZM_TRY(zm_write_zint(w, ((uint64_t)e->id << 1) | (e->has_schema ? 1u : 0u)));
+    if (!e->has_schema) {
+        return Z_OK;
     }
-    if (rc != Z_OK) {
-        w->len = mark;
-    }
-    return rc;
+    return e->schema.len > UINT8_MAX ? Z_EINVAL : zm_write_zbytes(w, e->schema.ptr, e->schema.len);
 }
 
 /* ---- wire expression: %scope:z16% [<suffix;z16>] -------------------------------------------- */
@@ -131,16 +120,11 @@ z_result_t zm_wire_expr_read(zm_reader_t *r, zm_wire_expr_t *we)
 
 z_result_t zm_wire_expr_write(zm_writer_t *w, const zm_wire_expr_t *we)
 {
-    size_t mark = w->len;
-    z_result_t rc = zm_write_zint(w, we->scope);
-    if (rc == Z_OK && we->has_suffix) {
-        rc = we->suffix.len > UINT16_MAX ? Z_EINVAL
-                                         : zm_write_zbytes(w, we->suffix.ptr, we->suffix.len);
+    ZM_TRY(zm_write_zint(w, we->scope));
+    if (!we->has_suffix) {
+        return Z_OK;
     }
-    if (rc != Z_OK) {
-        w->len = mark;
-    }
-    return rc;
+    return we->suffix.len > UINT16_MAX ? Z_EINVAL : zm_write_zbytes(w, we->suffix.ptr, we->suffix.len);
 }
 
 /* ---- extensions: |Z|ENC(2)|M|ID(4)| + body -------------------------------------------------- */
@@ -199,16 +183,12 @@ z_result_t zm_ext_write_unit(zm_writer_t *w, uint8_t id, bool more)
     return zm_write_u8(w, ext_header(id, more));
 }
 
-/* The header, then the value through the writer's own helpers; the header goes again if the
- * value does not fit, so nothing is left behind. */
+/* The header, then the value through the writer's own helpers (a piece of a message, as the
+ * core types' writers: the header stays if the value does not fit, for the message to take back). */
 z_result_t zm_ext_write_z64(zm_writer_t *w, uint8_t id, uint64_t v, bool more)
 {
     ZM_TRY(zm_write_u8(w, ext_header(id, more)));
-    z_result_t rc = zm_write_zint(w, v);
-    if (rc != Z_OK) {
-        w->len--;
-    }
-    return rc;
+    return zm_write_zint(w, v);
 }
 
 z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool more)
@@ -217,11 +197,7 @@ z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool m
         return Z_EINVAL;
     }
     ZM_TRY(zm_write_u8(w, ext_header(id, more)));
-    z_result_t rc = zm_write_zbytes(w, body.ptr, body.len);
-    if (rc != Z_OK) {
-        w->len--;
-    }
-    return rc;
+    return zm_write_zbytes(w, body.ptr, body.len);
 }
 
 z_result_t zm_ext_write_unknown(zm_writer_t *w, const zm_ext_unknown_t *u, bool more)

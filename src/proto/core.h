@@ -146,6 +146,8 @@ typedef enum {
 } zm_priority_t;
 
 /* ---- codecs of the core types --------------------------------------------------------------- */
+/* The writers below are pieces of a message: on failure they may leave part of themselves written,
+ * which the encoder of the message takes back with the rest (ZM_ENC_TRY to where it began). */
 
 /** zid in "form A": the caller already has len (1..16) from a nibble; reads len bytes. */
 ZM_NODISCARD z_result_t zm_zid_read(zm_reader_t *r, uint8_t len, zm_zid_t *out);
@@ -184,7 +186,7 @@ ZM_NODISCARD z_result_t zm_ext_read(zm_reader_t *r, zm_ext_t *ext);
  */
 ZM_NODISCARD z_result_t zm_ext_unknown(zm_reader_t *r, const zm_ext_t *ext, zm_ext_unknown_t *u);
 
-/** Writers: more = another extension follows (sets Z on this one). */
+/** Writers, pieces of a message as those above: more = another extension follows (sets Z on this one). */
 ZM_NODISCARD z_result_t zm_ext_write_unit(zm_writer_t *w, uint8_t id, bool more);
 ZM_NODISCARD z_result_t zm_ext_write_z64(zm_writer_t *w, uint8_t id, uint64_t v, bool more);
 ZM_NODISCARD z_result_t zm_ext_write_zbuf(zm_writer_t *w, uint8_t id, zm_slice_t body, bool more);

@@ -23,15 +23,16 @@
 /* Transport QoS (FRAME, FRAGMENT, OAM): z64, mandatory; only the priority bits mean anything. */
 #define ZM_EXT_T_QOS 0x31u
 
-uint32_t zm_sn_mask(uint8_t resolution_bits)
-{
-    /* Rust shifts each width's max right so an SN zint never grows past the width's bytes. */
-    static const uint32_t masks[4] = {0x7fu, 0x3fffu, 0x0fffffffu, 0xffffffffu};
-    return masks[resolution_bits & 0x03u];
-}
+/*
+ * A build that decodes no network message and lacks the complete codec (a publisher-only client)
+ * reads INIT, OPEN, CLOSE and KEEP_ALIVE alone, through a decoder of its own (at the end); the
+ * decoders of each message below and the table reader serve the others.
+ */
+#define LEAN_DECODE (!ZM_CODEC_FULL && !ZM_DECODE_NETWORK)
 
 /* ---- shared pieces ------------------------------------------------------------------------- */
 
+#if !LEAN_DECODE
 /* An SN is any zint on the wire (Rust reads it as a plain integer), then checked against mask. */
 static z_result_t sn_read(zm_reader_t *r, uint32_t mask, uint32_t *sn)
 {
@@ -58,6 +59,7 @@ static z_result_t whatami_zid_read(zm_reader_t *r, uint8_t *whatami, zm_zid_t *z
     *whatami = (uint8_t)(flags & 0x03u);
     return zm_zid_read(r, (uint8_t)((flags >> 4) + 1u), zid);
 }
+#endif
 
 static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid)
 {
@@ -71,6 +73,7 @@ static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zi
     return zm_zid_write(w, zid);
 }
 
+#if !LEAN_DECODE
 /* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
 static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
 {
@@ -78,6 +81,7 @@ static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch
     *resolution &= 0x3fu;
     return zm_read_u16le(r, batch_size);
 }
+#endif
 
 static z_result_t size_write(zm_writer_t *w, uint8_t resolution, uint16_t batch_size)
 {
@@ -116,40 +120,7 @@ static const zm_ext_spec_t init_ext_spec[] = {
 static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
                                          offsetof(zm_init_t, exts), offsetof(zm_init_t, unknown)};
 
-/*
- * A build that decodes no network message and lacks the complete codec reads extensions in its
- * transport messages only, and knows none but INIT's QoS and patch level: a loop of its own reads
- * them, in place of the table reader and its kinds of value, and takes every input as that reader
- * takes it with init_exts (the others know nothing). patch is NULL where none is known.
- */
-#define LEAN_EXTS (!ZM_CODEC_FULL && !ZM_DECODE_NETWORK)
-#if LEAN_EXTS
-static z_result_t exts_read(zm_reader_t *r, uint8_t h, uint16_t *exts, uint64_t *patch, zm_ext_unknown_t *u)
-{
-    *exts = 0;
-    u->n = 0;
-    u->dropped = 0;
-    for (bool more = (h & ZM_FLAG_Z) != 0; more;) {
-        zm_ext_t e;
-        ZM_TRY(zm_ext_read(r, &e));
-        more = (e.header & ZM_FLAG_Z) != 0;
-        uint8_t id = (uint8_t)(e.header & 0x7fu);
-        if (patch != NULL && id == 0x01u) {
-            *exts |= ZM_INIT_EXT_QOS;
-        } else if (patch != NULL && id == 0x27u) {
-            *exts |= ZM_INIT_EXT_PATCH;
-            *patch = e.z64;
-        } else {
-            ZM_TRY(zm_ext_unknown(r, &e, u)); /* which leaves r at e on error */
-        }
-    }
-    return Z_OK;
-}
-#define EXTS_READ(r, h, table, entries, m, patch) exts_read((r), (h), &(m)->exts, (patch), &(m)->unknown)
-#else
-#define EXTS_READ(r, h, table, entries, m, patch) zm_exts_read((r), (h), (table), (entries), (m), 0)
-#endif
-
+#if !LEAN_DECODE
 static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -165,8 +136,9 @@ static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
     if (m->ack) {
         ZM_TRY(zm_read_zbytes(r, UINT16_MAX, &m->cookie));
     }
-    return EXTS_READ(r, h, &init_exts, 0xffffu, m, &m->patch);
+    return zm_exts_read(r, h, &init_exts, 0xffffu, m, 0);
 }
+#endif
 
 static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 {
@@ -244,13 +216,14 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
 #else /* none known, none announced */
-#if !LEAN_EXTS
+#if !LEAN_DECODE
 static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
 #endif
 #define OPEN_SYN_ENTRIES 0u
 #define OPEN_ACK_ENTRIES 0u
 #endif
 
+#if !LEAN_DECODE
 static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_open_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -261,8 +234,9 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
     if (!m->ack) {
         ZM_TRY(zm_read_zbytes(r, SIZE_MAX, &m->cookie));
     }
-    return EXTS_READ(r, h, &open_exts, m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES, m, NULL);
+    return zm_exts_read(r, h, &open_exts, m->ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES, m, 0);
 }
+#endif
 
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 {
@@ -306,18 +280,23 @@ z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, u
 /* ---- CLOSE  |Z|X|S| 0x03 | reason(u8) | [exts]   and   KEEP_ALIVE  |Z|X|X| 0x04 | [exts] -- */
 
 /* They know no extension: the reader keeps or skips whatever comes. */
-#if !LEAN_EXTS
+#if !LEAN_DECODE
 static const zm_ext_table_t close_exts = {NULL, 0, offsetof(zm_close_t, exts), offsetof(zm_close_t, unknown)};
 static const zm_ext_table_t keep_alive_exts = {NULL, 0, offsetof(zm_keep_alive_t, exts),
                                                offsetof(zm_keep_alive_t, unknown)};
-#endif
 
 static z_result_t close_decode(zm_reader_t *r, uint8_t h, zm_close_t *m)
 {
     m->session = (h & ZM_CLOSE_FLAG_S) != 0;
     ZM_TRY(zm_read_u8(r, &m->reason));
-    return EXTS_READ(r, h, &close_exts, 0, m, NULL);
+    return zm_exts_read(r, h, &close_exts, 0, m, 0);
 }
+
+static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *m)
+{
+    return zm_exts_read(r, h, &keep_alive_exts, 0, m, 0);
+}
+#endif
 
 z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
 {
@@ -327,11 +306,6 @@ z_result_t zm_close_encode(zm_writer_t *w, const zm_close_t *m)
     ZM_ENC_TRY(w, mark, zm_write_u8(w, m->reason));
     ZM_ENC_TRY(w, mark, zm_ext_write_unknown(w, &m->unknown, false));
     return Z_OK;
-}
-
-static z_result_t keep_alive_decode(zm_reader_t *r, uint8_t h, zm_keep_alive_t *m)
-{
-    return EXTS_READ(r, h, &keep_alive_exts, 0, m, NULL);
 }
 
 z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
@@ -376,22 +350,23 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
 #endif
 
 /* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
+size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+{
+    out[0] = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
+    size_t n = 1u + zm_zint_put(out + 1, sn);
+    if (has_qos) {
+        out[n++] = ZM_EXT_T_QOS;
+        out[n++] = (uint8_t)(prio & 7u);
+    }
+    return n;
+}
+
 z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
 {
-    size_t sn_len = zm_zint_len(sn);
-    if (zm_writer_left(w) < 1u + sn_len + (has_qos ? 2u : 0u)) {
+    if (zm_writer_left(w) < 1u + zm_zint_len(sn) + (has_qos ? 2u : 0u)) {
         return ZM_E_NO_SPACE;
     }
-    uint8_t *o = w->data + w->len;
-    *o = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    zm_zint_put(o + 1, sn);
-    o += 1u + sn_len;
-    if (has_qos) {
-        o[0] = ZM_EXT_T_QOS;
-        o[1] = (uint8_t)(prio & 7u);
-        o += 2;
-    }
-    w->len = (size_t)(o - w->data);
+    w->len += zm_frame_header_put(w->data + w->len, reliable, sn, has_qos, prio);
     return Z_OK;
 }
 
@@ -584,6 +559,7 @@ static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
+#if !LEAN_DECODE
 z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m)
 {
     uint8_t h;
@@ -620,6 +596,147 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
         return ZM_E_MSG_UNKNOWN;
     }
 }
+#else
+/*
+ * The lean decoder: each message's fields read in place, with the errors of the decoders above
+ * (bytes that run out, a length past its bound, a whatami of 3, a zid of zeros, an SN past the
+ * mask, an extension of encoding 3 or an unknown mandatory one). Of the extensions it knows
+ * INIT's QoS and patch level alone; the others are skipped, not kept, as nothing here encodes a
+ * decoded message again. The reader is left anywhere on error.
+ */
+static z_result_t lean_zbytes(zm_reader_t *r, size_t max, zm_slice_t *out)
+{
+    uint64_t n;
+    ZM_TRY(zm_read_zint_slow(r, &n));
+    if (n > max) {
+        return ZM_E_ZINT_OVERFLOW;
+    }
+    if (n > zm_reader_left(r)) {
+        return ZM_E_TRUNCATED;
+    }
+    out->ptr = r->ptr;
+    out->len = (size_t)n;
+    r->ptr += n;
+    return Z_OK;
+}
+
+z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m)
+{
+    if (r->ptr >= r->end) {
+        return ZM_E_TRUNCATED;
+    }
+    uint8_t h = *r->ptr++;
+    bool a = (h & ZM_FLAG_1) != 0; /* INIT's and OPEN's ack, CLOSE's session */
+    zm_init_t *init = NULL;
+    zm_slice_t body;
+    uint64_t v;
+    m->id = ZM_MID(h);
+    memset(&m->body, 0, sizeof(zm_init_t)); /* the largest of the four */
+    switch (m->id) {
+    case ZM_MID_INIT: {
+        init = &m->body.init;
+        init->ack = a;
+        init->has_size = (h & ZM_INIT_FLAG_S) != 0;
+        init->resolution = ZM_RESOLUTION_DEFAULT;
+        init->batch_size = ZM_BATCH_DEFAULT;
+        /* version, |zid_len(4)|x|x|wai(2)|, zid */
+        if (zm_reader_left(r) < 2) {
+            return ZM_E_TRUNCATED;
+        }
+        const uint8_t *p = r->ptr;
+        init->version = p[0];
+        if ((p[1] & 0x03u) == 0x03u) {
+            return ZM_E_WHATAMI;
+        }
+        init->whatami = (uint8_t)(p[1] & 0x03u);
+        uint8_t len = (uint8_t)((p[1] >> 4) + 1u);
+        if (zm_reader_left(r) - 2u < len) {
+            return ZM_E_TRUNCATED;
+        }
+        p += 2;
+        uint8_t any = 0;
+        for (uint8_t i = 0; i < len; i++) {
+            any |= p[i];
+        }
+        if (any == 0) {
+            return ZM_E_ZID; /* a zid is a nonzero u128 */
+        }
+        memcpy(init->zid.id, p, len);
+        init->zid.len = len;
+        p += len;
+        if (init->has_size) { /* resolution (Rust keeps its low 6 bits), batch size (u16 LE) */
+            if ((size_t)(r->end - p) < 3u) {
+                return ZM_E_TRUNCATED;
+            }
+            init->resolution = (uint8_t)(p[0] & 0x3fu);
+            init->batch_size = (uint16_t)(p[1] | (p[2] << 8));
+            p += 3;
+        }
+        r->ptr = p;
+        if (a) {
+            ZM_TRY(lean_zbytes(r, UINT16_MAX, &init->cookie));
+        }
+        break;
+    }
+    case ZM_MID_OPEN: {
+        zm_open_t *open = &m->body.open;
+        open->ack = a;
+        open->lease_secs = (h & ZM_OPEN_FLAG_T) != 0;
+        ZM_TRY(zm_read_zint_slow(r, &open->lease));
+        ZM_TRY(zm_read_zint_slow(r, &v));
+        if (v > sn_mask) {
+            return ZM_E_SN_RANGE;
+        }
+        open->initial_sn = (uint32_t)v;
+        if (!a) {
+            ZM_TRY(lean_zbytes(r, SIZE_MAX, &open->cookie));
+        }
+        break;
+    }
+    case ZM_MID_CLOSE:
+        m->body.close.session = a;
+        if (r->ptr >= r->end) {
+            return ZM_E_TRUNCATED;
+        }
+        m->body.close.reason = *r->ptr++;
+        break;
+    case ZM_MID_KEEP_ALIVE:
+        break;
+    default:
+        return ZM_E_MSG_UNKNOWN;
+    }
+    /* extensions: |Z|ENC(2)|M|ID(4)| + body */
+    for (bool more = (h & ZM_FLAG_Z) != 0; more;) {
+        if (r->ptr >= r->end) {
+            return ZM_E_TRUNCATED;
+        }
+        uint8_t e = *r->ptr++;
+        more = (e & ZM_FLAG_Z) != 0;
+        v = 0;
+        switch (e & ZM_EXT_ENC_MASK) {
+        case ZM_EXT_ENC_UNIT:
+            break;
+        case ZM_EXT_ENC_Z64:
+            ZM_TRY(zm_read_zint_slow(r, &v));
+            break;
+        case ZM_EXT_ENC_ZBUF:
+            ZM_TRY(lean_zbytes(r, UINT32_MAX, &body));
+            break;
+        default:
+            return ZM_E_EXT_ENCODING;
+        }
+        if (init != NULL && (e & 0x7fu) == 0x01u) {
+            init->exts |= ZM_INIT_EXT_QOS;
+        } else if (init != NULL && (e & 0x7fu) == 0x27u) {
+            init->exts |= ZM_INIT_EXT_PATCH;
+            init->patch = v;
+        } else if (e & ZM_EXT_M) {
+            return ZM_E_EXT_MANDATORY;
+        }
+    }
+    return Z_OK;
+}
+#endif
 
 z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
 {

@@ -21,6 +21,17 @@ static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
     return (uint8_t)(fsn | rid);
 }
 
+/* How long a CLOSE or an acceptor's answer may take once its first byte left (none waits for the
+ * first): a peer that stopped reading must not hold the closer or the acceptor's other newcomers. */
+#define ZM_TRANSPORT_CLOSE_SEND_MS 100u
+
+/*
+ * The helpers below serve the opener (unicast.c) and, where they are built, the acceptor
+ * (accept.c) and a multicast group (multicast.c). A client-only build has the opener alone: they
+ * are file-local to unicast.c then, so that the compiler inlines those it calls once.
+ */
+#define ZM_TRANSPORT_SHARED (Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
+#if ZM_TRANSPORT_SHARED
 /* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
                             uint16_t batch);
@@ -45,9 +56,6 @@ ZM_NODISCARD z_result_t zm_transport_send_one(zm_link_t *link, const zm_transpor
  * a message known to be small: ZM_E_NO_SPACE, nothing sent, if it does not fit. */
 ZM_NODISCARD z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
                                              uint64_t start, uint64_t end);
-/* How long a CLOSE or an acceptor's answer may take once its first byte left (none waits for the
- * first): a peer that stopped reading must not hold the closer or the acceptor's other newcomers. */
-#define ZM_TRANSPORT_CLOSE_SEND_MS 100u
 /* Sends CLOSE(reason), best effort and without waiting for room: the link is closed next anyway. */
 void zm_transport_send_close(zm_link_t *link, uint8_t reason);
 
@@ -68,6 +76,7 @@ void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_i
 ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t);
 /* Frees what setup and tx_alloc allocated (not the lock, not the link). */
 void zm_transport_drop_buffers(zm_transport_t *t);
+#endif /* ZM_TRANSPORT_SHARED */
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /*

@@ -225,12 +225,14 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch) { return on_batch(t, batch); }
 #endif
 
+#if Z_FEATURE_MULTI_THREAD
 z_result_t zm_transport_read_once(zm_transport_t *t)
 {
     zm_slice_t batch;
     ZM_TRY(zm_link_recv_batch(&t->link, t->rx_buf, t->rx_cap, &batch));
     return on_batch(t, batch);
 }
+#endif
 
 z_result_t zm_transport_try_read_once(zm_transport_t *t)
 {

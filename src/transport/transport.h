@@ -5,7 +5,7 @@
  * further links can sit beside it later.
  *
  * Threads: any thread may send (tx state is guarded by tx_lock). Exactly one thread receives at
- * a time: the read task, or the caller of zm_transport_read_once() in single-thread mode; rx
+ * a time: the read task, or the caller of zm_transport_try_read_once() in single-thread mode; rx
  * state belongs to it. A transport is freed only after the tasks using it have been joined.
  * Received messages borrow from the rx buffer and are valid during the on_message call only.
  *
@@ -41,6 +41,18 @@ struct zm_transport;
 typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
                                         bool reliable);
 
+/*
+ * Whether a batch may stay open across sends: with zp_batch_start (Z_FEATURE_BATCHING), or while
+ * a session pushes its declarations to a peer in one batch (a newcomer it accepted, the router it
+ * reconnected to, a group: session/internal.h's ZM_PUSH_DECLS). Without, every send writes out
+ * the batch it filled before it returns, and the batch is empty between calls.
+ */
+#define ZM_TX_BATCHING \
+    (Z_FEATURE_BATCHING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
+/* Without batching nor fragments a batch holds one FRAME at most: what it takes of the SNs is
+ * one of its channel, given back by the sender itself when the batch is dropped. */
+#define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
+
 /* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
 #define ZM_TX_CHANNELS 16
 #define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
@@ -64,7 +76,9 @@ typedef struct zm_transport {
     uint16_t batch_size;
     uint32_t sn_mask;
     bool qos;
+#if Z_FEATURE_FRAGMENTATION
     uint8_t patch; /* the patch level both sides speak: 0, or 1 (fragments carry First/Drop) */
+#endif
     uint32_t lease_ms;        /* ours */
     uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 
@@ -74,18 +88,24 @@ typedef struct zm_transport {
 #endif
     uint8_t *tx_buf; /* 2 bytes of stream prefix, then the batch */
     zm_writer_t tx;  /* the batch being filled, over tx_buf + 2 */
-    int tx_frame;    /* channel of the FRAME open at the end of tx, or -1 */
     uint32_t tx_sn[ZM_TX_CHANNELS];
-    bool batching; /* zp_batch_start: keep filling until full or flushed */
+#if ZM_TX_BATCHING /* else a batch holds one message (or a fragment of one) and no FRAME stays open */
+    int tx_frame;      /* channel of the FRAME open at the end of tx, or -1 */
+    bool batching;     /* zp_batch_start: keep filling until full or flushed */
     uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
+#endif
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
     uint32_t tx_congested_since_ms; /* low clock bits when tx_congested last became true */
+#if !ZM_TX_ONE_FRAME
     uint32_t tx_sn_sent[ZM_TX_CHANNELS]; /* tx_sn as the batch began: restored if it is dropped */
+#endif
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
+#if Z_FEATURE_MULTI_THREAD /* what a sender tells the others: none in a single-thread build */
     atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
     _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
+#endif
 #if Z_FEATURE_FRAGMENTATION
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
@@ -106,7 +126,11 @@ typedef struct zm_transport {
 
     zm_transport_on_message on_message;
     void *ctx;
+#if Z_FEATURE_MULTI_THREAD
     atomic_bool closed;
+#else
+    bool closed; /* one thread: nothing to order it against */
+#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
 #endif
@@ -247,6 +271,7 @@ ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_ms
                                           uint8_t prio, bool flush);
 /** Writes out the current batch, if any, with the congestion control of what it holds. */
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
+/** Batching on or off (ZM_TX_BATCHING: a build without never turns it on). */
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
@@ -257,8 +282,11 @@ void zm_transport_set_batching(zm_transport_t *t, bool on);
 ZM_NODISCARD z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch);
 #endif
 
-/** Receives one batch and dispatches it; blocks on the link. Errors mean the link must close. */
+#if Z_FEATURE_MULTI_THREAD
+/** Receives one batch and dispatches it; blocks on the link (a read task's way: threaded builds
+ *  only). Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
+#endif
 /** The same without blocking: ZM_E_AGAIN while no whole batch is in (what came is kept). For a
  *  single thread serving many links, which one peer sending half a batch must not stop. */
 ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);

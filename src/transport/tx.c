@@ -36,8 +36,10 @@
 static ZM_NOINLINE void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
+#if ZM_TX_BATCHING
     t->tx_frame = -1;
     t->tx_msgs = 0;
+#endif
     t->tx_block = false;
 }
 
@@ -66,7 +68,9 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
     if (rc == Z_OK) {
         t->tx_congested = false;
         t->last_tx_ms = (uint32_t)zm_port_clock_ms();
+#if !ZM_TX_ONE_FRAME
         memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
+#endif
     }
     return rc;
 }
@@ -74,12 +78,18 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 /* tx_lock held. Nothing of the batch left: its messages are lost, its sequence numbers reused. */
 static void batch_drop(zm_transport_t *t)
 {
+#if ZM_TX_BATCHING
     t->tx_dropped += t->tx_msgs;
+#else
+    t->tx_dropped++; /* its one message */
+#endif
     if (!t->tx_congested) {
         t->tx_congested = true;
         t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
     }
+#if !ZM_TX_ONE_FRAME
     memcpy(t->tx_sn, t->tx_sn_sent, sizeof(t->tx_sn));
+#endif
     batch_reset(t);
 }
 
@@ -98,10 +108,12 @@ static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
  * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
 static z_result_t flush_batch(zm_transport_t *t)
 {
+#if ZM_TX_BATCHING /* else it holds what was just put in */
     if (t->tx.len == 0) {
         t->tx_frame = -1;
         return Z_OK;
     }
+#endif
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
@@ -133,12 +145,14 @@ static bool is_block(const zm_network_msg_t *m)
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
 
+#if ZM_TX_BATCHING
 /* tx_lock held. Encodes the header of a FRAME of channel ch into the batch (no struct to fill). */
 static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
     uint8_t wp = wire_prio(t, prio);
     return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
 }
+#endif
 
 #if Z_FEATURE_FRAGMENTATION
 /*
@@ -253,7 +267,9 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+#if ZM_TX_BATCHING
             t->tx_msgs = 1;
+#endif
             t->tx_block = block || !first;
             off += chunk;
             first = false;
@@ -267,6 +283,20 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
 }
 
 #endif /* Z_FEATURE_FRAGMENTATION */
+
+/* tx_lock held; the batch is empty. A message it cannot hold goes out in fragments, or not at all. */
+static z_result_t too_large(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio)
+{
+#if Z_FEATURE_FRAGMENTATION
+    return fragment_locked(t, m, reliable, prio);
+#else
+    ZM_UNUSED(t);
+    ZM_UNUSED(m);
+    ZM_UNUSED(reliable);
+    ZM_UNUSED(prio);
+    return ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
+#endif
+}
 
 z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
 {
@@ -289,6 +319,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     }
 #endif
     TX_LOCK(t);
+#if ZM_TX_BATCHING
     for (int attempt = 0; attempt < 2; attempt++) {
         size_t mark = t->tx.len;
         bool new_frame = t->tx_frame != (int)ch;
@@ -318,22 +349,49 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             }
             continue;
         }
-#if Z_FEATURE_FRAGMENTATION
-        rc = fragment_locked(t, m, reliable, prio);
-#else
-        rc = ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
-#endif
+        rc = too_large(t, m, reliable, prio);
         break;
     }
     if (rc == Z_OK && (flush || !t->batching)) {
         rc = flush_locked(t);
     }
+#else
+    /* The batch is empty (ZM_TX_BATCHING): the message goes out at once, in a FRAME of its own,
+     * whose header fits any batch (64 bytes at least, the opener refuses less). */
+    ZM_UNUSED(flush);
+    ZM_ASSERT(t->tx.len == 0 && t->tx.cap >= ZM_FRAME_HEADER_MAX);
+    uint8_t wp = wire_prio(t, prio);
+    t->tx.len = zm_frame_header_put(t->tx.data, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+    rc = zm_network_encode(&t->tx, m);
+    if (rc == Z_OK) {
+        t->tx_block = block;
+#if ZM_TX_ONE_FRAME
+        rc = flush_batch(t);
+        if (rc == ZM_E_AGAIN) {
+            rc = Z_OK; /* dropped, its SN unused (flush_locked) */
+        } else {
+            t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+        }
+#else
+        t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+        rc = flush_locked(t);
+#endif
+    } else {
+        t->tx.len = 0;
+        if (rc == ZM_E_NO_SPACE) {
+            rc = too_large(t, m, reliable, prio);
+        }
+    }
+#endif
     TX_UNLOCK(t);
     return rc;
 }
 
 z_result_t zm_transport_flush(zm_transport_t *t)
 {
+    if (!ZM_TX_BATCHING) {
+        return Z_OK; /* nothing is left in a batch between sends */
+    }
     TX_LOCK(t);
     z_result_t rc = flush_locked(t);
     TX_UNLOCK(t);
@@ -342,9 +400,15 @@ z_result_t zm_transport_flush(zm_transport_t *t)
 
 void zm_transport_set_batching(zm_transport_t *t, bool on)
 {
+#if ZM_TX_BATCHING
     TX_LOCK(t);
     t->batching = on;
     TX_UNLOCK(t);
+#else
+    ZM_UNUSED(t);
+    ZM_UNUSED(on);
+    ZM_ASSERT(!on);
+#endif
 }
 
 /*
@@ -380,9 +444,16 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     }
     /* A batch left open by batching mode goes out with the lease; else, if we were idle, a
      * keep-alive (zmote's has no extension), in a batch of its own. */
+#if ZM_TX_BATCHING
     bool keep_alive = t->tx.len == 0;
     if (!keep_alive || (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR &&
                         zm_write_u8(&t->tx, ZM_MID_KEEP_ALIVE) == Z_OK)) {
+#else
+    const bool keep_alive = true; /* the batch is empty (ZM_TX_BATCHING), and holds a byte */
+    if (elapsed_ms(now, t->last_tx_ms) >= t->lease_ms / ZM_KEEP_ALIVE_DIVISOR) {
+        t->tx.data[0] = ZM_MID_KEEP_ALIVE;
+        t->tx.len = 1;
+#endif
         rc = write_batch(t, now, end);
         if (rc == ZM_E_AGAIN) {
             /* No room now: the open batch waits for the next tick or the next flush, the keep-alive

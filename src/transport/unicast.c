@@ -9,16 +9,32 @@
 #include "transport/internal.h"
 #include "util/alloc.h"
 
-z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
+/* The helpers of internal.h: shared, or file-local where the opener is their one user. */
+#if ZM_TRANSPORT_SHARED
+#define SHARED
+#else
+#define SHARED static
+#endif
+
+SHARED uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p)
+{
+    return zm_min_u16(p->batch_size, zm_link_mtu(link));
+}
+
+SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
-    atomic_init(&t->closed, false);
     atomic_init(&t->last_rx_ms, 0u);
+#if Z_FEATURE_MULTI_THREAD
+    atomic_init(&t->closed, false);
     atomic_init(&t->tx_stuck_dropped, 0u);
     atomic_init(&t->tx_waiting_since, 0u);
+#endif
     t->link = *link;
     t->lease_ms = p->lease_ms;
+#if ZM_TX_BATCHING
     t->tx_frame = -1;
+#endif
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
     t->sn_mask = ZM_SN_MASK_DEFAULT;
     /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
@@ -27,7 +43,7 @@ z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm
     return t->rx_buf != NULL ? Z_OK : ZM_E_NOMEM;
 }
 
-z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
+SHARED z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
 {
     t->batch_size = batch_size;
     t->tx_buf = zm_alloc((size_t)batch_size + ZM_LINK_HEADROOM);
@@ -40,6 +56,7 @@ z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
     return Z_OK;
 }
 
+#if ZM_TRANSPORT_SHARED
 z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
                                 uint64_t start, uint64_t end)
 {
@@ -55,6 +72,7 @@ z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, u
     uint8_t buf[ZM_LINK_HEADROOM + 384];
     return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
 }
+#endif
 
 /*
  * One step of the opener: sends the syn encoded in buf (behind ZM_LINK_HEADROOM), then receives
@@ -100,8 +118,9 @@ static void send_close(zm_link_t *link, bool session, uint8_t reason)
     ZM_UNUSED(r); /* a peer that is gone, or does not read, needs no CLOSE */
 }
 
-void zm_transport_send_close(zm_link_t *link, uint8_t reason) { send_close(link, false, reason); }
+SHARED void zm_transport_send_close(zm_link_t *link, uint8_t reason) { send_close(link, false, reason); }
 
+#if ZM_TRANSPORT_SHARED
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution, uint16_t batch)
 {
     memset(init, 0, sizeof(*init));
@@ -114,22 +133,25 @@ void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uin
     init->exts = ZM_INIT_EXT_PATCH;
     init->patch = 1; /* fragments carry First/Drop markers */
 }
+#endif
 
-uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs)
+SHARED uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs)
 {
     /* seconds when whole, as Rust announces */
     *secs = lease_ms % 1000u == 0;
     return *secs ? lease_ms / 1000u : lease_ms;
 }
 
+#if ZM_TRANSPORT_SHARED
 void zm_transport_open_fill(zm_open_t *open, uint32_t lease_ms, uint32_t initial_sn)
 {
     memset(open, 0, sizeof(*open));
     open->lease = zm_transport_lease_wire(lease_ms, &open->lease_secs);
     open->initial_sn = initial_sn;
 }
+#endif
 
-uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
+SHARED uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
 {
     /* within 32 bits once clamped: opt.h bounds ZM_LEASE_MAX_MS below 2^31 */
     if (o->lease_secs) {
@@ -138,23 +160,25 @@ uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
     return o->lease > ZM_LEASE_MAX_MS ? ZM_LEASE_MAX_MS : (uint32_t)o->lease;
 }
 
-uint32_t zm_transport_random_sn(uint32_t mask)
+SHARED uint32_t zm_transport_random_sn(uint32_t mask)
 {
     uint32_t v;
     zm_port_random(&v, sizeof(v));
     return v & mask;
 }
 
-void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial)
+SHARED void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial)
 {
     for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
         t->tx_sn[i] = tx_initial;
+#if !ZM_TX_ONE_FRAME
         t->tx_sn_sent[i] = tx_initial;
+#endif
         t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
     }
 }
 
-z_result_t zm_transport_finish(zm_transport_t *t)
+SHARED z_result_t zm_transport_finish(zm_transport_t *t)
 {
 #if Z_FEATURE_MULTI_THREAD
     ZM_TRY(zm_port_mutex_init(&t->tx_lock));
@@ -163,11 +187,6 @@ z_result_t zm_transport_finish(zm_transport_t *t)
     atomic_store_explicit(&t->last_rx_ms, (uint32_t)now, memory_order_relaxed);
     t->last_tx_ms = (uint32_t)now;
     return Z_OK;
-}
-
-uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p)
-{
-    return zm_min_u16(p->batch_size, zm_link_mtu(link));
 }
 
 /*
@@ -188,7 +207,8 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
-    uint16_t cap = zm_transport_batch_cap(&t->link, p);
+    /* the largest batch we announce: what setup sized the receive buffer for */
+    uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
     const zm_init_t *ack = &m.body.init;
@@ -208,11 +228,13 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
         return rc;
     }
-    t->remote_zid = ack->zid;
+    memcpy(&t->remote_zid, &ack->zid, sizeof(t->remote_zid)); /* a call: smaller than the copy inline */
     t->remote_whatami = ack->whatami;
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
+#if Z_FEATURE_FRAGMENTATION /* only fragments differ between the patch levels */
     t->patch = (ack->exts & ZM_INIT_EXT_PATCH) && ack->patch >= 1;
+#endif
     batch = zm_min_u16(batch, cap);
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
@@ -230,7 +252,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     return Z_OK;
 }
 
-void zm_transport_drop_buffers(zm_transport_t *t)
+SHARED void zm_transport_drop_buffers(zm_transport_t *t)
 {
     zm_free(t->tx_buf);
     zm_free(t->rx_buf);
@@ -261,9 +283,16 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
 
 void zm_transport_close(zm_transport_t *t, uint8_t reason)
 {
+#if Z_FEATURE_MULTI_THREAD
     if (atomic_exchange(&t->closed, true)) {
         return;
     }
+#else
+    if (t->closed) {
+        return;
+    }
+    t->closed = true;
+#endif
     /* A sender holding tx_lock may be waiting for a peer that stopped reading: no CLOSE then
      * (it could not go out anyway, and it must not cut a batch in half); the shutdown below is
      * what wakes that sender. */

@@ -29,23 +29,23 @@ extern inline z_result_t zm_write_zbytes(zm_writer_t *w, const void *p, size_t n
 
 z_result_t zm_read_zint_slow(zm_reader_t *r, uint64_t *out)
 {
+    /* Its last byte found first (one without the continuation flag, or the 9th, of 8 data bits),
+     * the value is gathered from there back to the first, by constant shifts. */
     const uint8_t *p = r->ptr;
-    uint64_t v = 0;
-    for (unsigned shift = 0;; shift += 7) {
-        if (p >= r->end) {
+    size_t last = 0;
+    for (;; last++) {
+        if (last >= zm_reader_left(r)) {
             return ZM_E_TRUNCATED;
         }
-        uint8_t b = *p++;
-        if (shift == 7u * (ZM_ZINT_MAX_LEN - 1)) {
-            v |= (uint64_t)b << shift; /* the 9th byte carries 8 data bits and no continuation flag */
-            break;
-        }
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if ((b & 0x80) == 0) {
+        if (last == ZM_ZINT_MAX_LEN - 1 || p[last] < 0x80) {
             break;
         }
     }
-    r->ptr = p;
+    uint64_t v = p[last];
+    for (size_t i = last; i-- > 0;) {
+        v = (v << 7) | (p[i] & 0x7fu);
+    }
+    r->ptr = p + last + 1;
     *out = v;
     return Z_OK;
 }

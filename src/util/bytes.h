@@ -237,7 +237,7 @@ ZM_NODISCARD inline z_result_t zm_write_zint(zm_writer_t *w, uint64_t v)
     if (ZM_LIKELY(v < 0x80)) {
         return zm_write_u8(w, (uint8_t)v);
     }
-    if (zm_writer_left(w) < ZM_ZINT_MAX_LEN && zm_writer_left(w) < zm_zint_len(v)) {
+    if (zm_writer_left(w) < zm_zint_len(v)) {
         return ZM_E_NO_SPACE;
     }
     w->len += zm_zint_put(w->data + w->len, v);
@@ -247,10 +247,12 @@ ZM_NODISCARD inline z_result_t zm_write_zint(zm_writer_t *w, uint64_t v)
 /** Writes a zint length then the bytes. */
 ZM_NODISCARD inline z_result_t zm_write_zbytes(zm_writer_t *w, const void *p, size_t n)
 {
-    if (ZM_UNLIKELY(zm_writer_left(w) < zm_zint_len(n) + n)) {
+    size_t mark = w->len;
+    ZM_TRY(zm_write_zint(w, n));
+    if (ZM_UNLIKELY(zm_writer_left(w) < n)) {
+        w->len = mark; /* all or nothing */
         return ZM_E_NO_SPACE;
     }
-    w->len += zm_zint_put(w->data + w->len, n);
     if (n > 0) {
         memcpy(w->data + w->len, p, n);
     }
