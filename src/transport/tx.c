@@ -433,7 +433,9 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     if (!TX_TRYLOCK(t)) {
         return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
     }
+#if Z_FEATURE_MULTI_THREAD
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
+#endif
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
     if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {
