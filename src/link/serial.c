@@ -194,8 +194,9 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
     z_result_t r;
     if (d->overflow) {
         r = ZM_E_NO_SPACE;
-    } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
-        /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
+    } else if (d->block_left != 0 || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
+        /* a block cut short by the delimiter, or a length that disagrees: shorter than the header
+         * and CRC too, as the length field stays 0 until its bytes come */
         r = ZM_E_TRUNCATED;
     } else if (crc_as_sent(d) != d->crc) {
         r = ZM_E_CHECKSUM;
