@@ -186,19 +186,6 @@ const zm_addr_t *zm_link_sender(const zm_link_t *l)
 }
 #endif
 
-/* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
- * (zm_link_rebuffer is the way to change it with bytes pending). */
-static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
-{
-    if (buf != l->rx_buf || cap != l->rx_cap) {
-        ZM_ASSERT(l->rx_pos == l->rx_len);
-        l->rx_buf = buf;
-        l->rx_cap = cap;
-        l->rx_pos = 0;
-        l->rx_len = 0;
-    }
-}
-
 #if ZM_LINK_BYTES
 /* The length announced by the buffered prefix; the caller checked two bytes are there. */
 static size_t buffered_len(const zm_link_t *l)
@@ -307,24 +294,22 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 }
 #endif /* ZM_LINK_BYTES */
 
+#if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
 /* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
 z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
-    adopt_buffer(l, buf, cap);
+    zm_link_adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
     if (l->ops->recv == NULL) {
         return receive_bytes(l, buf, cap, batch, wait);
     }
 #endif
     size_t n = 0;
-#if ZM_LINK_DIRECT
-    ZM_TRY(zm_serial_link_recv(l, buf, cap, wait, &n));
-#else
     ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
-#endif
     *batch = zm_slice(buf, n);
     return Z_OK;
 }
+#endif
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
 {

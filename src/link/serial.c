@@ -585,7 +585,7 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
  * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
  * frame is dropped.
  */
-z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
@@ -597,6 +597,32 @@ z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait
     l->rx_len = s->rx.stored;
     return r;
 }
+
+#if ZM_LINK_DIRECT
+/* A client whose only link is this line receives through it alone: link.h's receive is here. */
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+{
+    zm_link_adopt_buffer(l, buf, cap);
+    size_t n = 0;
+    ZM_TRY(serial_recv(l, buf, cap, wait, &n));
+    *batch = zm_slice(buf, n);
+    return Z_OK;
+}
+
+/* The table's, which such a build never calls through it. */
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    zm_slice_t batch = zm_slice(buf, 0);
+    z_result_t r = zm_link_receive(l, buf, cap, &batch, wait);
+    *n = batch.len;
+    return r;
+}
+#else
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    return serial_recv(l, buf, cap, wait, n);
+}
+#endif
 
 static bool serial_pending(zm_link_t *l)
 {
