@@ -3,7 +3,8 @@
  * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
  * buffer with as much as one read gives, hands out whole batches in place, and moves only the
  * unfinished tail to the front when it needs room. See link.h for who may call what, when. A
- * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead.
+ * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead,
+ * and the line (serial.c) opens, receives on, shuts and closes itself as link.h's own.
  */
 #include "link/link.h"
 
@@ -27,18 +28,7 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
     return (unsigned)proto < ZM_PROTO_COUNT ? link_table[proto] : NULL;
 }
 
-#if ZM_LINK_DIRECT
-/* A client's serial line, the build's only link: its operations are called by name. */
-z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
-{
-    if (ep->proto != ZM_PROTO_SERIAL) {
-        return ZM_E_UNSUPPORTED;
-    }
-    memset(l, 0, sizeof(*l));
-    l->proto = ZM_PROTO_SERIAL;
-    return zm_serial_link_open(l, ep, timeout_ms); /* sets ctx only once open */
-}
-#else
+#if !ZM_LINK_DIRECT /* else a client's serial line, the build's only link: serial.c opens it */
 static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
 {
     memset(l, 0, sizeof(*l));
@@ -71,7 +61,7 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
     }
     return r;
 }
-#endif /* ZM_LINK_DIRECT */
+#endif /* !ZM_LINK_DIRECT */
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
@@ -485,33 +475,23 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 }
 #endif
 
+#if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
 void zm_link_shutdown(zm_link_t *l)
 {
-#if ZM_LINK_DIRECT
-    if (zm_link_is_open(l)) {
-        zm_serial_link_shutdown(l);
-    }
-#else
     if (l->ops != NULL && l->ops->shutdown != NULL) {
         l->ops->shutdown(l);
     }
-#endif
 }
 
 void zm_link_close(zm_link_t *l)
 {
-#if ZM_LINK_DIRECT
-    if (zm_link_is_open(l)) {
-        zm_serial_link_close(l); /* and ctx to NULL */
-    }
-#else
     if (l->ops != NULL && l->ops->close != NULL) {
         l->ops->close(l);
     }
     l->ops = NULL;
-#endif
     l->rx_buf = NULL;
     l->rx_cap = 0;
     l->rx_pos = 0;
     l->rx_len = 0;
 }
+#endif

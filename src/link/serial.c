@@ -478,7 +478,7 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     }
 }
 
-z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+static z_result_t line_connect(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     char dev[ZM_SERIAL_DEV_MAX + 1];
@@ -493,6 +493,30 @@ z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t t
     l->ctx = s;
     return Z_OK;
 }
+
+#if ZM_LINK_DIRECT
+/* A client whose only link is this line opens, shuts and closes it through link.h by name, here;
+ * the table's operations, which such a build never calls through it, are the same. */
+z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    if (ep->proto != ZM_PROTO_SERIAL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    memset(l, 0, sizeof(*l));
+    l->proto = ZM_PROTO_SERIAL;
+    return line_connect(l, ep, timeout_ms); /* sets ctx only once open */
+}
+
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    return zm_link_open(l, ep, timeout_ms);
+}
+#else
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    return line_connect(l, ep, timeout_ms);
+}
+#endif
 
 /*
  * The batch as a data frame, encoded a chunk at a time straight to the line, under
@@ -644,6 +668,31 @@ static zm_socket_t *serial_socket(zm_link_t *l)
 }
 #endif
 
+#if ZM_LINK_DIRECT
+void zm_link_shutdown(zm_link_t *l)
+{
+    serial_line_t *s = l->ctx;
+    if (s != NULL) {
+        zm_port_serial_shutdown(&s->port);
+    }
+}
+
+void zm_link_close(zm_link_t *l)
+{
+    if (l->ctx != NULL) {
+        line_free(l->ctx);
+        l->ctx = NULL;
+    }
+    l->rx_buf = NULL;
+    l->rx_cap = 0;
+    l->rx_pos = 0;
+    l->rx_len = 0;
+}
+
+void zm_serial_link_shutdown(zm_link_t *l) { zm_link_shutdown(l); }
+
+void zm_serial_link_close(zm_link_t *l) { zm_link_close(l); }
+#else
 void zm_serial_link_shutdown(zm_link_t *l)
 {
     serial_line_t *s = l->ctx;
@@ -655,6 +704,7 @@ void zm_serial_link_close(zm_link_t *l)
     line_free(l->ctx);
     l->ctx = NULL;
 }
+#endif
 
 /* ---- listeners (peers only: a client never listens) ------------------------------------------- */
 
