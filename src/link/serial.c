@@ -149,13 +149,16 @@ void zm_serial_decoder_lose(zm_serial_decoder_t *d)
     }
 }
 
+/* Flags and length before the payload, in frame[0..3). */
+#define HEAD_SIZE 3u
+
 /* The length field; valid once the header is in. */
-static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1] | ((size_t)d->head[2] << 8); }
+static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->frame[1] | ((size_t)d->frame[2] << 8); }
 
 /*
- * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
- * far as it fits and in order, with the CRC register following it. A frame longer than any this
- * side takes is marked lost (overflow), and the decoder skips the rest of it.
+ * Takes one decoded byte: the header and the CRC as sent stay in d (frame), the payload goes to
+ * buf, as far as it fits and in order, with the CRC register following it. A frame longer than
+ * any this side takes is marked lost (overflow), and the decoder skips the rest of it.
  */
 static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
 {
@@ -165,26 +168,25 @@ static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
         return;
     }
     d->len = k + 1;
-    if (k < sizeof(d->head)) {
-        d->head[k] = b;
-        return;
-    }
-    size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
-    if (i < len) {
+    size_t i = k - HEAD_SIZE; /* in the payload if below len, for a k past the header */
+    if (k >= HEAD_SIZE && i < len) {
         d->crc = ~crc_step(~d->crc, b);
         if (i == d->stored && i < cap) {
             buf[d->stored++] = b;
         }
-    } else if (i - len < sizeof(d->sent_crc)) {
-        d->sent_crc[i - len] = b;
+        return;
+    }
+    size_t j = k < HEAD_SIZE ? k : k - len; /* the header, then the CRC behind the payload */
+    if (j < sizeof(d->frame)) {
+        d->frame[j] = b;
     } /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
 /* The CRC that came after the payload; valid once the frame was long enough to hold it. */
 static uint32_t crc_as_sent(const zm_serial_decoder_t *d)
 {
-    const uint8_t *c = d->sent_crc;
+    const uint8_t *c = d->frame + HEAD_SIZE;
     return (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
 }
 
@@ -202,7 +204,7 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
         r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
-        frame->flags = d->head[0];
+        frame->flags = d->frame[0];
         frame->payload = zm_slice(buf, d->stored == len ? len : 0);
         r = d->stored == len ? Z_OK : ZM_E_FIELD; /* whole and intact, but the caller has no room */
     }

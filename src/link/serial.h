@@ -93,8 +93,8 @@ typedef struct {
     size_t len;          /* bytes of the frame decoded so far (header, payload, CRC) */
     size_t stored;       /* payload bytes in the caller's buffer so far: buf[0..stored) */
     uint32_t crc;        /* the CRC of the payload bytes so far (the register inverted: 0 at the start) */
-    uint8_t head[3];     /* flags and length, as decoded */
-    uint8_t sent_crc[4]; /* the CRC that came after the payload */
+    uint8_t frame[7];    /* the bytes around the payload, as decoded: flags, length (0 until it
+                          * came), then the CRC that came after the payload */
     uint8_t block_left;  /* data bytes left in the current COBS block; 0: a code byte is next */
     bool zero_pending;   /* the block just ended stands for a 0x00, unless the frame ends here */
     bool in_frame;       /* a byte other than the delimiter came since the last delimiter */
