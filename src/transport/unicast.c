@@ -24,7 +24,7 @@ SHARED uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport
 SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
-    atomic_init(&t->last_rx_ms, 0u);
+    zm_atomic_init(&t->last_rx_ms, 0u);
 #if Z_FEATURE_MULTI_THREAD
     atomic_init(&t->closed, false);
     atomic_init(&t->tx_stuck_dropped, 0u);
@@ -184,7 +184,7 @@ SHARED z_result_t zm_transport_finish(zm_transport_t *t)
     ZM_TRY(zm_port_mutex_init(&t->tx_lock));
 #endif
     uint64_t now = zm_port_clock_ms();
-    atomic_store_explicit(&t->last_rx_ms, (uint32_t)now, memory_order_relaxed);
+    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
     t->last_tx_ms = (uint32_t)now;
     return Z_OK;
 }
