@@ -141,14 +141,6 @@ static void frame_reset(zm_serial_decoder_t *d) { memset(d, 0, offsetof(zm_seria
 
 void zm_serial_decoder_init(zm_serial_decoder_t *d) { memset(d, 0, sizeof(*d)); }
 
-void zm_serial_decoder_lose(zm_serial_decoder_t *d)
-{
-    if (d->in_frame) {
-        d->overflow = true;
-        d->stored = 0;
-    }
-}
-
 /* Flags and length before the payload, in frame[0..3). */
 #define HEAD_SIZE 3u
 

@@ -128,6 +128,12 @@ ZM_NODISCARD z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *
  * The frame in progress lost the bytes it had in the caller's buffer: it is skipped up to its
  * delimiter and counted as dropped (ZM_E_NO_SPACE). Nothing happens between frames.
  */
-void zm_serial_decoder_lose(zm_serial_decoder_t *d);
+static inline void zm_serial_decoder_lose(zm_serial_decoder_t *d)
+{
+    if (d->in_frame) {
+        d->overflow = true;
+        d->stored = 0;
+    }
+}
 
 #endif /* ZM_LINK_SERIAL_H */
