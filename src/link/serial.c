@@ -52,24 +52,7 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
 /* What the encoder writes once the current block is out: the next code byte (after a full block,
  * or at the start), the same after skipping the zero that cut the block, the delimiter, nothing. */
 enum { ENC_CODE, ENC_ZERO_THEN_CODE, ENC_DELIMITER, ENC_DONE };
-
-z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
-{
-    if (len > ZM_SERIAL_MTU) {
-        return ZM_E_FIELD;
-    }
-    uint32_t crc = zm_serial_crc32(payload, len);
-    e->payload = payload;
-    e->len = len;
-    e->pos = 0;
-    e->head[0] = flags;
-    e->head[1] = (uint8_t)(len & 0xffu);
-    e->head[2] = (uint8_t)(len >> 8);
-    e->crc = crc;
-    e->block_left = 0;
-    e->state = ENC_CODE;
-    return Z_OK;
-}
+_Static_assert(ENC_CODE == 0, "zm_serial_encoder_start (serial.h) starts a frame in state 0, a code byte");
 
 /* Byte i of the frame before COBS: flags and length, the payload, its CRC. */
 static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)

@@ -60,8 +60,23 @@ typedef struct {
 } zm_serial_encoder_t;
 
 /** Starts e on a frame of flags and payload[0..len). ZM_E_FIELD if len > ZM_SERIAL_MTU. */
-ZM_NODISCARD z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload,
-                                                size_t len);
+ZM_NODISCARD static inline z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags,
+                                                              const uint8_t *payload, size_t len)
+{
+    if (len > ZM_SERIAL_MTU) {
+        return ZM_E_FIELD;
+    }
+    e->payload = payload;
+    e->len = len;
+    e->pos = 0;
+    e->head[0] = flags;
+    e->head[1] = (uint8_t)(len & 0xffu);
+    e->head[2] = (uint8_t)(len >> 8);
+    e->crc = zm_serial_crc32(payload, len);
+    e->block_left = 0;
+    e->state = 0; /* a code byte first */
+    return Z_OK;
+}
 
 /**
  * The next bytes of the frame on the line, into out[0..cap) (cap >= 1), and how many: cap until
