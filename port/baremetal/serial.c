@@ -11,8 +11,10 @@
 
 #if Z_FEATURE_LINK_SERIAL
 
-/* True once zm_port_serial_shutdown ran: every wait returns, reads and writes fail. */
-static bool is_shut(zm_serial_t *s) { return atomic_load_explicit(&s->shut, memory_order_acquire); }
+/* True once zm_port_serial_shutdown ran: every wait returns, reads and writes fail. The flag
+ * publishes nothing else, so its loads and its store need no barrier (relaxed: plain byte
+ * accesses on one core, an interrupt handler's included). */
+static bool is_shut(zm_serial_t *s) { return atomic_load_explicit(&s->shut, memory_order_relaxed); }
 
 z_result_t zm_port_serial_open(zm_serial_t *s, const char *dev, uint32_t baudrate)
 {
@@ -80,7 +82,7 @@ z_result_t zm_port_serial_write(zm_serial_t *s, const uint8_t *buf, size_t len, 
     }
 }
 
-void zm_port_serial_shutdown(zm_serial_t *s) { atomic_store_explicit(&s->shut, true, memory_order_release); }
+void zm_port_serial_shutdown(zm_serial_t *s) { atomic_store_explicit(&s->shut, true, memory_order_relaxed); }
 
 void zm_port_serial_close(zm_serial_t *s)
 {

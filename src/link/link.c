@@ -3,7 +3,8 @@
  * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
  * buffer with as much as one read gives, hands out whole batches in place, and moves only the
  * unfinished tail to the front when it needs room. See link.h for who may call what, when. A
- * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead.
+ * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead,
+ * and the line (serial.c) opens, receives on, shuts and closes itself as link.h's own.
  */
 #include "link/link.h"
 
@@ -27,18 +28,7 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
     return (unsigned)proto < ZM_PROTO_COUNT ? link_table[proto] : NULL;
 }
 
-#if ZM_LINK_DIRECT
-/* A client's serial line, the build's only link: its operations are called by name. */
-z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
-{
-    if (ep->proto != ZM_PROTO_SERIAL) {
-        return ZM_E_UNSUPPORTED;
-    }
-    memset(l, 0, sizeof(*l));
-    l->proto = ZM_PROTO_SERIAL;
-    return zm_serial_link_open(l, ep, timeout_ms); /* sets ctx only once open */
-}
-#else
+#if !ZM_LINK_DIRECT /* else a client's serial line, the build's only link: serial.c opens it */
 static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
 {
     memset(l, 0, sizeof(*l));
@@ -71,7 +61,7 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
     }
     return r;
 }
-#endif /* ZM_LINK_DIRECT */
+#endif /* !ZM_LINK_DIRECT */
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
@@ -186,19 +176,6 @@ const zm_addr_t *zm_link_sender(const zm_link_t *l)
 }
 #endif
 
-/* Receives go into the caller's buffer; a new buffer would lose what the old one still holds
- * (zm_link_rebuffer is the way to change it with bytes pending). */
-static void adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
-{
-    if (buf != l->rx_buf || cap != l->rx_cap) {
-        ZM_ASSERT(l->rx_pos == l->rx_len);
-        l->rx_buf = buf;
-        l->rx_cap = cap;
-        l->rx_pos = 0;
-        l->rx_len = 0;
-    }
-}
-
 #if ZM_LINK_BYTES
 /* The length announced by the buffered prefix; the caller checked two bytes are there. */
 static size_t buffered_len(const zm_link_t *l)
@@ -307,24 +284,22 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 }
 #endif /* ZM_LINK_BYTES */
 
+#if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
 /* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
 z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
-    adopt_buffer(l, buf, cap);
+    zm_link_adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
     if (l->ops->recv == NULL) {
         return receive_bytes(l, buf, cap, batch, wait);
     }
 #endif
     size_t n = 0;
-#if ZM_LINK_DIRECT
-    ZM_TRY(zm_serial_link_recv(l, buf, cap, wait, &n));
-#else
     ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
-#endif
     *batch = zm_slice(buf, n);
     return Z_OK;
 }
+#endif
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)
 {
@@ -500,33 +475,23 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 }
 #endif
 
+#if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
 void zm_link_shutdown(zm_link_t *l)
 {
-#if ZM_LINK_DIRECT
-    if (zm_link_is_open(l)) {
-        zm_serial_link_shutdown(l);
-    }
-#else
     if (l->ops != NULL && l->ops->shutdown != NULL) {
         l->ops->shutdown(l);
     }
-#endif
 }
 
 void zm_link_close(zm_link_t *l)
 {
-#if ZM_LINK_DIRECT
-    if (zm_link_is_open(l)) {
-        zm_serial_link_close(l); /* and ctx to NULL */
-    }
-#else
     if (l->ops != NULL && l->ops->close != NULL) {
         l->ops->close(l);
     }
     l->ops = NULL;
-#endif
     l->rx_buf = NULL;
     l->rx_cap = 0;
     l->rx_pos = 0;
     l->rx_len = 0;
 }
+#endif

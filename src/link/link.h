@@ -282,8 +282,22 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
                                            uint64_t end_deadline_ms);
 #endif
 
-/** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below. */
+/** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below; in a ZM_LINK_DIRECT build
+ *  the line's own (serial.c). */
 ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);
+
+/* For zm_link_receive: receives go into the caller's buffer; a new buffer would lose what the old
+ * one still holds (zm_link_rebuffer is the way to change it with bytes pending). */
+static inline void zm_link_adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
+{
+    if (buf != l->rx_buf || cap != l->rx_cap) {
+        ZM_ASSERT(l->rx_pos == l->rx_len);
+        l->rx_buf = buf;
+        l->rx_cap = cap;
+        l->rx_pos = 0;
+        l->rx_len = 0;
+    }
+}
 
 /**
  * Receives exactly one batch into *batch, which points into buf and stays valid until the next

@@ -52,24 +52,7 @@ uint32_t zm_serial_crc32(const uint8_t *p, size_t len)
 /* What the encoder writes once the current block is out: the next code byte (after a full block,
  * or at the start), the same after skipping the zero that cut the block, the delimiter, nothing. */
 enum { ENC_CODE, ENC_ZERO_THEN_CODE, ENC_DELIMITER, ENC_DONE };
-
-z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload, size_t len)
-{
-    if (len > ZM_SERIAL_MTU) {
-        return ZM_E_FIELD;
-    }
-    uint32_t crc = zm_serial_crc32(payload, len);
-    e->payload = payload;
-    e->len = len;
-    e->pos = 0;
-    e->head[0] = flags;
-    e->head[1] = (uint8_t)(len & 0xffu);
-    e->head[2] = (uint8_t)(len >> 8);
-    e->crc = crc;
-    e->block_left = 0;
-    e->state = ENC_CODE;
-    return Z_OK;
-}
+_Static_assert(ENC_CODE == 0, "zm_serial_encoder_start (serial.h) starts a frame in state 0, a code byte");
 
 /* Byte i of the frame before COBS: flags and length, the payload, its CRC. */
 static uint8_t plain_at(const zm_serial_encoder_t *e, size_t i)
@@ -141,21 +124,16 @@ static void frame_reset(zm_serial_decoder_t *d) { memset(d, 0, offsetof(zm_seria
 
 void zm_serial_decoder_init(zm_serial_decoder_t *d) { memset(d, 0, sizeof(*d)); }
 
-void zm_serial_decoder_lose(zm_serial_decoder_t *d)
-{
-    if (d->in_frame) {
-        d->overflow = true;
-        d->stored = 0;
-    }
-}
+/* Flags and length before the payload, in frame[0..3). */
+#define HEAD_SIZE 3u
 
 /* The length field; valid once the header is in. */
-static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->head[1] | ((size_t)d->head[2] << 8); }
+static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->frame[1] | ((size_t)d->frame[2] << 8); }
 
 /*
- * Takes one decoded byte: the header and the CRC as sent stay in d, the payload goes to buf, as
- * far as it fits and in order, with the CRC register following it. A frame longer than any this
- * side takes is marked lost (overflow), and the decoder skips the rest of it.
+ * Takes one decoded byte: the header and the CRC as sent stay in d (frame), the payload goes to
+ * buf, as far as it fits and in order, with the CRC register following it. A frame longer than
+ * any this side takes is marked lost (overflow), and the decoder skips the rest of it.
  */
 static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
 {
@@ -165,26 +143,25 @@ static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t 
         return;
     }
     d->len = k + 1;
-    if (k < sizeof(d->head)) {
-        d->head[k] = b;
-        return;
-    }
-    size_t i = k - sizeof(d->head);
     size_t len = head_len(d);
-    if (i < len) {
+    size_t i = k - HEAD_SIZE; /* in the payload if below len, for a k past the header */
+    if (k >= HEAD_SIZE && i < len) {
         d->crc = ~crc_step(~d->crc, b);
         if (i == d->stored && i < cap) {
             buf[d->stored++] = b;
         }
-    } else if (i - len < sizeof(d->sent_crc)) {
-        d->sent_crc[i - len] = b;
+        return;
+    }
+    size_t j = k < HEAD_SIZE ? k : k - len; /* the header, then the CRC behind the payload */
+    if (j < sizeof(d->frame)) {
+        d->frame[j] = b;
     } /* bytes past the CRC make the length disagree: seen at the delimiter */
 }
 
 /* The CRC that came after the payload; valid once the frame was long enough to hold it. */
 static uint32_t crc_as_sent(const zm_serial_decoder_t *d)
 {
-    const uint8_t *c = d->sent_crc;
+    const uint8_t *c = d->frame + HEAD_SIZE;
     return (uint32_t)c[0] | ((uint32_t)c[1] << 8) | ((uint32_t)c[2] << 16) | ((uint32_t)c[3] << 24);
 }
 
@@ -194,14 +171,15 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
     z_result_t r;
     if (d->overflow) {
         r = ZM_E_NO_SPACE;
-    } else if (d->block_left != 0 || d->len < ZM_SERIAL_OVERHEAD || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
-        /* a block cut short by the delimiter, no room for the header, or a length that disagrees */
+    } else if (d->block_left != 0 || d->len != head_len(d) + ZM_SERIAL_OVERHEAD) {
+        /* a block cut short by the delimiter, or a length that disagrees: shorter than the header
+         * and CRC too, as the length field stays 0 until its bytes come */
         r = ZM_E_TRUNCATED;
     } else if (crc_as_sent(d) != d->crc) {
         r = ZM_E_CHECKSUM;
     } else {
         size_t len = head_len(d);
-        frame->flags = d->head[0];
+        frame->flags = d->frame[0];
         frame->payload = zm_slice(buf, d->stored == len ? len : 0);
         r = d->stored == len ? Z_OK : ZM_E_FIELD; /* whole and intact, but the caller has no room */
     }
@@ -477,7 +455,7 @@ static z_result_t opener_handshake(serial_line_t *s, uint32_t reset_wait_ms, uin
     }
 }
 
-z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+static z_result_t line_connect(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     char dev[ZM_SERIAL_DEV_MAX + 1];
@@ -492,6 +470,30 @@ z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t t
     l->ctx = s;
     return Z_OK;
 }
+
+#if ZM_LINK_DIRECT
+/* A client whose only link is this line opens, shuts and closes it through link.h by name, here;
+ * the table's operations, which such a build never calls through it, are the same. */
+z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    if (ep->proto != ZM_PROTO_SERIAL) {
+        return ZM_E_UNSUPPORTED;
+    }
+    memset(l, 0, sizeof(*l));
+    l->proto = ZM_PROTO_SERIAL;
+    return line_connect(l, ep, timeout_ms); /* sets ctx only once open */
+}
+
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    return zm_link_open(l, ep, timeout_ms);
+}
+#else
+z_result_t zm_serial_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms)
+{
+    return line_connect(l, ep, timeout_ms);
+}
+#endif
 
 /*
  * The batch as a data frame, encoded a chunk at a time straight to the line, under
@@ -584,7 +586,7 @@ static z_result_t line_recv(zm_link_t *l, serial_line_t *s, uint8_t *buf, size_t
  * buffer; a buffer that changed without it (rx_len no longer matches) lost those bytes, and the
  * frame is dropped.
  */
-z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+static z_result_t serial_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
 {
     serial_line_t *s = l->ctx;
     *n = 0;
@@ -596,6 +598,32 @@ z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait
     l->rx_len = s->rx.stored;
     return r;
 }
+
+#if ZM_LINK_DIRECT
+/* A client whose only link is this line receives through it alone: link.h's receive is here. */
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+{
+    zm_link_adopt_buffer(l, buf, cap);
+    size_t n = 0;
+    ZM_TRY(serial_recv(l, buf, cap, wait, &n));
+    *batch = zm_slice(buf, n);
+    return Z_OK;
+}
+
+/* The table's, which such a build never calls through it. */
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    zm_slice_t batch = zm_slice(buf, 0);
+    z_result_t r = zm_link_receive(l, buf, cap, &batch, wait);
+    *n = batch.len;
+    return r;
+}
+#else
+z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n)
+{
+    return serial_recv(l, buf, cap, wait, n);
+}
+#endif
 
 static bool serial_pending(zm_link_t *l)
 {
@@ -617,6 +645,31 @@ static zm_socket_t *serial_socket(zm_link_t *l)
 }
 #endif
 
+#if ZM_LINK_DIRECT
+void zm_link_shutdown(zm_link_t *l)
+{
+    serial_line_t *s = l->ctx;
+    if (s != NULL) {
+        zm_port_serial_shutdown(&s->port);
+    }
+}
+
+void zm_link_close(zm_link_t *l)
+{
+    if (l->ctx != NULL) {
+        line_free(l->ctx);
+        l->ctx = NULL;
+    }
+    l->rx_buf = NULL;
+    l->rx_cap = 0;
+    l->rx_pos = 0;
+    l->rx_len = 0;
+}
+
+void zm_serial_link_shutdown(zm_link_t *l) { zm_link_shutdown(l); }
+
+void zm_serial_link_close(zm_link_t *l) { zm_link_close(l); }
+#else
 void zm_serial_link_shutdown(zm_link_t *l)
 {
     serial_line_t *s = l->ctx;
@@ -628,6 +681,7 @@ void zm_serial_link_close(zm_link_t *l)
     line_free(l->ctx);
     l->ctx = NULL;
 }
+#endif
 
 /* ---- listeners (peers only: a client never listens) ------------------------------------------- */
 

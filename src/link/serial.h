@@ -60,8 +60,23 @@ typedef struct {
 } zm_serial_encoder_t;
 
 /** Starts e on a frame of flags and payload[0..len). ZM_E_FIELD if len > ZM_SERIAL_MTU. */
-ZM_NODISCARD z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags, const uint8_t *payload,
-                                                size_t len);
+ZM_NODISCARD static inline z_result_t zm_serial_encoder_start(zm_serial_encoder_t *e, uint8_t flags,
+                                                              const uint8_t *payload, size_t len)
+{
+    if (len > ZM_SERIAL_MTU) {
+        return ZM_E_FIELD;
+    }
+    e->payload = payload;
+    e->len = len;
+    e->pos = 0;
+    e->head[0] = flags;
+    e->head[1] = (uint8_t)(len & 0xffu);
+    e->head[2] = (uint8_t)(len >> 8);
+    e->crc = zm_serial_crc32(payload, len);
+    e->block_left = 0;
+    e->state = 0; /* a code byte first */
+    return Z_OK;
+}
 
 /**
  * The next bytes of the frame on the line, into out[0..cap) (cap >= 1), and how many: cap until
@@ -93,8 +108,8 @@ typedef struct {
     size_t len;          /* bytes of the frame decoded so far (header, payload, CRC) */
     size_t stored;       /* payload bytes in the caller's buffer so far: buf[0..stored) */
     uint32_t crc;        /* the CRC of the payload bytes so far (the register inverted: 0 at the start) */
-    uint8_t head[3];     /* flags and length, as decoded */
-    uint8_t sent_crc[4]; /* the CRC that came after the payload */
+    uint8_t frame[7];    /* the bytes around the payload, as decoded: flags, length (0 until it
+                          * came), then the CRC that came after the payload */
     uint8_t block_left;  /* data bytes left in the current COBS block; 0: a code byte is next */
     bool zero_pending;   /* the block just ended stands for a 0x00, unless the frame ends here */
     bool in_frame;       /* a byte other than the delimiter came since the last delimiter */
@@ -128,6 +143,12 @@ ZM_NODISCARD z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *
  * The frame in progress lost the bytes it had in the caller's buffer: it is skipped up to its
  * delimiter and counted as dropped (ZM_E_NO_SPACE). Nothing happens between frames.
  */
-void zm_serial_decoder_lose(zm_serial_decoder_t *d);
+static inline void zm_serial_decoder_lose(zm_serial_decoder_t *d)
+{
+    if (d->in_frame) {
+        d->overflow = true;
+        d->stored = 0;
+    }
+}
 
 #endif /* ZM_LINK_SERIAL_H */

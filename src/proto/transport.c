@@ -654,14 +654,10 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
             return ZM_E_TRUNCATED;
         }
         p += 2;
-        uint8_t any = 0;
-        for (uint8_t i = 0; i < len; i++) {
-            any |= p[i];
-        }
-        if (any == 0) {
+        memcpy(init->zid.id, p, len); /* behind it, the rest of the 16 bytes stays 0 (the memset) */
+        if (zm_zid_trim(init->zid.id) == 0) {
             return ZM_E_ZID; /* a zid is a nonzero u128 */
         }
-        memcpy(init->zid.id, p, len);
         init->zid.len = len;
         p += len;
         if (init->has_size) { /* resolution (Rust keeps its low 6 bits), batch size (u16 LE) */

@@ -139,7 +139,7 @@ z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
             m->rx_sn[ZM_CHANNEL(false, prio)] = ((uint32_t)be - 1u) & m->sn_mask;
         }
     }
-    atomic_store_explicit(&m->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
+    zm_atomic_store_relaxed(&m->last_rx_ms, (uint32_t)zm_port_clock_ms());
     return Z_OK;
 }
 
@@ -154,7 +154,7 @@ z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j)
 
 bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms)
 {
-    uint32_t last = atomic_load_explicit(&m->last_rx_ms, memory_order_relaxed);
+    uint32_t last = zm_atomic_load_relaxed(&m->last_rx_ms);
     uint32_t silent = (uint32_t)now_ms - last;
     /* a reading newer than now (stored after ours was taken) is no silence at all */
     return silent < UINT32_MAX / 2u && silent > m->remote_lease_ms;

@@ -127,7 +127,7 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
 /* Dispatches one whole batch. */
 static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
-    atomic_store_explicit(&t->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
+    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)zm_port_clock_ms());
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {
@@ -198,7 +198,7 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
  */
 static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
-    atomic_store_explicit(&t->last_rx_ms, (uint32_t)zm_port_clock_ms(), memory_order_relaxed);
+    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)zm_port_clock_ms());
     zm_reader_t r;
     zm_reader_init(&r, batch.ptr, batch.len);
     while (zm_reader_left(&r) > 0) {

@@ -22,6 +22,7 @@
 
 #include "link/link.h"
 #include "proto/codec.h"
+#include "util/atomic.h"
 #include "util/log.h"
 #include "zmote/port.h"
 
@@ -119,7 +120,7 @@ typedef struct zm_transport {
 #if Z_FEATURE_FRAGMENTATION
     zm_defrag_t defrag[2];
 #endif
-    _Atomic uint32_t last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
+    ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
 #if ZM_LOG_LEVEL >= ZM_LOG_WARN
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
 #endif

@@ -425,7 +425,7 @@ static uint32_t elapsed_ms(uint64_t now, uint32_t since)
 
 z_result_t zm_transport_lease_tick(zm_transport_t *t)
 {
-    uint32_t last_rx = atomic_load_explicit(&t->last_rx_ms, memory_order_relaxed);
+    uint32_t last_rx = zm_atomic_load_relaxed(&t->last_rx_ms);
     uint64_t now = zm_port_clock_ms();
     if (elapsed_ms(now, last_rx) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
@@ -433,7 +433,9 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     if (!TX_TRYLOCK(t)) {
         return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
     }
+#if Z_FEATURE_MULTI_THREAD
     now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
+#endif
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
     if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {

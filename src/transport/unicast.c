@@ -24,7 +24,7 @@ SHARED uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport
 SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
-    atomic_init(&t->last_rx_ms, 0u);
+    zm_atomic_init(&t->last_rx_ms, 0u);
 #if Z_FEATURE_MULTI_THREAD
     atomic_init(&t->closed, false);
     atomic_init(&t->tx_stuck_dropped, 0u);
@@ -77,12 +77,12 @@ z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, u
 /*
  * One step of the opener: sends the syn encoded in buf (behind ZM_LINK_HEADROOM), then receives
  * the answer into m, which must be the ack of the same message. A CLOSE is ZM_E_CLOSED, anything
- * else unexpected is an error. The link's receive deadline bounds the wait (set for the whole
- * handshake); nothing sent by the deadline is ZM_E_TIMEOUT.
+ * else unexpected is an error. The link's receive deadline, set for the whole handshake, bounds
+ * the wait and the send: nothing sent by it is ZM_E_TIMEOUT.
  */
-static z_result_t exchange(zm_transport_t *t, uint8_t *buf, size_t len, uint8_t want, zm_transport_msg_t *m,
-                           uint64_t deadline)
+static z_result_t exchange(zm_transport_t *t, uint8_t *buf, size_t len, uint8_t want, zm_transport_msg_t *m)
 {
+    uint64_t deadline = t->link.rx_deadline_ms;
     z_result_t rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, len, deadline, deadline);
     if (rc != Z_OK) {
         return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc;
@@ -184,7 +184,7 @@ SHARED z_result_t zm_transport_finish(zm_transport_t *t)
     ZM_TRY(zm_port_mutex_init(&t->tx_lock));
 #endif
     uint64_t now = zm_port_clock_ms();
-    atomic_store_explicit(&t->last_rx_ms, (uint32_t)now, memory_order_relaxed);
+    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
     t->last_tx_ms = (uint32_t)now;
     return Z_OK;
 }
@@ -200,7 +200,7 @@ _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
  */
-static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p, uint64_t deadline)
+static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
 {
     /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
     uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];
@@ -210,7 +210,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
-    ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m, deadline));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? ack->resolution : ZM_RESOLUTION_DEFAULT; /* its low 6 bits */
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
@@ -242,7 +242,7 @@ static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t 
     uint32_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
     w.len = 0;
     ZM_TRY(zm_open_syn_encode(&w, secs, lease, initial_sn, cookie));
-    ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m, deadline));
+    ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m));
     if (m.body.open.initial_sn > t->sn_mask) {
         return ZM_E_SN_RANGE;
     }
@@ -267,8 +267,8 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     /* The rx buffer serves the handshake too: the link may already hold the first FRAMEs in it. */
     z_result_t rc = zm_transport_setup(t, link, p);
     if (rc == Z_OK) {
-        zm_link_set_deadline(&t->link, deadline); /* bounds each receive of the handshake */
-        rc = handshake_open(t, p, deadline);
+        zm_link_set_deadline(&t->link, deadline); /* bounds each step of the handshake */
+        rc = handshake_open(t, p);
     }
     if (rc == Z_OK) {
         rc = zm_transport_finish(t);

@@ -111,6 +111,13 @@ int main(void)
     /* the handshake's messages and JOIN have no place here; nor has an id no transport message has */
     EXPECT(ZM_E_FIELD, 0x01, 0x09, 0x00, 0x01);
     EXPECT(ZM_E_FIELD, 0x22, 0x0a, 0x00);
+    /* though an INIT is still read whole first: a zid of zeros, of any length, or cut short */
+    EXPECT(ZM_E_ZID, 0x01, 0x09, 0x00, 0x00);
+    EXPECT(ZM_E_ZID, 0x01, 0x09, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    EXPECT(ZM_E_FIELD, 0x01, 0x09, 0xf0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80);
+    EXPECT(ZM_E_FIELD, 0x01, 0x09, 0x10, 0x00, 0x05);
+    EXPECT(ZM_E_TRUNCATED, 0x01, 0x09, 0x10, 0x05);
+    EXPECT(ZM_E_WHATAMI, 0x01, 0x09, 0x03, 0x05);
     EXPECT(ZM_E_MSG_UNKNOWN, 0x07, 0x09, 0x00, 0x01);
     EXPECT(ZM_E_MSG_UNKNOWN, 0x0b);
     EXPECT(ZM_E_MSG_UNKNOWN, 0x04, 0x1d);
