@@ -94,13 +94,12 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
     ) {
         zm_put_args_t a;
-        zm_api_put_parts_t parts;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.kind = ZM_SAMPLE_PUT;
-        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
-        zm_api_put_attachment(&a, &parts, o.attachment);
-        zm_api_put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_payload(&a, payload);
+        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a, o.attachment);
+        zm_api_put_timestamp(&a, o.timestamp);
         a.priority = (uint8_t)o.priority;
         a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
         a.express = o.is_express;
@@ -109,7 +108,7 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
         a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-        zm_api_put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, o.source_info);
 #endif
         r = session_put(record_of(zs), &a, keyexpr);
     }
@@ -136,10 +135,9 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
         return Z_EINVAL;
     }
     zm_put_args_t a;
-    zm_api_put_parts_t parts;
     zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
     a.kind = ZM_SAMPLE_DELETE;
-    zm_api_put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, o.timestamp);
     a.priority = (uint8_t)o.priority;
     a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a.express = o.is_express;
@@ -148,7 +146,7 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
     a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-    zm_api_put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, o.source_info);
 #endif
     return session_put(record_of(zs), &a, keyexpr);
 }
@@ -319,14 +317,13 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         r = Z_EINVAL;
     } else {
         zm_put_args_t a;
-        zm_api_put_parts_t parts;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
-        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
-        zm_api_put_attachment(&a, &parts, o.attachment);
-        zm_api_put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_payload(&a, payload);
+        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, o.attachment);
+        zm_api_put_timestamp(&a, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, o.source_info);
 #endif
         r = session_put(pub->session, &a, NULL);
     }
@@ -348,11 +345,10 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
         z_publisher_delete_options_default(&o);
     }
     zm_put_args_t a;
-    zm_api_put_parts_t parts;
     publisher_args(pub, &a, ZM_SAMPLE_DELETE);
-    zm_api_put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-    zm_api_put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, o.source_info);
 #endif
     return session_put(pub->session, &a, NULL);
 }

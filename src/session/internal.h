@@ -720,9 +720,6 @@ static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
 {
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
-/** The PUT or DEL body of a put's arguments (pointers borrow from a; a DEL's encoder leaves out
- *  its payload and encoding). */
-void zm_put_fill(zm_put_t *put, const zm_put_args_t *a);
 /** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
 void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put);
 /** A local sample of a put's arguments (borrows from a). */

@@ -388,16 +388,14 @@ static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const
         resp->body_id = ZM_MID_REPLY;
         zm_reply_t *rep = &resp->body.reply;
         rep->body_id = a->put.kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
-        zm_put_fill(&rep->body.put, &a->put);
+        rep->body.put = a->put.body;
     } else {
         resp->wire_expr.suffix = zm_slice(r->key, r->key_len);
         resp->body_id = ZM_MID_ERR;
         zm_err_t *err = &resp->body.err;
-        err->payload = a->put.payload;
-        if (a->put.encoding != NULL && !zm_encoding_is_empty(a->put.encoding)) {
-            err->has_encoding = true;
-            err->encoding = *a->put.encoding;
-        }
+        err->payload = a->put.body.payload;
+        err->has_encoding = a->put.body.has_encoding; /* never the empty encoding */
+        err->encoding = a->put.body.encoding;
     }
     return zm_transport_send(zm_peer_tx(p), &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
 }

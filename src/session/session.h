@@ -77,17 +77,18 @@ typedef void (*zm_drop_fn)(void *ctx);
 #define ZM_LOCALITY_SESSION_LOCAL 1
 #define ZM_LOCALITY_REMOTE 2
 
-/** A put or delete; all pointers borrow for the duration of the call. */
+/**
+ * A put or delete; all pointers borrow for the duration of the call. Its body is the PUT or DEL
+ * as it goes out: the payload (a PUT's), and the timestamp, encoding (a PUT's; never the empty
+ * one, which is none), source info (only with Z_FEATURE_UNSTABLE_API) and attachment its flags
+ * say it has; no unknown extension.
+ */
 typedef struct {
     const char *key;
     size_t key_len;
     uint16_t key_id; /* a zm_session_declare_keyexpr id for key, or 0 */
     uint8_t kind;    /* ZM_SAMPLE_* */
-    zm_slice_t payload;
-    const zm_encoding_t *encoding;     /* NULL: none */
-    const zm_slice_t *attachment;      /* NULL: none */
-    const zm_timestamp_t *timestamp;   /* NULL: none */
-    const zm_source_info_t *source;    /* NULL: none; set only with Z_FEATURE_UNSTABLE_API */
+    zm_put_t body;
     uint8_t priority;
     bool block;
     bool express;

@@ -81,7 +81,7 @@ static z_result_t put(zm_session_t *s, const char *key, size_t size, uint8_t kin
     zm_put_args_t a;
     zm_put_args_init(&a, key, strlen(key));
     a.kind = kind;
-    a.payload = zm_slice(payload, size);
+    a.body.payload = zm_slice(payload, size);
     return zm_session_put(s, &a);
 }
 
