@@ -104,11 +104,13 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
 /**
  * Opens a session: connects (client: the first endpoint that answers; peer: every one, and
  * listens on the listen endpoints). Returns an owned session to close with zm_session_close.
+ * cfg is valid, as the API checks it (asserted): a mode of zm_mode_t, at most ZM_ENDPOINTS_MAX
+ * endpoints of each kind, none to listen on for a client, and some endpoint, or else scouting.
  * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one;
  * when no endpoint could be reached, the error of the last one tried (ZM_E_REFUSED, ZM_E_NO_HOST,
  * ZM_E_TIMEOUT, a handshake's error...), so that the caller can say why.
- * Scouting builds: without connect nor listen endpoints the session scouts (cfg->scouting, else
- * Z_EINVAL) for cfg->scout_what and connects to the first node whose HELLO has a locator this
+ * Scouting builds: without connect nor listen endpoints the session scouts for cfg->scout_what
+ * and connects to the first node whose HELLO has a locator this
  * build can open (_Z_ERR_SCOUT_NO_RESULTS if none came within cfg->scout_timeout_ms); a
  * listening peer with cfg->scouting answers SCOUTs on the group, unless its listener is bound to
  * a loopback address (reachable from this machine only, it stays off the network).
