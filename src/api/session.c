@@ -214,7 +214,6 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
         sc->has_zid = true;
     }
     sc->auto_reconnect = Z_FEATURE_AUTO_RECONNECT == 1 && sc->mode == ZM_MODE_CLIENT;
-    sc->open_timeout_ms = Z_TRANSPORT_CONNECT_TIMEOUT;
     return Z_OK;
 }
 

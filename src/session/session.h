@@ -35,7 +35,6 @@ typedef struct {
     zm_zid_t zid;          /* else random */
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
-    uint32_t open_timeout_ms;
 #if Z_FEATURE_SCOUTING
     bool scouting;             /* multicast scouting: find a node without endpoints, answer SCOUTs when listening */
     const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
