@@ -336,10 +336,14 @@ void zm_api_get_release(void *ctx);
  */
 struct zm_api_session {
     ZM_ATOMIC(unsigned) refs;
+#if Z_FEATURE_SESSION_CHECK == 1 /* else no call is counted */
     ZM_ATOMIC(unsigned) users;
+#endif
     ZM_ATOMIC(zm_session_t *) s;
+#if Z_FEATURE_MULTI_THREAD == 1 /* the tasks' state, which only a threaded build has */
     ZM_ATOMIC(bool) read_task;
     ZM_ATOMIC(bool) lease_task;
+#endif
 };
 typedef struct zm_api_session zm_api_session_t;
 

@@ -31,8 +31,10 @@ static void session_close(zm_api_session_t *b)
     }
 #endif
     zm_session_close(s);
+#if Z_FEATURE_MULTI_THREAD == 1
     zm_atomic_store(&b->read_task, false);
     zm_atomic_store(&b->lease_task, false);
+#endif
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
@@ -235,8 +237,7 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
 #if Z_FEATURE_MULTI_THREAD == 1
         sc.start_tasks = options == NULL || options->auto_start_read_task;
 #else
-        ZM_UNUSED(options);
-        sc.start_tasks = false;
+        ZM_UNUSED(options); /* no task to start: start_tasks stays false */
 #endif
         b = zm_alloc(sizeof(*b));
         r = b != NULL ? Z_OK : ZM_E_NOMEM;
@@ -251,10 +252,14 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
         return r;
     }
     zm_atomic_init(&b->refs, 1u);
+#if Z_FEATURE_SESSION_CHECK == 1
     zm_atomic_init(&b->users, 0u);
+#endif
     zm_atomic_init(&b->s, s);
+#if Z_FEATURE_MULTI_THREAD == 1
     zm_atomic_init(&b->read_task, sc.start_tasks);
     zm_atomic_init(&b->lease_task, sc.start_tasks);
+#endif
     zs->_rc.ptr = b;
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
     if (options != NULL && options->auto_start_admin_space) {
