@@ -153,11 +153,8 @@ static z_result_t zid_parse(const char *text, zm_zid_t *zid)
         if (v < 0 || digits == 32) {
             return Z_EINVAL;
         }
-        if (digits % 2 == 0) {
-            raw[digits / 2] = (uint8_t)(v << 4);
-        } else {
-            raw[digits / 2] = (uint8_t)(raw[digits / 2] | v);
-        }
+        /* a digit shifts in from the right: a byte's first digit pushes out whatever was there */
+        raw[digits / 2] = (uint8_t)(raw[digits / 2] << 4 | v);
         digits++;
     }
     if (digits != 32) {
