@@ -289,7 +289,9 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
 {
     zm_put_args_init(a, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len);
     a->key_id = p->key_id;
-    a->kind = kind;
+    if (kind != ZM_SAMPLE_PUT) { /* a PUT is what zm_put_args_init made */
+        a->kind = kind;
+    }
     a->priority = (uint8_t)p->priority;
     a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a->express = p->is_express;

@@ -223,7 +223,9 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     ZM_ASSERT((a->body.exts & ZM_PUT_EXT_SOURCE) == 0); /* only the unstable API gives a source */
 #endif
     z_result_t rc = Z_OK;
-    if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
+    /* only the options of a build with local subscribers choose where a put goes */
+    ZM_ASSERT(Z_FEATURE_LOCAL_SUBSCRIBER || a->destination == ZM_LOCALITY_ANY);
+    if (!Z_FEATURE_LOCAL_SUBSCRIBER || a->destination != ZM_LOCALITY_SESSION_LOCAL) {
         zm_peer_t *pinned[ZM_PEERS_PIN];
         size_t n = pin_targets(s, a, pinned);
         if (n > 0) {
