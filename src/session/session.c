@@ -625,7 +625,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         return rc;
     }
     if (cfg->has_zid) {
-        s->zid = cfg->zid;
+        memcpy(&s->zid, &cfg->zid, sizeof(s->zid)); /* a call, where -Os copies the struct in a loop */
     } else {
         do {
             zm_port_random(s->zid.id, sizeof(s->zid.id));
