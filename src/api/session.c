@@ -212,7 +212,9 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
         ZM_TRY(zid_parse(zid, &sc->zid));
         sc->has_zid = true;
     }
-    sc->auto_reconnect = Z_FEATURE_AUTO_RECONNECT == 1 && sc->mode == ZM_MODE_CLIENT;
+#if Z_FEATURE_AUTO_RECONNECT == 1 /* else false, as the memset left it */
+    sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
+#endif
     return Z_OK;
 }
 
