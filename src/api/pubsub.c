@@ -32,16 +32,22 @@ static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.sl
 
 #if Z_FEATURE_PUBLICATION == 1
 /* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
-static z_result_t session_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
+static z_result_t session_put(zm_api_session_t *b, const zm_put_args_t *a)
 {
     zm_session_t *s;
     ZM_TRY(zm_api_session_enter(b, &s));
-    if (key != NULL && key->id != 0 && key->session == b) {
-        a->key_id = key->id;
-    }
     z_result_t r = zm_session_put(s, a);
     zm_api_session_leave(b);
     return r;
+}
+
+/* The same for z_put and z_delete, on key, by its id where key was declared on b. */
+static z_result_t keyed_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
+{
+    if (key->id != 0 && key->session == b) {
+        a->key_id = key->id;
+    }
+    return session_put(b, a);
 }
 
 /* ---- put and delete -------------------------------------------------------------------------------- */
@@ -110,7 +116,7 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
         a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
         zm_api_put_source(&a, o.source_info);
 #endif
-        r = session_put(record_of(zs), &a, keyexpr);
+        r = keyed_put(record_of(zs), &a, keyexpr);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -148,7 +154,7 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
     a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
     zm_api_put_source(&a, o.source_info);
 #endif
-    return session_put(record_of(zs), &a, keyexpr);
+    return keyed_put(record_of(zs), &a, keyexpr);
 }
 
 /* ---- publishers --------------------------------------------------------------------------------- */
@@ -327,7 +333,7 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
 #ifdef Z_FEATURE_UNSTABLE_API
         zm_api_put_source(&a, o.source_info);
 #endif
-        r = session_put(pub->session, &a, NULL);
+        r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -352,7 +358,7 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
 #ifdef Z_FEATURE_UNSTABLE_API
     zm_api_put_source(&a, o.source_info);
 #endif
-    return session_put(pub->session, &a, NULL);
+    return session_put(pub->session, &a);
 }
 
 const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher)
