@@ -224,50 +224,49 @@ void zm_api_reply_clear(zm_api_reply_t *r);
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
 #if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
-/* The parts of a put that borrow API objects; they must live as long as the zm_put_args_t. */
-typedef struct {
-    zm_encoding_t encoding;
-    zm_slice_t attachment;
-    zm_timestamp_t timestamp;
-    zm_source_info_t source;
-} zm_api_put_parts_t;
+/* The parts of a put's body taken from API objects, which the body borrows: they must live as long
+ * as the zm_put_args_t. The empty encoding is none. */
+static inline void zm_api_put_payload(zm_put_args_t *a, const z_moved_bytes_t *payload)
+{
+    a->body.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
+}
 
-static inline void zm_api_put_encoding(zm_put_args_t *a, zm_api_put_parts_t *parts, const zm_api_encoding_t *e)
+static inline void zm_api_put_encoding(zm_put_args_t *a, const zm_api_encoding_t *e)
 {
     if (e == NULL || (e->id == 0 && e->schema.slice.len == 0)) {
         return;
     }
-    parts->encoding.id = e->id;
-    parts->encoding.has_schema = e->schema.slice.len > 0;
-    parts->encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
-    a->encoding = &parts->encoding;
+    a->body.has_encoding = true;
+    a->body.encoding.id = e->id;
+    a->body.encoding.has_schema = e->schema.slice.len > 0;
+    a->body.encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
 }
 
-static inline void zm_api_put_attachment(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_moved_bytes_t *att)
+static inline void zm_api_put_attachment(zm_put_args_t *a, const z_moved_bytes_t *att)
 {
     if (att != NULL) {
-        parts->attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
-        a->attachment = &parts->attachment;
+        a->body.exts |= ZM_PUT_EXT_ATTACHMENT;
+        a->body.attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
     }
 }
 
-inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts)
+inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts)
 {
     if (ts != NULL && ts->valid) {
-        parts->timestamp.time = ts->time;
-        zm_api_zid_from_id(&parts->timestamp.id, &ts->id);
-        a->timestamp = &parts->timestamp;
+        a->body.has_timestamp = true;
+        a->body.timestamp.time = ts->time;
+        zm_api_zid_from_id(&a->body.timestamp.id, &ts->id);
     }
 }
 
 #ifdef Z_FEATURE_UNSTABLE_API
-static inline void zm_api_put_source(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_source_info_t *si)
+static inline void zm_api_put_source(zm_put_args_t *a, const z_source_info_t *si)
 {
     if (si != NULL) {
-        zm_api_zid_from_id(&parts->source.zid, &si->source_id.zid);
-        parts->source.eid = si->source_id.eid;
-        parts->source.sn = si->source_sn;
-        a->source = &parts->source;
+        a->body.exts |= ZM_PUT_EXT_SOURCE;
+        zm_api_zid_from_id(&a->body.source.zid, &si->source_id.zid);
+        a->body.source.eid = si->source_id.eid;
+        a->body.source.sn = si->source_sn;
     }
 }
 #endif
@@ -337,10 +336,14 @@ void zm_api_get_release(void *ctx);
  */
 struct zm_api_session {
     ZM_ATOMIC(unsigned) refs;
+#if Z_FEATURE_SESSION_CHECK == 1 /* else no call is counted */
     ZM_ATOMIC(unsigned) users;
+#endif
     ZM_ATOMIC(zm_session_t *) s;
+#if Z_FEATURE_MULTI_THREAD == 1 /* the tasks' state, which only a threaded build has */
     ZM_ATOMIC(bool) read_task;
     ZM_ATOMIC(bool) lease_task;
+#endif
 };
 typedef struct zm_api_session zm_api_session_t;
 

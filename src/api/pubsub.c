@@ -32,16 +32,22 @@ static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.sl
 
 #if Z_FEATURE_PUBLICATION == 1
 /* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
-static z_result_t session_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
+static z_result_t session_put(zm_api_session_t *b, const zm_put_args_t *a)
 {
     zm_session_t *s;
     ZM_TRY(zm_api_session_enter(b, &s));
-    if (key != NULL && key->id != 0 && key->session == b) {
-        a->key_id = key->id;
-    }
     z_result_t r = zm_session_put(s, a);
     zm_api_session_leave(b);
     return r;
+}
+
+/* The same for z_put and z_delete, on key, by its id where key was declared on b. */
+static z_result_t keyed_put(zm_api_session_t *b, zm_put_args_t *a, const zm_api_keyexpr_t *key)
+{
+    if (key->id != 0 && key->session == b) {
+        a->key_id = key->id;
+    }
+    return session_put(b, a);
 }
 
 /* ---- put and delete -------------------------------------------------------------------------------- */
@@ -94,13 +100,12 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
     ) {
         zm_put_args_t a;
-        zm_api_put_parts_t parts;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.kind = ZM_SAMPLE_PUT;
-        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
-        zm_api_put_attachment(&a, &parts, o.attachment);
-        zm_api_put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_payload(&a, payload);
+        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a, o.attachment);
+        zm_api_put_timestamp(&a, o.timestamp);
         a.priority = (uint8_t)o.priority;
         a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
         a.express = o.is_express;
@@ -109,9 +114,9 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
         a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-        zm_api_put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, o.source_info);
 #endif
-        r = session_put(record_of(zs), &a, keyexpr);
+        r = keyed_put(record_of(zs), &a, keyexpr);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -136,10 +141,9 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
         return Z_EINVAL;
     }
     zm_put_args_t a;
-    zm_api_put_parts_t parts;
     zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
     a.kind = ZM_SAMPLE_DELETE;
-    zm_api_put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, o.timestamp);
     a.priority = (uint8_t)o.priority;
     a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a.express = o.is_express;
@@ -148,9 +152,9 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
 #endif
 #ifdef Z_FEATURE_UNSTABLE_API
     a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-    zm_api_put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, o.source_info);
 #endif
-    return session_put(record_of(zs), &a, keyexpr);
+    return keyed_put(record_of(zs), &a, keyexpr);
 }
 
 /* ---- publishers --------------------------------------------------------------------------------- */
@@ -291,7 +295,9 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
 {
     zm_put_args_init(a, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len);
     a->key_id = p->key_id;
-    a->kind = kind;
+    if (kind != ZM_SAMPLE_PUT) { /* a PUT is what zm_put_args_init made */
+        a->kind = kind;
+    }
     a->priority = (uint8_t)p->priority;
     a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a->express = p->is_express;
@@ -319,16 +325,15 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         r = Z_EINVAL;
     } else {
         zm_put_args_t a;
-        zm_api_put_parts_t parts;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
-        a.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a, &parts, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
-        zm_api_put_attachment(&a, &parts, o.attachment);
-        zm_api_put_timestamp(&a, &parts, o.timestamp);
+        zm_api_put_payload(&a, payload);
+        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, o.attachment);
+        zm_api_put_timestamp(&a, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a, &parts, o.source_info);
+        zm_api_put_source(&a, o.source_info);
 #endif
-        r = session_put(pub->session, &a, NULL);
+        r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -348,13 +353,12 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
         z_publisher_delete_options_default(&o);
     }
     zm_put_args_t a;
-    zm_api_put_parts_t parts;
     publisher_args(pub, &a, ZM_SAMPLE_DELETE);
-    zm_api_put_timestamp(&a, &parts, o.timestamp);
+    zm_api_put_timestamp(&a, o.timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-    zm_api_put_source(&a, &parts, o.source_info);
+    zm_api_put_source(&a, o.source_info);
 #endif
-    return session_put(pub->session, &a, NULL);
+    return session_put(pub->session, &a);
 }
 
 const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publisher)

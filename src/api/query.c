@@ -335,7 +335,7 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
 
 /* The request parts of a get that borrow API objects; they must live as long as the args. */
 typedef struct {
-    zm_api_put_parts_t put;
+    zm_slice_t attachment;
     zm_source_info_t source;
 } get_parts_t;
 
@@ -355,8 +355,8 @@ static void get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payl
         }
     }
     if (attachment != NULL) {
-        parts->put.attachment = zm_slice(attachment->_this._val.slice.start, attachment->_this._val.slice.len);
-        a->attachment = &parts->put.attachment;
+        parts->attachment = zm_slice(attachment->_this._val.slice.start, attachment->_this._val.slice.len);
+        a->attachment = &parts->attachment;
     }
 }
 
@@ -799,16 +799,15 @@ z_result_t z_query_reply(const z_loaned_query_t *query, const z_loaned_keyexpr_t
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr) && payload != NULL) {
         zm_reply_args_t a;
-        zm_api_put_parts_t parts;
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
-        a.put.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a.put, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
-        zm_api_put_attachment(&a.put, &parts, o.attachment);
-        zm_api_put_timestamp(&a.put, &parts, o.timestamp);
+        zm_api_put_payload(&a.put, payload);
+        zm_api_put_encoding(&a.put, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a.put, o.attachment);
+        zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a.put, &parts, o.source_info);
+        zm_api_put_source(&a.put, o.source_info);
 #endif
         r = query_send(query, &a);
     }
@@ -830,15 +829,14 @@ z_result_t z_query_reply_del(const z_loaned_query_t *query, const z_loaned_keyex
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr)) {
         zm_reply_args_t a;
-        zm_api_put_parts_t parts;
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.put.kind = ZM_SAMPLE_DELETE;
-        zm_api_put_attachment(&a.put, &parts, o.attachment);
-        zm_api_put_timestamp(&a.put, &parts, o.timestamp);
+        zm_api_put_attachment(&a.put, o.attachment);
+        zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a.put, &parts, o.source_info);
+        zm_api_put_source(&a.put, o.source_info);
 #endif
         r = query_send(query, &a);
     }
@@ -858,11 +856,10 @@ z_result_t z_query_reply_err(const z_loaned_query_t *query, z_moved_bytes_t *pay
     z_result_t r = Z_EINVAL;
     if (payload != NULL) {
         zm_reply_args_t a;
-        zm_api_put_parts_t parts;
         a.kind = ZM_REPLY_ERR;
         zm_put_args_init(&a.put, NULL, 0);
-        a.put.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
-        zm_api_put_encoding(&a.put, &parts, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_payload(&a.put, payload);
+        zm_api_put_encoding(&a.put, o.encoding != NULL ? &o.encoding->_this._val : NULL);
         r = query_send(query, &a);
     }
     z_bytes_drop(payload);

@@ -10,7 +10,7 @@
 
 #if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
 /* The external copy of api.h's inline helper of timestamps. */
-extern inline void zm_api_put_timestamp(zm_put_args_t *a, zm_api_put_parts_t *parts, const z_timestamp_t *ts);
+extern inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts);
 #endif
 
 /* ---- ids ------------------------------------------------------------------------------------------ */

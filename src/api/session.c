@@ -31,8 +31,10 @@ static void session_close(zm_api_session_t *b)
     }
 #endif
     zm_session_close(s);
+#if Z_FEATURE_MULTI_THREAD == 1
     zm_atomic_store(&b->read_task, false);
     zm_atomic_store(&b->lease_task, false);
+#endif
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
@@ -151,11 +153,8 @@ static z_result_t zid_parse(const char *text, zm_zid_t *zid)
         if (v < 0 || digits == 32) {
             return Z_EINVAL;
         }
-        if (digits % 2 == 0) {
-            raw[digits / 2] = (uint8_t)(v << 4);
-        } else {
-            raw[digits / 2] = (uint8_t)(raw[digits / 2] | v);
-        }
+        /* a digit shifts in from the right: a byte's first digit pushes out whatever was there */
+        raw[digits / 2] = (uint8_t)(raw[digits / 2] << 4 | v);
         digits++;
     }
     if (digits != 32) {
@@ -213,8 +212,9 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
         ZM_TRY(zid_parse(zid, &sc->zid));
         sc->has_zid = true;
     }
-    sc->auto_reconnect = Z_FEATURE_AUTO_RECONNECT == 1 && sc->mode == ZM_MODE_CLIENT;
-    sc->open_timeout_ms = Z_TRANSPORT_CONNECT_TIMEOUT;
+#if Z_FEATURE_AUTO_RECONNECT == 1 /* else false, as the memset left it */
+    sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
+#endif
     return Z_OK;
 }
 
@@ -236,8 +236,7 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
 #if Z_FEATURE_MULTI_THREAD == 1
         sc.start_tasks = options == NULL || options->auto_start_read_task;
 #else
-        ZM_UNUSED(options);
-        sc.start_tasks = false;
+        ZM_UNUSED(options); /* no task to start: start_tasks stays false */
 #endif
         b = zm_alloc(sizeof(*b));
         r = b != NULL ? Z_OK : ZM_E_NOMEM;
@@ -252,10 +251,14 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
         return r;
     }
     zm_atomic_init(&b->refs, 1u);
+#if Z_FEATURE_SESSION_CHECK == 1
     zm_atomic_init(&b->users, 0u);
+#endif
     zm_atomic_init(&b->s, s);
+#if Z_FEATURE_MULTI_THREAD == 1
     zm_atomic_init(&b->read_task, sc.start_tasks);
     zm_atomic_init(&b->lease_task, sc.start_tasks);
+#endif
     zs->_rc.ptr = b;
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
     if (options != NULL && options->auto_start_admin_space) {

@@ -57,31 +57,32 @@ z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
 /*
  * A build that encodes only what it sends, and no query nor reply (whose encoders need the
  * extension tables anyway), writes the extensions of a PUT or DEL itself, in the tables' order:
- * the source info (with the unstable API, as zm_exts_write does), a PUT's shared-memory mark,
- * the attachment. Unknown extensions, which only a decoded message has, are re-encoded by the
- * complete codec alone: here they fail (Z_EINVAL).
+ * the source info (with the unstable API, as zm_exts_write does), then the attachment. What such
+ * a build never sends fails (Z_EINVAL): a PUT's shared-memory mark, which only a received PUT
+ * carries (nothing is forwarded), a source info without the unstable API, and the unknown
+ * extensions of a decoded message, which the complete codec alone re-encodes.
  */
 #define PUT_EXTS_DIRECT (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE)
 #if PUT_EXTS_DIRECT
 #ifdef Z_FEATURE_UNSTABLE_API
 #define WRITE_SOURCE 1
+#define PUT_EXTS_UNSENT ZM_PUT_EXT_SHM
 #else
 #define WRITE_SOURCE 0
+#define PUT_EXTS_UNSENT (ZM_PUT_EXT_SHM | ZM_PUT_EXT_SOURCE)
 #endif
 
 static z_result_t put_exts_write(zm_writer_t *w, bool put, uint16_t exts, const zm_put_t *p)
 {
-    if (exts & ZM_PUT_EXT_SOURCE) {
+    if (exts & PUT_EXTS_UNSENT) {
+        return Z_EINVAL;
+    }
 #if WRITE_SOURCE
+    if (exts & ZM_PUT_EXT_SOURCE) {
         const zm_source_info_t *src = &p->source;
         ZM_TRY(zm_ext_write_entity(w, 0x41, &src->zid, src->eid, &src->sn, exts != ZM_PUT_EXT_SOURCE));
-#else
-        return Z_EINVAL;
+    }
 #endif
-    }
-    if (exts & ZM_PUT_EXT_SHM) {
-        ZM_TRY(zm_ext_write_unit(w, 0x12, (exts & ZM_PUT_EXT_ATTACHMENT) != 0));
-    }
     if (exts & ZM_PUT_EXT_ATTACHMENT) {
         ZM_TRY(zm_ext_write_zbuf(w, put ? 0x43 : 0x42, p->attachment, false));
     }

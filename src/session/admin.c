@@ -181,8 +181,9 @@ static void reply(zm_session_t *s, const zm_query_in_t *q, const char *key, size
     zm_reply_args_t a;
     a.kind = ZM_REPLY_OK;
     zm_put_args_init(&a.put, key, key_len);
-    a.put.payload = zm_slice(json->buf, json->len);
-    a.put.encoding = &encoding;
+    a.put.body.payload = zm_slice(json->buf, json->len);
+    a.put.body.has_encoding = true;
+    a.put.body.encoding = encoding;
     z_result_t rc = zm_session_reply(s, &q->route, &a);
     ZM_UNUSED(rc); /* the querier may be gone: nothing to do about it */
 }

@@ -22,31 +22,6 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-void zm_put_fill(zm_put_t *put, const zm_put_args_t *a)
-{
-    put->payload = a->payload;
-    if (a->timestamp != NULL) {
-        put->has_timestamp = true;
-        put->timestamp = *a->timestamp;
-    }
-    if (a->encoding != NULL && !zm_encoding_is_empty(a->encoding)) {
-        put->has_encoding = true;
-        put->encoding = *a->encoding;
-    }
-#ifdef Z_FEATURE_UNSTABLE_API
-    if (a->source != NULL) {
-        put->exts |= ZM_PUT_EXT_SOURCE;
-        put->source = *a->source;
-    }
-#else
-    ZM_ASSERT(a->source == NULL); /* only the unstable API gives a source */
-#endif
-    if (a->attachment != NULL) {
-        put->exts |= ZM_PUT_EXT_ATTACHMENT;
-        put->attachment = *a->attachment;
-    }
-}
-
 #if (Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER) || Z_FEATURE_LOCAL_QUERYABLE
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
@@ -54,21 +29,24 @@ void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
     smp->key = a->key;
     smp->key_len = a->key_len;
     smp->kind = a->kind;
-    smp->payload = a->kind == ZM_SAMPLE_PUT ? a->payload : zm_slice(NULL, 0);
-    if (a->encoding != NULL && a->kind == ZM_SAMPLE_PUT) {
-        smp->encoding = *a->encoding;
+    const zm_put_t *b = &a->body;
+    if (a->kind == ZM_SAMPLE_PUT) {
+        smp->payload = b->payload;
+        if (b->has_encoding) {
+            smp->encoding = b->encoding;
+        }
     }
-    if (a->timestamp != NULL) {
+    if (b->has_timestamp) {
         smp->has_timestamp = true;
-        smp->timestamp = *a->timestamp;
+        smp->timestamp = b->timestamp;
     }
-    if (a->attachment != NULL) {
+    if (b->exts & ZM_PUT_EXT_ATTACHMENT) {
         smp->has_attachment = true;
-        smp->attachment = *a->attachment;
+        smp->attachment = b->attachment;
     }
-    if (a->source != NULL) {
+    if (b->exts & ZM_PUT_EXT_SOURCE) {
         smp->has_source = true;
-        smp->source = *a->source;
+        smp->source = b->source;
     }
     smp->priority = a->priority;
     smp->block = a->block;
@@ -174,7 +152,7 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
         m->ext.qos = qos;
     }
     p->body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
-    zm_put_fill(&p->body.put, a);
+    p->body.put = a->body;
 }
 
 
@@ -240,8 +218,14 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     /* the API checked them already, where the user's options became a's fields */
     ZM_ASSERT(a->key != NULL && a->key_len > 0 && a->priority <= ZM_PRIO_BACKGROUND &&
               a->priority != ZM_PRIO_CONTROL && a->kind <= ZM_SAMPLE_DELETE && a->destination <= ZM_LOCALITY_REMOTE);
+    ZM_ASSERT(a->body.unknown.n == 0 && (!a->body.has_encoding || !zm_encoding_is_empty(&a->body.encoding)));
+#ifndef Z_FEATURE_UNSTABLE_API
+    ZM_ASSERT((a->body.exts & ZM_PUT_EXT_SOURCE) == 0); /* only the unstable API gives a source */
+#endif
     z_result_t rc = Z_OK;
-    if (a->destination != ZM_LOCALITY_SESSION_LOCAL) {
+    /* only the options of a build with local subscribers choose where a put goes */
+    ZM_ASSERT(Z_FEATURE_LOCAL_SUBSCRIBER || a->destination == ZM_LOCALITY_ANY);
+    if (!Z_FEATURE_LOCAL_SUBSCRIBER || a->destination != ZM_LOCALITY_SESSION_LOCAL) {
         zm_peer_t *pinned[ZM_PEERS_PIN];
         size_t n = pin_targets(s, a, pinned);
         if (n > 0) {

@@ -12,6 +12,7 @@
 #include "session/internal.h"
 #include "util/alloc.h"
 
+#if ZM_PUSH_DECLS
 static void declare_msg(zm_network_msg_t *m, const zm_declaration_t *d, bool with_interest)
 {
     memset(m, 0, sizeof(*m));
@@ -28,6 +29,7 @@ static z_result_t send_decl(zm_peer_t *p, const zm_declaration_t *d, bool with_i
     declare_msg(&m, d, with_interest);
     return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
 }
+#endif
 
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len)
 {
@@ -39,17 +41,50 @@ void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *ke
     d->wire_expr.suffix = zm_slice(key, len);
 }
 
-void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d)
+/*
+ * The DECLARE of kind for entity id on key (suffix only; the sender's mapping, but for D_KEYEXPR,
+ * which has none on the wire), built in m itself rather than apart to be copied in. Not inlined:
+ * a broadcast and the D_FINAL to a new peer (without ZM_PUSH_DECLS) share it.
+ */
+static ZM_NOINLINE zm_declaration_t *declare_in(zm_network_msg_t *m, uint8_t kind, uint32_t id, const char *key, size_t len)
 {
+    memset(m, 0, sizeof(*m));
+    m->id = ZM_MID_N_DECLARE;
+    m->ext.present = ZM_NET_EXT_QOS;
+    m->ext.qos = ZM_QOS_DECLARE;
+    zm_declaration_t *d = &m->body.declare.decl;
+    d->kind = kind;
+    d->id = id;
+    d->wire_expr.mapping = kind == ZM_DECL_KEYEXPR ? ZM_MAPPING_RECEIVER : ZM_MAPPING_SENDER;
+    d->wire_expr.has_suffix = len > 0;
+    d->wire_expr.suffix = zm_slice(key, len);
+    return d;
+}
+
+/* Not inlined: its message is on the stack only while it is sent. */
+ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, const char *key, size_t len,
+                                   uint8_t extras)
+{
+    zm_network_msg_t m;
+    zm_declaration_t *d = declare_in(&m, kind, id, key, len);
+#if Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS
+    d->has_ext_wire = (extras & ZM_DECL_EXT_WIRE) != 0;
+    d->has_qbl_info = (extras & ZM_DECL_QBL_INFO) != 0;
+    d->qbl_complete = (extras & ZM_DECL_QBL_COMPLETE) != 0;
+#else
+    ZM_UNUSED(d);
+    ZM_UNUSED(extras);
+    ZM_ASSERT(extras == 0); /* only queryables and tokens have them */
+#endif
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
 #if Z_FEATURE_MULTICAST_TRANSPORT
-        if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(d->kind)) {
+        if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(kind)) {
             continue;
         }
 #endif
-        z_result_t r = send_decl(pinned[i], d, false);
+        z_result_t r = zm_transport_send(zm_peer_tx(pinned[i]), &m, true, ZM_PRIO_CONTROL, false);
         if (r == Z_OK && !s->batching) {
             r = zm_transport_flush(&pinned[i]->t);
         }
@@ -240,11 +275,11 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
         rc = zm_liveliness_push_all(s, p);
     }
 #endif
-    zm_declaration_t d;
     S_LOCK(s);
     bool batching = s->batching;
     S_UNLOCK(s);
     if (rc == Z_OK && p->t.remote_whatami != ZM_WAI_ROUTER) {
+        zm_declaration_t d;
         zm_decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
         rc = send_decl(p, &d, true); /* ends the implicit interest 0 */
     }
@@ -261,9 +296,10 @@ z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p)
     if (p->t.remote_whatami == ZM_WAI_ROUTER) {
         return Z_OK;
     }
-    zm_declaration_t d;
-    zm_decl_fill(&d, ZM_DECL_FINAL, 0, NULL, 0);
-    return send_decl(p, &d, true); /* ends the implicit interest 0 */
+    zm_network_msg_t m;
+    declare_in(&m, ZM_DECL_FINAL, 0, NULL, 0);
+    m.body.declare.has_interest_id = true; /* ends the implicit interest 0 */
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
 }
 #endif /* ZM_PUSH_DECLS */
 
@@ -448,10 +484,7 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
     s->next_key_id = (uint16_t)(kid + 1u);
     S_UNLOCK(s);
     *id = kid;
-    zm_declaration_t d;
-    zm_decl_fill(&d, ZM_DECL_KEYEXPR, kid, key, len);
-    d.wire_expr.mapping = ZM_MAPPING_RECEIVER;
-    zm_decl_broadcast(s, &d); /* a peer that fails is dropped; the declaration stands */
+    zm_decl_broadcast(s, ZM_DECL_KEYEXPR, kid, key, len, 0); /* a peer that fails is dropped; the declaration stands */
     return Z_OK;
 }
 
@@ -469,9 +502,7 @@ z_result_t zm_session_undeclare_keyexpr(zm_session_t *s, uint16_t id)
     }
     if (last) {
         zm_free(k);
-        zm_declaration_t d;
-        zm_decl_fill(&d, ZM_UNDECL_KEYEXPR, id, NULL, 0);
-        zm_decl_broadcast(s, &d);
+        zm_decl_broadcast(s, ZM_UNDECL_KEYEXPR, id, NULL, 0, 0);
     }
     return Z_OK;
 }
@@ -610,9 +641,7 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
     sub->ctx = ctx;
     *id = zm_entity_add(s, &s->subs, sub);
     if (origin != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_declaration_t d;
-        zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, *id, key, len);
-        zm_decl_broadcast(s, &d);
+        zm_decl_broadcast(s, ZM_DECL_SUBSCRIBER, *id, key, len, 0);
     }
 #if Z_FEATURE_MATCHING
     zm_matching_update(s); /* our publishers may match it */
@@ -625,9 +654,7 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     bool remote;
     ZM_TRY(zm_entity_remove(s, &s->subs, id, &remote));
     if (remote) {
-        zm_declaration_t d;
-        zm_decl_fill(&d, ZM_UNDECL_SUBSCRIBER, id, NULL, 0);
-        zm_decl_broadcast(s, &d);
+        zm_decl_broadcast(s, ZM_UNDECL_SUBSCRIBER, id, NULL, 0, 0);
     }
 #if Z_FEATURE_MATCHING
     zm_matching_update(s);

@@ -534,8 +534,16 @@ void zm_session_responder_serve(zm_session_t *s);
 /* decl.c */
 /** Sends every current declaration to one new peer (and D_FINAL of the initial interest). */
 ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
-/** Sends one declaration to every live peer; a peer that cannot take it is dropped. */
-void zm_decl_broadcast(zm_session_t *s, const zm_declaration_t *d);
+/* What a declaration zm_decl_broadcast sends carries beyond its kind, id and key: the 0x5F
+ * extension of a U_QUERYABLE or U_TOKEN (the null wire expression, as Rust writes it), the info
+ * of a D_QUERYABLE and whether the queryable is complete. */
+#define ZM_DECL_EXT_WIRE 0x01u
+#define ZM_DECL_QBL_INFO 0x02u
+#define ZM_DECL_QBL_COMPLETE 0x04u
+
+/** Sends the declaration of kind for entity id on key (as zm_decl_fill makes it) with extras
+ *  (ZM_DECL_* bits) to every live peer; a peer that cannot take it is dropped. */
+void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, const char *key, size_t len, uint8_t extras);
 /** Answers an INTEREST's current part with our matching subscribers, queryables and tokens, then D_FINAL. */
 void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it);
 /** Frees our key expressions and publishers (at close). */
@@ -720,9 +728,6 @@ static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
 {
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
-/** The PUT or DEL body of a put's arguments (pointers borrow from a; a DEL's encoder leaves out
- *  its payload and encoding). */
-void zm_put_fill(zm_put_t *put, const zm_put_args_t *a);
 /** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
 void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put);
 /** A local sample of a put's arguments (borrows from a). */

@@ -162,9 +162,7 @@ z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len
         return ZM_E_NOMEM;
     }
     *id = zm_entity_add(s, &s->tokens, tok);
-    zm_declaration_t d;
-    zm_decl_fill(&d, ZM_DECL_TOKEN, *id, key, len);
-    zm_decl_broadcast(s, &d);
+    zm_decl_broadcast(s, ZM_DECL_TOKEN, *id, key, len, 0);
 #if ZM_LIVELINESS_SUBS
     if (zm_session_is_peer(s)) {
         lsubs_dispatch(s, key, len, ZM_SAMPLE_PUT, 0);
@@ -187,10 +185,7 @@ z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id)
     tok->removed = true; /* no new peer hears of it from now on */
     tok->busy++;         /* its key names it below; the last pin frees it */
     S_UNLOCK(s);
-    zm_declaration_t d;
-    zm_decl_fill(&d, ZM_UNDECL_TOKEN, id, NULL, 0);
-    d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
-    zm_decl_broadcast(s, &d);
+    zm_decl_broadcast(s, ZM_UNDECL_TOKEN, id, NULL, 0, ZM_DECL_EXT_WIRE);
 #if ZM_LIVELINESS_SUBS
     if (zm_session_is_peer(s)) {
         lsubs_dispatch(s, tok->key, tok->key_len, ZM_SAMPLE_DELETE, 0);

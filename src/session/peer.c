@@ -11,6 +11,8 @@
 #include "session/internal.h"
 #include "util/alloc.h"
 
+/* How long a connection and then its handshake may take each: Z_TRANSPORT_CONNECT_TIMEOUT, as z_open
+ * documents it. */
 #define CONNECT_TIMEOUT_MS 10000u
 #if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
 /* How long an accept waits for an evicted peer's reader to finish its last callback. */
@@ -274,8 +276,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     zm_endpoint_t ep;
     ZM_TRY(zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT));
     zm_link_t link;
-    uint32_t timeout = s->cfg.open_timeout_ms ? s->cfg.open_timeout_ms : CONNECT_TIMEOUT_MS;
-    ZM_TRY(zm_link_open(&link, &ep, timeout));
+    ZM_TRY(zm_link_open(&link, &ep, CONNECT_TIMEOUT_MS));
     zm_transport_params_t params;
     local_params(s, &params);
 #if ZM_PUSH_DECLS
@@ -287,7 +288,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     zm_peer_t *p = &s->peers[0];
     zm_transport_t *tp = &p->t;
 #endif
-    z_result_t rc = zm_transport_open(tp, &link, &params, timeout);
+    z_result_t rc = zm_transport_open(tp, &link, &params, CONNECT_TIMEOUT_MS);
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));

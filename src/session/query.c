@@ -194,11 +194,7 @@ z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t
     q->ctx = ctx;
     *id = zm_entity_add(s, &s->qbls, q);
     if (origin != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_declaration_t d;
-        zm_decl_fill(&d, ZM_DECL_QUERYABLE, *id, key, len);
-        d.has_qbl_info = true;
-        d.qbl_complete = complete;
-        zm_decl_broadcast(s, &d);
+        zm_decl_broadcast(s, ZM_DECL_QUERYABLE, *id, key, len, ZM_DECL_QBL_INFO | (complete ? ZM_DECL_QBL_COMPLETE : 0u));
     }
 #if Z_FEATURE_MATCHING
     zm_matching_update(s); /* our queriers may match it */
@@ -211,10 +207,7 @@ z_result_t zm_session_undeclare_queryable(zm_session_t *s, uint32_t id)
     bool remote;
     ZM_TRY(zm_entity_remove(s, &s->qbls, id, &remote));
     if (remote) {
-        zm_declaration_t d;
-        zm_decl_fill(&d, ZM_UNDECL_QUERYABLE, id, NULL, 0);
-        d.has_ext_wire = true; /* as Rust writes it: the null wire expression */
-        zm_decl_broadcast(s, &d);
+        zm_decl_broadcast(s, ZM_UNDECL_QUERYABLE, id, NULL, 0, ZM_DECL_EXT_WIRE);
     }
 #if Z_FEATURE_MATCHING
     zm_matching_update(s);
@@ -388,16 +381,14 @@ static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const
         resp->body_id = ZM_MID_REPLY;
         zm_reply_t *rep = &resp->body.reply;
         rep->body_id = a->put.kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
-        zm_put_fill(&rep->body.put, &a->put);
+        rep->body.put = a->put.body;
     } else {
         resp->wire_expr.suffix = zm_slice(r->key, r->key_len);
         resp->body_id = ZM_MID_ERR;
         zm_err_t *err = &resp->body.err;
-        err->payload = a->put.payload;
-        if (a->put.encoding != NULL && !zm_encoding_is_empty(a->put.encoding)) {
-            err->has_encoding = true;
-            err->encoding = *a->put.encoding;
-        }
+        err->payload = a->put.body.payload;
+        err->has_encoding = a->put.body.has_encoding; /* never the empty encoding */
+        err->encoding = a->put.body.encoding;
     }
     return zm_transport_send(zm_peer_tx(p), &m, true, ZM_QOS_PRIO(r->qos), a->put.express);
 }

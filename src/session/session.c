@@ -588,19 +588,15 @@ static z_result_t sync_init(zm_session_t *s)
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
     *out = NULL;
-    if (cfg->mode != ZM_MODE_CLIENT && cfg->mode != ZM_MODE_PEER) {
-        return Z_EINVAL;
-    }
-    bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
+    /* the API made cfg from the user's configuration, and checked it then */
+    ZM_ASSERT((cfg->mode == ZM_MODE_CLIENT || cfg->mode == ZM_MODE_PEER) && cfg->n_connect <= ZM_ENDPOINTS_MAX &&
+              cfg->n_listen <= ZM_ENDPOINTS_MAX && (cfg->mode == ZM_MODE_PEER || cfg->n_listen == 0));
 #if Z_FEATURE_SCOUTING
-    bool can_scout = cfg->scouting && cfg->scout_locator != NULL;
+    bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
+    ZM_ASSERT(!no_endpoint || (cfg->scouting && cfg->scout_locator != NULL));
 #else
-    bool can_scout = false;
+    ZM_ASSERT(cfg->n_connect > 0 || cfg->n_listen > 0);
 #endif
-    if (cfg->n_connect > ZM_ENDPOINTS_MAX || cfg->n_listen > ZM_ENDPOINTS_MAX || (no_endpoint && !can_scout) ||
-        (cfg->mode == ZM_MODE_CLIENT && cfg->n_listen > 0)) {
-        return Z_EINVAL;
-    }
 #if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
     /* a build without unicast peers: no listener, no peers of its own but a group's members */
     for (size_t i = 0; i < cfg->n_listen; i++) {
@@ -629,7 +625,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         return rc;
     }
     if (cfg->has_zid) {
-        s->zid = cfg->zid;
+        memcpy(&s->zid, &cfg->zid, sizeof(s->zid)); /* a call, where -Os copies the struct in a loop */
     } else {
         do {
             zm_port_random(s->zid.id, sizeof(s->zid.id));

@@ -35,7 +35,6 @@ typedef struct {
     zm_zid_t zid;          /* else random */
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
-    uint32_t open_timeout_ms;
 #if Z_FEATURE_SCOUTING
     bool scouting;             /* multicast scouting: find a node without endpoints, answer SCOUTs when listening */
     const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
@@ -77,17 +76,18 @@ typedef void (*zm_drop_fn)(void *ctx);
 #define ZM_LOCALITY_SESSION_LOCAL 1
 #define ZM_LOCALITY_REMOTE 2
 
-/** A put or delete; all pointers borrow for the duration of the call. */
+/**
+ * A put or delete; all pointers borrow for the duration of the call. Its body is the PUT or DEL
+ * as it goes out: the payload (a PUT's), and the timestamp, encoding (a PUT's; never the empty
+ * one, which is none), source info (only with Z_FEATURE_UNSTABLE_API) and attachment its flags
+ * say it has; no unknown extension.
+ */
 typedef struct {
     const char *key;
     size_t key_len;
     uint16_t key_id; /* a zm_session_declare_keyexpr id for key, or 0 */
     uint8_t kind;    /* ZM_SAMPLE_* */
-    zm_slice_t payload;
-    const zm_encoding_t *encoding;     /* NULL: none */
-    const zm_slice_t *attachment;      /* NULL: none */
-    const zm_timestamp_t *timestamp;   /* NULL: none */
-    const zm_source_info_t *source;    /* NULL: none; set only with Z_FEATURE_UNSTABLE_API */
+    zm_put_t body;
     uint8_t priority;
     bool block;
     bool express;
@@ -103,11 +103,13 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
 /**
  * Opens a session: connects (client: the first endpoint that answers; peer: every one, and
  * listens on the listen endpoints). Returns an owned session to close with zm_session_close.
+ * cfg is valid, as the API checks it (asserted): a mode of zm_mode_t, at most ZM_ENDPOINTS_MAX
+ * endpoints of each kind, none to listen on for a client, and some endpoint, or else scouting.
  * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one;
  * when no endpoint could be reached, the error of the last one tried (ZM_E_REFUSED, ZM_E_NO_HOST,
  * ZM_E_TIMEOUT, a handshake's error...), so that the caller can say why.
- * Scouting builds: without connect nor listen endpoints the session scouts (cfg->scouting, else
- * Z_EINVAL) for cfg->scout_what and connects to the first node whose HELLO has a locator this
+ * Scouting builds: without connect nor listen endpoints the session scouts for cfg->scout_what
+ * and connects to the first node whose HELLO has a locator this
  * build can open (_Z_ERR_SCOUT_NO_RESULTS if none came within cfg->scout_timeout_ms); a
  * listening peer with cfg->scouting answers SCOUTs on the group, unless its listener is bound to
  * a loopback address (reachable from this machine only, it stays off the network).

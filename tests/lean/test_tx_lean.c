@@ -83,23 +83,23 @@ int main(void)
     put->exts = ZM_PUT_EXT_ATTACHMENT;
     put->attachment = zm_slice("a", 1);
     EXPECT_BYTES(&m, 0xdd, 0x03, 0x21, 0x0d, 0xe1, 0x81, 0x01, 0x01, 0x07, 0x04, 0x43, 0x01, 'a', 0x02, 'h', 'i');
-    /* with the shared-memory mark before the attachment */
-    put->has_timestamp = false;
-    put->has_encoding = false;
-    put->exts = ZM_PUT_EXT_SHM | ZM_PUT_EXT_ATTACHMENT;
-    EXPECT_BYTES(&m, 0xdd, 0x03, 0x21, 0x0d, 0x81, 0x92, 0x43, 0x01, 'a', 0x02, 'h', 'i');
 
-    /* DEL: its attachment has another id, and it has no shared-memory mark, encoding nor payload */
+    /* DEL: its attachment has another id, and it has no shared-memory mark (the bit is not
+     * DEL's), encoding nor payload */
     push(&m, ZM_MID_DEL);
     m.body.push.body.put.exts = ZM_PUT_EXT_SHM | ZM_PUT_EXT_ATTACHMENT;
     m.body.push.body.put.attachment = zm_slice("a", 1);
     m.body.push.body.put.has_encoding = true;
     EXPECT_BYTES(&m, 0x5d, 0x03, 0x82, 0x42, 0x01, 'a');
 
-    /* what this build cannot send: a source info, an unknown extension, a network extension
-     * other than QoS, a body other than PUT or DEL */
+    /* what this build cannot send: a source info, a shared-memory mark (only a received PUT has
+     * one), an unknown extension, a network extension other than QoS, a body other than PUT or DEL */
     push(&m, ZM_MID_PUT);
     m.body.push.body.put.exts = ZM_PUT_EXT_SOURCE;
+    EXPECT_EINVAL(&m);
+    push(&m, ZM_MID_PUT);
+    m.body.push.body.put.exts = ZM_PUT_EXT_SHM | ZM_PUT_EXT_ATTACHMENT;
+    m.body.push.body.put.attachment = zm_slice("a", 1);
     EXPECT_EINVAL(&m);
     push(&m, ZM_MID_PUT);
     m.body.push.body.put.unknown.n = 1;

@@ -773,7 +773,7 @@ static void test_put_once(void)
     zm_put_args_init(&a, "mc/pub", 6);
     a.key_id = key_id;
     uint8_t payload[4] = {1, 2, 3, 4};
-    a.payload = zm_slice(payload, sizeof(payload));
+    a.body.payload = zm_slice(payload, sizeof(payload));
     rc = zm_session_put(session, &a);
     CHECK_EQ_INT(rc, Z_OK);
     CHECK_EQ_INT(out_n, 1);
@@ -1006,7 +1006,7 @@ static void test_tasks(void)
     uint8_t payload[8] = {0};
     zm_put_args_t a;
     zm_put_args_init(&a, "mc/out", 6);
-    a.payload = zm_slice(payload, sizeof(payload));
+    a.body.payload = zm_slice(payload, sizeof(payload));
     for (uint32_t sn = 0; sn < 200; sn++) {
         push_from(48002, true, sn, -1, "mc/in", 1);
         rc = zm_session_put(session, &a);
