@@ -36,7 +36,9 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
     t->tx_frame = -1;
 #endif
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
+#if ZM_TRANSPORT_SHARED /* the opener sets it from the InitAck before anything reads it */
     t->sn_mask = ZM_SN_MASK_DEFAULT;
+#endif
     /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
     t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
     t->rx_buf = zm_alloc(t->rx_cap);
