@@ -201,8 +201,9 @@ _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 
 /*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
+ * It is inline in zm_transport_open, which -Os would not do for a frame this large.
  */
-static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
+static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
 {
     /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
     uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];
