@@ -168,8 +168,15 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
 
 #endif
 
-/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. */
-static bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
+/* Takes the next non-empty entry of a `k=v;k2` list; false at the end. A build whose only link is
+ * serial reads such lists in serial_config alone (the parse's last one is for IP links, and
+ * zm_endpoint_param is the tests'), where it is inline. */
+#if ZM_LINK_IP
+#define PARAM_STEP static
+#else
+#define PARAM_STEP static ZM_ALWAYS_INLINE
+#endif
+PARAM_STEP bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
     const uint8_t *p = rest->ptr;
     const uint8_t *end = p + rest->len;
