@@ -135,7 +135,7 @@ static size_t head_len(const zm_serial_decoder_t *d) { return (size_t)d->frame[1
  * buf, as far as it fits and in order, with the CRC register following it. A frame longer than
  * any this side takes is marked lost (overflow), and the decoder skips the rest of it.
  */
-static void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
+static ZM_ALWAYS_INLINE void decoded_put(zm_serial_decoder_t *d, uint8_t b, uint8_t *buf, size_t cap)
 {
     size_t k = d->len;
     if (k == ZM_SERIAL_MTU + ZM_SERIAL_OVERHEAD) {
@@ -166,7 +166,7 @@ static uint32_t crc_as_sent(const zm_serial_decoder_t *d)
 }
 
 /* The delimiter came: check what was decoded and start over for the next frame. */
-static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
+static ZM_ALWAYS_INLINE z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_frame_t *frame)
 {
     z_result_t r;
     if (d->overflow) {
@@ -190,8 +190,9 @@ static z_result_t frame_end(zm_serial_decoder_t *d, uint8_t *buf, zm_serial_fram
     return r;
 }
 
-z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used, uint8_t *buf,
-                            size_t cap, zm_serial_frame_t *frame)
+/* zm_serial_decode, inline in take_frame, its one caller in the library, with the two steps above. */
+static ZM_ALWAYS_INLINE z_result_t serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used,
+                                                 uint8_t *buf, size_t cap, zm_serial_frame_t *frame)
 {
     for (size_t i = 0; i < len; i++) {
         uint8_t b = in[i];
@@ -223,6 +224,12 @@ z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t le
     }
     *used = len;
     return ZM_E_AGAIN;
+}
+
+z_result_t zm_serial_decode(zm_serial_decoder_t *d, const uint8_t *in, size_t len, size_t *used, uint8_t *buf,
+                            size_t cap, zm_serial_frame_t *frame)
+{
+    return serial_decode(d, in, len, used, buf, cap, frame);
 }
 
 /* ---- lines ------------------------------------------------------------------------------------- */
@@ -345,7 +352,7 @@ static z_result_t take_frame(serial_line_t *s, uint8_t *buf, size_t cap, zm_seri
 {
     while (s->raw_pos < s->raw_len) {
         size_t used = 0;
-        z_result_t r = zm_serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, buf, cap, f);
+        z_result_t r = serial_decode(&s->rx, s->raw + s->raw_pos, s->raw_len - s->raw_pos, &used, buf, cap, f);
         s->raw_pos += used;
         if (r == Z_OK || r == ZM_E_FIELD) {
             return r;

@@ -36,7 +36,9 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
     t->tx_frame = -1;
 #endif
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
+#if ZM_TRANSPORT_SHARED /* the opener sets it from the InitAck before anything reads it */
     t->sn_mask = ZM_SN_MASK_DEFAULT;
+#endif
     /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
     t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
     t->rx_buf = zm_alloc(t->rx_cap);
@@ -199,8 +201,9 @@ _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 
 /*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
+ * It is inline in zm_transport_open, which -Os would not do for a frame this large.
  */
-static z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
+static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
 {
     /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
     uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];

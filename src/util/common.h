@@ -15,11 +15,16 @@
 /* Keeps a function's frame out of its callers': for a big local that only a rare path needs, so
  * that the frames stacked on the common path do not carry it (scripts/check-stack.sh). */
 #define ZM_NOINLINE __attribute__((noinline))
+/* Puts a function's body in each caller: for one the library calls from one place, which -Os
+ * would leave out of line (a large frame, or a function around it for the tests to call by name,
+ * which a build that does not call it leaves out). */
+#define ZM_ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define ZM_NODISCARD
 #define ZM_LIKELY(x) (x)
 #define ZM_UNLIKELY(x) (x)
 #define ZM_NOINLINE
+#define ZM_ALWAYS_INLINE inline
 #endif
 
 #define ZM_UNUSED(x) ((void)(x))

@@ -4,17 +4,20 @@
 size_t zm_utf8_seq(const uint8_t *s, size_t n)
 {
     unsigned c = s[0];
-    if (c < 0xC2 || c > 0xF4) {
+    if (c - 0xC2u > 0xF4u - 0xC2u) {
         return 0; /* a continuation byte, an overlong two-byte lead, or past U+10FFFF */
     }
     size_t need = 1u + (c >= 0xE0) + (c >= 0xF0);
-    /* The second byte's range also rules out overlong forms, surrogates and U+110000 up. */
-    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
-    unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
-    if (n <= need || s[1] < lo || s[1] > hi) {
+    if (n <= need) {
         return 0;
     }
-    for (size_t k = 2; k <= need; k++) {
+    /* Narrower second bytes rule out overlong forms, surrogates and U+110000 up; every byte after
+     * the lead is a continuation, 0x80 to 0xBF. */
+    unsigned b = s[1];
+    if ((c == 0xE0 && b < 0xA0) || (c == 0xF0 && b < 0x90) || (c == 0xED && b > 0x9F) || (c == 0xF4 && b > 0x8F)) {
+        return 0;
+    }
+    for (size_t k = 1; k <= need; k++) {
         if ((s[k] & 0xC0) != 0x80) {
             return 0;
         }
