@@ -73,6 +73,35 @@ ZM_NODISCARD z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive
  *  zm_transport_encode for the same INIT. */
 ZM_NODISCARD z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size,
                                            bool qos);
+/** INIT's S flag: the sizes (resolution, batch size) follow the zid. */
+#define ZM_INIT_FLAG_S 0x40u
+/** The most bytes of an InitSyn: header, version, whatami and a 16-byte zid, sizes, QoS, patch. */
+#define ZM_INIT_SYN_MAX 25u
+/** zm_init_syn_encode's bytes at o, which has room for ZM_INIT_SYN_MAX, for a whatami and a zid
+ *  known valid (the opener's: its session made them); how many. Inline where the opener calls it. */
+static inline size_t zm_init_syn_put(uint8_t *o, uint8_t whatami, const zm_zid_t *zid, uint16_t batch_size, bool qos)
+{
+    ZM_ASSERT(zid->len >= 1 && zid->len <= 16 && whatami <= ZM_WAI_CLIENT);
+    uint8_t *start = o;
+    bool has_size = batch_size != ZM_BATCH_DEFAULT;
+    /* the patch level extension always comes, so the Z flag is always set */
+    *o++ = (uint8_t)(ZM_MID_INIT | (has_size ? ZM_INIT_FLAG_S : 0u) | ZM_FLAG_Z);
+    *o++ = ZM_PROTO_VERSION;
+    *o++ = (uint8_t)(((zid->len - 1u) << 4) | whatami);
+    memcpy(o, zid->id, zid->len);
+    o += zid->len;
+    if (has_size) {
+        *o++ = ZM_RESOLUTION_DEFAULT;
+        *o++ = (uint8_t)batch_size;
+        *o++ = (uint8_t)(batch_size >> 8);
+    }
+    if (qos) {
+        *o++ = 0x01u | ZM_FLAG_Z;
+    }
+    *o++ = 0x27u; /* patch level 1: a one-byte z64 */
+    *o++ = 1u;
+    return (size_t)(o - start);
+}
 /** An OpenSyn as zmote's opener sends it: no extension; the lease as on the wire (T flag: in
  *  seconds). The bytes of zm_transport_encode for the same OPEN. */
 ZM_NODISCARD z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, uint32_t initial_sn,

@@ -10,7 +10,6 @@
 #include "proto/codec.h"
 
 #define ZM_INIT_FLAG_A 0x20u
-#define ZM_INIT_FLAG_S 0x40u
 #define ZM_OPEN_FLAG_A 0x20u
 #define ZM_OPEN_FLAG_T 0x40u
 #define ZM_FRAME_FLAG_R 0x20u
@@ -173,30 +172,12 @@ z_result_t zm_init_syn_encode(zm_writer_t *w, uint8_t whatami, const zm_zid_t *z
     if (whatami > ZM_WAI_CLIENT) {
         return ZM_E_WHATAMI;
     }
-    bool has_size = batch_size != ZM_BATCH_DEFAULT;
     /* header, version, whatami and zid, [sizes], [QoS: a unit], patch level 1: a one-byte z64 */
-    size_t n = 3u + zid->len + (has_size ? 3u : 0u) + (qos ? 1u : 0u) + 2u;
+    size_t n = 3u + zid->len + (batch_size != ZM_BATCH_DEFAULT ? 3u : 0u) + (qos ? 1u : 0u) + 2u;
     if (zm_writer_left(w) < n) {
         return ZM_E_NO_SPACE;
     }
-    uint8_t *o = w->data + w->len;
-    w->len += n;
-    /* the patch level extension always comes, so the Z flag is always set */
-    *o++ = (uint8_t)(ZM_MID_INIT | (has_size ? ZM_INIT_FLAG_S : 0u) | ZM_FLAG_Z);
-    *o++ = ZM_PROTO_VERSION;
-    *o++ = (uint8_t)(((zid->len - 1u) << 4) | whatami);
-    memcpy(o, zid->id, zid->len);
-    o += zid->len;
-    if (has_size) {
-        *o++ = ZM_RESOLUTION_DEFAULT;
-        *o++ = (uint8_t)batch_size;
-        *o++ = (uint8_t)(batch_size >> 8);
-    }
-    if (qos) {
-        *o++ = 0x01u | ZM_FLAG_Z;
-    }
-    *o++ = 0x27u;
-    *o = 1u;
+    w->len += zm_init_syn_put(w->data + w->len, whatami, zid, batch_size, qos);
     return Z_OK;
 }
 

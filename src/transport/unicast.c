@@ -212,7 +212,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     zm_transport_msg_t m;
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
-    ZM_TRY(zm_init_syn_encode(&w, p->whatami, &p->zid, cap, p->qos));
+    w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m));
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? ack->resolution : ZM_RESOLUTION_DEFAULT; /* its low 6 bits */
