@@ -312,12 +312,9 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
 z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
                            const z_publisher_put_options_t *options)
 {
-    z_publisher_put_options_t o;
-    if (options != NULL) {
-        o = *options;
-    } else {
-        z_publisher_put_options_default(&o);
-    }
+    /* The defaults are all null: read the caller's options, or a null set, in place. */
+    static z_publisher_put_options_t none;
+    const z_publisher_put_options_t *o = options != NULL ? options : &none;
     z_result_t r;
     if (pub == NULL || pub->session == NULL) {
         r = Z_ENULL;
@@ -327,17 +324,17 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         zm_put_args_t a;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
         zm_api_put_payload(&a, payload);
-        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
-        zm_api_put_attachment(&a, o.attachment);
-        zm_api_put_timestamp(&a, o.timestamp);
+        zm_api_put_encoding(&a, o->encoding != NULL ? &o->encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, o->attachment);
+        zm_api_put_timestamp(&a, o->timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a, o.source_info);
+        zm_api_put_source(&a, o->source_info);
 #endif
         r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
-    z_encoding_drop(o.encoding);
-    z_bytes_drop(o.attachment);
+    z_encoding_drop(o->encoding);
+    z_bytes_drop(o->attachment);
     return r;
 }
 
