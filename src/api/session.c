@@ -209,8 +209,7 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
 #endif
     const char *zid = zp_config_get(c, Z_CONFIG_SESSION_ZID_KEY);
     if (zid != NULL) {
-        ZM_TRY(zid_parse(zid, &sc->zid));
-        sc->has_zid = true;
+        ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */
     }
 #if Z_FEATURE_AUTO_RECONNECT == 1 /* else false, as the memset left it */
     sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;

@@ -624,13 +624,11 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         session_release(s);
         return rc;
     }
-    if (cfg->has_zid) {
-        memcpy(&s->zid, &cfg->zid, sizeof(s->zid)); /* a call, where -Os copies the struct in a loop */
-    } else {
-        do {
-            zm_port_random(s->zid.id, sizeof(s->zid.id));
-            s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
-        } while (s->zid.len == 0);
+    /* the configured zid, else (its len 0) a random one */
+    s->zid = cfg->zid;
+    while (s->zid.len == 0) {
+        zm_port_random(s->zid.id, sizeof(s->zid.id));
+        s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
     }
     zm_atomic_init(&s->closing, false);
 #if ZM_LIVELINESS_LATE
