@@ -630,7 +630,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         zm_port_random(s->zid.id, sizeof(s->zid.id));
         s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
     }
+#if Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING /* else a plain flag, false in the zeroed session */
     zm_atomic_init(&s->closing, false);
+#endif
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
