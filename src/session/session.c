@@ -669,7 +669,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = zm_session_scout_connect(s);
     }
 #endif
-    if (rc == Z_OK && connect_count(s) > 0) {
+    /* a client that can neither scout nor listen nor join a group has something to connect to */
+    bool connects = !(Z_FEATURE_SCOUTING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT) ||
+                    connect_count(s) > 0;
+    if (rc == Z_OK && connects) {
         rc = connect_all(s);
         if (rc != Z_OK && alone_useful(s)) {
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
