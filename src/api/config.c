@@ -82,7 +82,7 @@ z_result_t zp_config_insert(z_loaned_config_t *config, uint8_t key, const char *
     if (config == NULL || value == NULL || config->n > ZM_CONFIG_ENTRIES_MAX) {
         return Z_EINVAL;
     }
-    uint8_t i = 0; /* the entry of key; a connect locator always takes a new one */
+    size_t i = 0; /* the entry of key; a connect locator always takes a new one */
     while (i < config->n && (key == Z_CONFIG_CONNECT_KEY || config->entries[i].key != key)) {
         i++;
     }
@@ -108,7 +108,7 @@ const char *zp_config_get(const z_loaned_config_t *config, uint8_t key)
     if (config == NULL) {
         return NULL;
     }
-    for (uint8_t i = 0; i < config->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
+    for (size_t i = 0; i < config->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
         if (config->entries[i].key == key) {
             return config->entries[i].value;
         }

@@ -211,41 +211,41 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
     } else {
         z_publisher_options_default(&o);
     }
-    if (pub == NULL) {
-        z_encoding_drop(o.encoding);
-        return Z_EINVAL;
-    }
-    z_internal_publisher_null(pub);
-    if (!key_valid(keyexpr) || !priority_valid(o.priority) || !congestion_valid(o.congestion_control)
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-        || !locality_valid(o.allowed_destination)
-#endif
-    ) {
-        z_encoding_drop(o.encoding);
-        return Z_EINVAL;
-    }
     /* built in place: a failure leaves it null again (the cleared key is null, ids stay unset) */
-    zm_api_publisher_t *p = &pub->_val;
-    z_result_t r = zm_api_keyexpr_clone(&p->keyexpr, keyexpr);
-    if (r != Z_OK) {
-        z_encoding_drop(o.encoding);
-        return r;
+    z_result_t r = Z_EINVAL;
+    zm_api_session_t *b = NULL;
+    if (pub != NULL) {
+        z_internal_publisher_null(pub);
+        if (key_valid(keyexpr) && priority_valid(o.priority) && congestion_valid(o.congestion_control)
+#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+            && locality_valid(o.allowed_destination)
+#endif
+        ) {
+            r = zm_api_keyexpr_clone(&pub->_val.keyexpr, keyexpr);
+        }
     }
-    p->keyexpr.id = 0; /* the publisher's own key id replaces a declared one */
-    p->keyexpr.session = NULL;
-    zm_api_session_t *b = record_of(zs);
-    zm_session_t *s;
-    r = zm_api_session_enter(b, &s);
     if (r == Z_OK) {
-        r = zm_session_declare_publisher(s, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len,
-                                         &p->id, &p->key_id);
-        zm_api_session_leave(b);
+        zm_api_publisher_t *p = &pub->_val;
+        p->keyexpr.id = 0; /* the publisher's own key id replaces a declared one */
+        p->keyexpr.session = NULL;
+        b = record_of(zs);
+        zm_session_t *s;
+        r = zm_api_session_enter(b, &s);
+        if (r == Z_OK) {
+            r = zm_session_declare_publisher(s, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len,
+                                             &p->id, &p->key_id);
+            zm_api_session_leave(b);
+        }
+        if (r != Z_OK) {
+            zm_api_keyexpr_clear(&p->keyexpr);
+        }
     }
+    /* every failure drops the encoding the options gave, as a success takes it */
     if (r != Z_OK) {
-        zm_api_keyexpr_clear(&p->keyexpr);
         z_encoding_drop(o.encoding);
         return r;
     }
+    zm_api_publisher_t *p = &pub->_val;
     if (o.encoding != NULL) {
         p->encoding = o.encoding->_this._val;
         z_internal_encoding_null(&o.encoding->_this);
@@ -312,12 +312,9 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
 z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
                            const z_publisher_put_options_t *options)
 {
-    z_publisher_put_options_t o;
-    if (options != NULL) {
-        o = *options;
-    } else {
-        z_publisher_put_options_default(&o);
-    }
+    /* The defaults are all null: read the caller's options, or a null set, in place. */
+    static z_publisher_put_options_t none;
+    const z_publisher_put_options_t *o = options != NULL ? options : &none;
     z_result_t r;
     if (pub == NULL || pub->session == NULL) {
         r = Z_ENULL;
@@ -327,17 +324,17 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         zm_put_args_t a;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
         zm_api_put_payload(&a, payload);
-        zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : &pub->encoding);
-        zm_api_put_attachment(&a, o.attachment);
-        zm_api_put_timestamp(&a, o.timestamp);
+        zm_api_put_encoding(&a, o->encoding != NULL ? &o->encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, o->attachment);
+        zm_api_put_timestamp(&a, o->timestamp);
 #ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a, o.source_info);
+        zm_api_put_source(&a, o->source_info);
 #endif
         r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
-    z_encoding_drop(o.encoding);
-    z_bytes_drop(o.attachment);
+    z_encoding_drop(o->encoding);
+    z_bytes_drop(o->attachment);
     return r;
 }
 

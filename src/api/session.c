@@ -181,7 +181,7 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     } else {
         return _Z_ERR_CONFIG_INVALID_MODE;
     }
-    for (uint8_t i = 0; i < c->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
+    for (size_t i = 0; i < c->n && i < ZM_CONFIG_ENTRIES_MAX; i++) {
         const zm_api_config_entry_t *e = &c->entries[i];
         bool connect = e->key == Z_CONFIG_CONNECT_KEY;
         if (!connect && e->key != Z_CONFIG_LISTEN_KEY) {
@@ -209,8 +209,7 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
 #endif
     const char *zid = zp_config_get(c, Z_CONFIG_SESSION_ZID_KEY);
     if (zid != NULL) {
-        ZM_TRY(zid_parse(zid, &sc->zid));
-        sc->has_zid = true;
+        ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */
     }
 #if Z_FEATURE_AUTO_RECONNECT == 1 /* else false, as the memset left it */
     sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;

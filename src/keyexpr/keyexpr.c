@@ -269,10 +269,6 @@ z_result_t zm_keyexpr_validate(const char *s, size_t len)
     bool after_dw = false;  /* the previous chunk was `**` */
     while (i < len) {
         unsigned c = u[i];
-        if (c > '/' && c != '?' && c < 0x80) {
-            i++;
-            continue;
-        }
         switch (c) {
         case '/':
             if (i == cs) {

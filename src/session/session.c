@@ -624,15 +624,15 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         session_release(s);
         return rc;
     }
-    if (cfg->has_zid) {
-        memcpy(&s->zid, &cfg->zid, sizeof(s->zid)); /* a call, where -Os copies the struct in a loop */
-    } else {
-        do {
-            zm_port_random(s->zid.id, sizeof(s->zid.id));
-            s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
-        } while (s->zid.len == 0);
+    /* the configured zid, else (its len 0) a random one */
+    s->zid = cfg->zid;
+    while (s->zid.len == 0) {
+        zm_port_random(s->zid.id, sizeof(s->zid.id));
+        s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
     }
+#if Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING /* else a plain flag, false in the zeroed session */
     zm_atomic_init(&s->closing, false);
+#endif
 #if ZM_LIVELINESS_LATE
     atomic_init(&s->live_rx, NULL);
 #endif
@@ -669,7 +669,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = zm_session_scout_connect(s);
     }
 #endif
-    if (rc == Z_OK && connect_count(s) > 0) {
+    /* a client that can neither scout nor listen nor join a group has something to connect to */
+    bool connects = !(Z_FEATURE_SCOUTING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT) ||
+                    connect_count(s) > 0;
+    if (rc == Z_OK && connects) {
         rc = connect_all(s);
         if (rc != Z_OK && alone_useful(s)) {
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */

@@ -31,8 +31,7 @@ typedef struct {
     size_t n_connect;
     const char *listen[ZM_ENDPOINTS_MAX];
     size_t n_listen;
-    bool has_zid;
-    zm_zid_t zid;          /* else random */
+    zm_zid_t zid;          /* len 0: none, a random one is drawn */
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
 #if Z_FEATURE_SCOUTING

@@ -102,7 +102,6 @@ int main(void)
     c.listen[0] = ep;
     c.n_listen = 1;
     c.start_tasks = true;
-    c.has_zid = true;
     c.zid.len = 2;
     c.zid.id[0] = 0x34;
     c.zid.id[1] = 0x12;
