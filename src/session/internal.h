@@ -306,11 +306,9 @@ typedef struct {
     (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_ADMIN_SPACE)
 
 struct zm_session {
+    zm_session_config_t cfg; /* endpoint strings: into strings, or the caller's during open only */
 #if ZM_KEEPS_ENDPOINTS
-    zm_session_config_t cfg; /* endpoint strings point into strings */
     char *strings;
-#else
-    zm_session_config_t cfg; /* endpoint strings: the caller's, during open only */
 #endif
     zm_zid_t zid;
 #if Z_FEATURE_MULTI_THREAD
