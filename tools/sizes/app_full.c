@@ -1,11 +1,13 @@
 /*
  * Size table, app "full": a client with a publisher, a subscriber, a queryable, a get and a
- * liveliness token, its read and lease tasks on threads. zenoh-pico's API only: the same source builds against either
- * library.
+ * liveliness token, its read and lease tasks on threads. It fails (exit status 6) if no sample
+ * reached its subscriber or no reply its gets. zenoh-pico's API only: the same source builds
+ * against either library.
  */
 #include "zenoh-pico.h"
 
 static volatile unsigned received;
+static volatile unsigned replies;
 
 static void on_sample(z_loaned_sample_t *sample, void *ctx)
 {
@@ -26,7 +28,7 @@ static void on_reply(z_loaned_reply_t *reply, void *ctx)
 {
     (void)ctx;
     if (z_reply_is_ok(reply)) {
-        received++;
+        replies++;
     }
 }
 
@@ -79,5 +81,5 @@ int main(void)
     z_drop(z_move(sub));
     z_drop(z_move(pub));
     z_drop(z_move(s));
-    return 0;
+    return received > 0 && replies > 0 ? 0 : 6;
 }

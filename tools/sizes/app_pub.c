@@ -1,7 +1,8 @@
 /*
  * Size table, app "pub": a publisher-only client on one thread. Opens a client session over a
  * serial line, declares a publisher and puts in a loop, driving the session with zp_read and
- * zp_send_keep_alive. zenoh-pico's API only: the same source builds against either library.
+ * zp_send_keep_alive; it fails (exit status 3) on a put that fails. zenoh-pico's API only: the
+ * same source builds against either library.
  */
 #include "zenoh-pico.h"
 
@@ -25,7 +26,9 @@ int main(void)
         zp_send_keep_alive(z_loan(s), NULL);
         z_owned_bytes_t payload;
         z_bytes_copy_from_str(&payload, "hello");
-        z_publisher_put(z_loan(pub), z_move(payload), NULL);
+        if (z_publisher_put(z_loan(pub), z_move(payload), NULL) < 0) {
+            return 3;
+        }
     }
     z_drop(z_move(pub));
     z_drop(z_move(s));
