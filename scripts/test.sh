@@ -169,12 +169,14 @@ else
 fi
 echo "single-thread: $((SECONDS - t))s"
 
-# A client that never reconnects pushes no declarations and takes liveliness news through the
-# late-bound path (session/internal.h): the code a firmware client runs, against a Rust router.
-stage "client-only build (no peers, no reconnection) + interop as a client"
+# A client with neither peers, a multicast group nor reconnection (session/internal.h): it pushes
+# no declarations (ZM_PUSH_DECLS 0), copies no endpoint strings (ZM_KEEPS_ENDPOINTS 0), opens
+# clients only, and takes liveliness news through the late-bound path (ZM_LIVELINESS_LATE 1):
+# its liveliness, example and query-example tests as a client of a Rust router.
+stage "client-only build (no peers, no multicast, no reconnection) + interop as a client"
 t=$SECONDS
 if configure build/client -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNICAST_PEER=0 \
-    -DZ_FEATURE_AUTO_RECONNECT=0; then
+    -DZ_FEATURE_LINK_UDP_MULTICAST=0 -DZ_FEATURE_MULTICAST_TRANSPORT=0 -DZ_FEATURE_AUTO_RECONNECT=0; then
     build build/client zm_live zm_probe zm_query examples/all || bad "client-only: build"
     ZMOTE_BIN_DIR=$PWD/build/client/examples interop_stage client \
         -k "(test_liveliness or test_examples or test_query_examples) and (router or client) and not restart"
@@ -318,7 +320,21 @@ else
     bad "m4: cross-compile or header check"
 fi
 
-stage "Cortex-M4 size table: the library's share of a publisher-only and a pub+sub client"
+# The size table's three apps (tools/sizes/app_*.c), each built for the host with the library in
+# its own configuration (tools/sizes/NAME.flags, which sizes.sh below sizes; port/posix, ASan),
+# run over a pseudo-terminal serial line to the Rust serial router: the publisher-only client on
+# one thread, the pub+sub client and the full client (get, queryable, token), Rust checking what
+# crosses both ways. Counts the three builds and the three runs.
+stage "size-table configurations built for the host and run against Rust zenoh 1.10.2 over serial"
+t=$SECONDS
+rm -f build/configs.counts
+scripts/check-configs.sh --counts build/configs.counts build/configs </dev/null
+read -r cp cf <build/configs.counts || { cp=0; cf=1; }
+ok "$cp"
+[ "$cf" = 0 ] || bad "size-table configurations: $cf builds or tests" "$cf"
+echo "configs: $((SECONDS - t))s"
+
+stage "Cortex-M4 size table: the library's share of a publisher-only, a pub+sub and a full client, within their goals"
 if scripts/sizes.sh build/sizes; then
     ok
 else
