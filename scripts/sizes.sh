@@ -20,9 +20,9 @@ for tool in $cc arm-none-eabi-ar python3; do
     command -v "$tool" >/dev/null || { echo "error: $tool not found (run scripts/setup.sh)" >&2; exit 1; }
 done
 
-# How a microcontroller build is compiled; what it has is the app's flags file.
+# How a microcontroller build is compiled (a release: no asserts); what it has is the app's flags file.
 cflags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections -Iinclude -Isrc
-        -DZM_ASSERT_ENABLED=0 -DZM_LOG_LEVEL=0)
+        -DZM_ASSERT_ENABLED=0)
 ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=nosys.specs)
 
 # name (tools/sizes/app_NAME.c, tools/sizes/NAME.flags) | port dir | extra port sources | flash goal (bytes)
