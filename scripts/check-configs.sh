@@ -76,7 +76,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 junit=$out/pytest.xml
 rm -f "$junit"
-ZMOTE_CONFIGS_DIR=$PWD/$out .venv/bin/python -m pytest tests/configs -q -rP --junitxml="$junit" "$@" </dev/null
+ZMOTE_CONFIGS_DIR=$(realpath -m "$out") .venv/bin/python -m pytest tests/configs -q -rP --junitxml="$junit" "$@" </dev/null
 read -r tp tf < <(.venv/bin/python scripts/junit-counts.py "$junit")
 passed=$((passed + tp))
 failed=$((failed + tf))
