@@ -33,10 +33,10 @@ typedef enum { ITEM_SAMPLE, ITEM_QUERY, ITEM_REPLY } item_kind_t;
 /* Room for one item of any kind, for an item on its way out of the queue. */
 typedef union {
     zm_api_sample_t sample;
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     zm_api_query_t query;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     zm_api_reply_t reply;
 #endif
 } item_t;
@@ -77,11 +77,11 @@ static void *slot_at(zm_channel_t *ch, size_t index) { return ch->queue + index 
 static size_t item_size(item_kind_t kind)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         return sizeof(zm_api_query_t);
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         return sizeof(zm_api_reply_t);
 #endif
@@ -94,11 +94,11 @@ static size_t item_size(item_kind_t kind)
 static z_result_t item_copy(zm_channel_t *ch, void *dst, const void *src, zm_api_buffer_fn get)
 {
     switch (ch->kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         return zm_api_query_copy(dst, src, get, ch);
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         return zm_api_reply_copy(dst, src, get, ch);
 #endif
@@ -111,12 +111,12 @@ static z_result_t item_copy(zm_channel_t *ch, void *dst, const void *src, zm_api
 static void item_drop(item_kind_t kind, item_t *item)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         zm_api_query_drop(&item->query);
         break;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         zm_api_reply_clear(&item->reply);
         break;
@@ -134,7 +134,7 @@ static void item_drop(item_kind_t kind, item_t *item)
  */
 static bool forgettable_locked(zm_channel_t *ch, const void *during)
 {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     if (ch->kind == ITEM_QUERY) {
         return zm_api_query_droppable_during(slot_at(ch, ch->head), during);
     }
@@ -148,12 +148,12 @@ static bool forgettable_locked(zm_channel_t *ch, const void *during)
 static void item_forget(item_kind_t kind, item_t *item, const void *during)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         zm_api_query_drop_during(&item->query, during);
         break;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         zm_api_reply_clear(&item->reply);
         break;
@@ -499,7 +499,7 @@ z_result_t z_ring_channel_sample_new(z_owned_closure_sample_t *callback, z_owned
                                                : Z_EINVAL;
 }
 
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
 HANDLER_FUNCTIONS(fifo_handler_query, query)
 HANDLER_FUNCTIONS(ring_handler_query, query)
 
@@ -531,7 +531,7 @@ z_result_t z_ring_channel_query_new(z_owned_closure_query_t *callback, z_owned_r
 }
 #endif
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 HANDLER_FUNCTIONS(fifo_handler_reply, reply)
 HANDLER_FUNCTIONS(ring_handler_reply, reply)
 

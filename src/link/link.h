@@ -30,28 +30,11 @@
 /* Bytes a sender reserves in front of every batch, for the stream length prefix. */
 #define ZM_LINK_HEADROOM 2u
 
-/*
- * Whether this build has a link that moves bytes (read and write: TCP's stream) rather than whole
- * batches (send and recv: the serial line, which frames its batches itself). Only such a link
- * needs the stream framing and the buffered reader below; a build without one has neither.
- */
-#define ZM_LINK_BYTES Z_FEATURE_LINK_TCP
-
-/*
- * Whether the build's only link is a client's serial line (no link over IP, no listener): link.c
- * then calls the line's operations directly rather than through a table, and a link is open while
- * it holds its line (ctx). Links of caller-supplied operations (zm_link_init) need the table.
- */
-#define ZM_LINK_DIRECT (Z_FEATURE_LINK_SERIAL && !ZM_LINK_IP && !Z_FEATURE_UNICAST_PEER)
-
 /* Largest batch a stream link can frame: the prefix is a u16. */
 #define ZM_LINK_STREAM_BATCH_MAX 65535u
 
 /* Builds without sockets wait over many links by asking each in turn, this often. */
 #define ZM_LINK_POLL_SLICE_MS 5u
-
-/* Whether a link may share its socket with others (the links a UDP listener accepts). */
-#define ZM_LINK_SHARED (Z_FEATURE_LINK_UDP_UNICAST && Z_FEATURE_UNICAST_PEER)
 
 typedef struct zm_link zm_link_t;
 

@@ -42,18 +42,6 @@ struct zm_transport;
 typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
                                         bool reliable);
 
-/*
- * Whether a batch may stay open across sends: with zp_batch_start (Z_FEATURE_BATCHING), or while
- * a session pushes its declarations to a peer in one batch (a newcomer it accepted, the router it
- * reconnected to, a group: session/internal.h's ZM_PUSH_DECLS). Without, every send writes out
- * the batch it filled before it returns, and the batch is empty between calls.
- */
-#define ZM_TX_BATCHING \
-    (Z_FEATURE_BATCHING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
-/* Without batching nor fragments a batch holds one FRAME at most: what it takes of the SNs is
- * one of its channel, given back by the sender itself when the batch is dropped. */
-#define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
-
 /* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
 #define ZM_TX_CHANNELS 16
 #define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
