@@ -31,14 +31,8 @@
  */
 #define LEASE_SEND_MS 100u
 
-/* tx_lock held. The batch is gone: sent, dropped or lost with its link. Out of line where a batch
- * may stay open, as every way out of it ends here; without, it is two stores, smaller inline. */
-#if ZM_TX_BATCHING
-#define BATCH_RESET static ZM_NOINLINE
-#else
-#define BATCH_RESET static
-#endif
-BATCH_RESET void batch_reset(zm_transport_t *t)
+/* tx_lock held. The batch is gone: sent, dropped or lost with its link. */
+static void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
 #if ZM_TX_BATCHING
@@ -49,14 +43,8 @@ BATCH_RESET void batch_reset(zm_transport_t *t)
 }
 
 /* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch). On
- * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. With
- * one thread it is one call to the link, inline in its callers (a send's flush, the lease tick). */
-#if Z_FEATURE_MULTI_THREAD
-#define WRITE_BATCH static
-#else
-#define WRITE_BATCH static ZM_ALWAYS_INLINE
-#endif
-WRITE_BATCH z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
+ * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
+static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
 #if Z_FEATURE_MULTI_THREAD
