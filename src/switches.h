@@ -10,7 +10,7 @@
 
 #include "zmote/opt.h"
 
-/* ---- links ------------------------------------------------------------------------------- */
+/* ---- every layer ------------------------------------------------------------------------- */
 
 /*
  * Z_FEATURE_UNSTABLE_API is defined or not (zenoh-pico tests it with #ifdef); ZM_UNSTABLE_API is
@@ -21,6 +21,25 @@
 #else
 #define ZM_UNSTABLE_API 0
 #endif
+
+/*
+ * A statement (or part of a condition) that exists only with its option, as Zephyr's IF_ENABLED:
+ * what a single-thread build has no object for (a lock, a condition variable, an atomic's
+ * initialisation, a task), and what the unstable API alone declares (zmote.h's fields of it),
+ * written inline where it happens rather than under an #if each.
+ */
+#if Z_FEATURE_MULTI_THREAD
+#define ZM_IF_THREADS(...) __VA_ARGS__
+#else
+#define ZM_IF_THREADS(...)
+#endif
+#if ZM_UNSTABLE_API
+#define ZM_IF_UNSTABLE(...) __VA_ARGS__
+#else
+#define ZM_IF_UNSTABLE(...)
+#endif
+
+/* ---- links ------------------------------------------------------------------------------- */
 
 /* Whether the build has a link over IP, whose endpoints are `host:port`, or scouts (its group is one). */
 #define ZM_LINK_IP (Z_FEATURE_LINK_TCP || Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_SCOUTING)
@@ -162,15 +181,9 @@
 /* ---- api --------------------------------------------------------------------------------- */
 
 /*
- * A statement or condition that exists only with its option, as Zephyr's IF_ENABLED: the options
- * of the unstable API and of locality (zmote.h declares those fields only then, as zenoh-pico
- * does), written inline where they are read or set rather than under an #if each.
+ * The options of locality, which zmote.h declares only with local subscribers or queryables (as
+ * zenoh-pico does): set and read through ZM_IF_LOCAL_SUB and ZM_IF_LOCAL_QBL.
  */
-#if ZM_UNSTABLE_API
-#define ZM_IF_UNSTABLE(...) __VA_ARGS__
-#else
-#define ZM_IF_UNSTABLE(...)
-#endif
 #if Z_FEATURE_LOCAL_SUBSCRIBER
 #define ZM_IF_LOCAL_SUB(...) __VA_ARGS__
 #else

@@ -186,10 +186,7 @@ static void channel_destroy(zm_channel_t *ch)
         zm_free(b);
     }
     zm_free(ch->queue);
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_destroy(&ch->changed);
-    zm_port_mutex_destroy(&ch->lock);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_destroy(&ch->changed); zm_port_mutex_destroy(&ch->lock);)
     zm_free(ch);
 }
 
@@ -313,9 +310,7 @@ static void channel_send(zm_channel_t *ch, const void *item)
     void *slot = slot_at(ch, (ch->head + ch->count) % ch->cap);
     if (item_copy(ch, slot, item, buffer_get_locked) == Z_OK) {
         ch->count++;
-#if Z_FEATURE_MULTI_THREAD
-        zm_port_condvar_broadcast(&ch->changed);
-#endif
+        ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
     }
     UNLOCK(ch);
 }
@@ -325,9 +320,7 @@ static void channel_close(void *context)
     zm_channel_t *ch = context;
     LOCK(ch);
     ch->closed = true;
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&ch->changed);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
     bool last = --ch->refs == 0;
     UNLOCK(ch);
     if (last) {
@@ -397,9 +390,7 @@ static z_result_t channel_recv(zm_channel_t *ch, void *out, size_t out_size, boo
     z_result_t r;
     if (ch->count > 0) {
         take_oldest_locked(ch, out);
-#if Z_FEATURE_MULTI_THREAD
-        zm_port_condvar_broadcast(&ch->changed);
-#endif
+        ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
         r = Z_OK;
     } else if (ch->closed) {
         r = Z_CHANNEL_DISCONNECTED;
@@ -418,9 +409,7 @@ static void handler_drop(zm_channel_t *ch)
     item_t old;
     LOCK(ch);
     ch->handler_gone = true;
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&ch->changed); /* a sender waiting for room gives up */
-#endif
+    ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);) /* a sender waiting for room gives up */
     while (ch->count > 0) { /* nothing more comes in: empty the queue, one item at a time */
         take_oldest_locked(ch, &old);
         UNLOCK(ch);

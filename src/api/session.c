@@ -31,10 +31,7 @@ static void session_close(zm_api_session_t *b)
     }
 #endif
     zm_session_close(s);
-#if Z_FEATURE_MULTI_THREAD
-    zm_atomic_store(&b->read_task, false);
-    zm_atomic_store(&b->lease_task, false);
-#endif
+    ZM_IF_THREADS(zm_atomic_store(&b->read_task, false); zm_atomic_store(&b->lease_task, false);)
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
@@ -120,9 +117,7 @@ void z_open_options_default(z_open_options_t *options)
         return;
     }
     memset(options, 0, sizeof(*options));
-#if Z_FEATURE_MULTI_THREAD
-    options->auto_start_read_task = true;
-#endif
+    ZM_IF_THREADS(options->auto_start_read_task = true;)
 }
 
 static int hex_value(char c)
@@ -254,10 +249,7 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     zm_atomic_init(&b->users, 0u);
 #endif
     zm_atomic_init(&b->s, s);
-#if Z_FEATURE_MULTI_THREAD
-    zm_atomic_init(&b->read_task, sc.start_tasks);
-    zm_atomic_init(&b->lease_task, sc.start_tasks);
-#endif
+    ZM_IF_THREADS(zm_atomic_init(&b->read_task, sc.start_tasks); zm_atomic_init(&b->lease_task, sc.start_tasks);)
     zs->_rc.ptr = b;
 #if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
     if (options != NULL && options->auto_start_admin_space) {

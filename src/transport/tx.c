@@ -35,10 +35,10 @@
 static void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
-#if ZM_TX_BATCHING
-    t->tx_frame = -1;
-    t->tx_msgs = 0;
-#endif
+    if (ZM_TX_BATCHING) {
+        t->tx_frame = -1;
+        t->tx_msgs = 0;
+    }
     t->tx_block = false;
 }
 
@@ -77,11 +77,7 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 /* tx_lock held. Nothing of the batch left: its messages are lost, its sequence numbers reused. */
 static void batch_drop(zm_transport_t *t)
 {
-#if ZM_TX_BATCHING
-    t->tx_dropped += t->tx_msgs;
-#else
-    t->tx_dropped++; /* its one message */
-#endif
+    t->tx_dropped += ZM_TX_BATCHING ? t->tx_msgs : 1u; /* else its one message */
     if (!t->tx_congested) {
         t->tx_congested = true;
         t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
@@ -107,12 +103,10 @@ static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
  * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
 static z_result_t flush_batch(zm_transport_t *t)
 {
-#if ZM_TX_BATCHING /* else it holds what was just put in */
-    if (t->tx.len == 0) {
+    if (ZM_TX_BATCHING && t->tx.len == 0) { /* else it holds what was just put in */
         t->tx_frame = -1;
         return Z_OK;
     }
-#endif
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
@@ -266,9 +260,7 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
-#if ZM_TX_BATCHING
             t->tx_msgs = 1;
-#endif
             t->tx_block = block || !first;
             off += chunk;
             first = false;
@@ -432,9 +424,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     if (!TX_TRYLOCK(t)) {
         return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
     }
-#if Z_FEATURE_MULTI_THREAD
-    now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
-#endif
+    ZM_IF_THREADS(now = zm_port_clock_ms();) /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
     if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {
