@@ -8,10 +8,8 @@
 
 #include "api/api.h"
 
-#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE || Z_FEATURE_QUERY
 /* The external copy of api.h's inline helper of timestamps. */
 extern inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts);
-#endif
 
 /* ---- ids ------------------------------------------------------------------------------------------ */
 
