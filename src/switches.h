@@ -139,6 +139,9 @@
 #if ZM_CODEC_FULL && !(ZM_DECODE_NETWORK && ZM_DECODE_FRAGMENT && ZM_CODEC_MULTICAST && !ZM_ENCODE_DATA_ONLY)
 #error "the complete codec must decode and encode every message"
 #endif
+#if (ZM_DECODE_FRAGMENT || ZM_CODEC_MULTICAST) && !ZM_DECODE_NETWORK
+#error "a build that reads FRAGMENTs or a group's messages reads network messages (proto/transport.c)"
+#endif
 #if ZM_ENCODE_RESPONSE_FINAL && !ZM_DECODE_REQUEST
 #error "a build sends the final response to the queries it reads"
 #endif

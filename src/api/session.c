@@ -206,9 +206,9 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     if (zid != NULL) {
         ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */
     }
-#if Z_FEATURE_AUTO_RECONNECT /* else false, as the memset left it */
-    sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
-#endif
+    if (Z_FEATURE_AUTO_RECONNECT) { /* else false, as the memset left it */
+        sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
+    }
     return Z_OK;
 }
 

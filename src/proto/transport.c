@@ -51,6 +51,14 @@ static z_result_t whatami_zid_read(zm_reader_t *r, uint8_t *whatami, zm_zid_t *z
     *whatami = (uint8_t)(flags & 0x03u);
     return zm_zid_read(r, (uint8_t)((flags >> 4) + 1u), zid);
 }
+
+/* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
+static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
+{
+    ZM_TRY(zm_read_u8(r, resolution));
+    *resolution &= 0x3fu;
+    return zm_read_u16le(r, batch_size);
+}
 #endif
 
 static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid)
@@ -64,16 +72,6 @@ static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zi
     ZM_TRY(zm_write_u8(w, (uint8_t)(((zid->len - 1u) << 4) | whatami)));
     return zm_zid_write(w, zid);
 }
-
-#if ZM_DECODE_NETWORK
-/* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
-static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
-{
-    ZM_TRY(zm_read_u8(r, resolution));
-    *resolution &= 0x3fu;
-    return zm_read_u16le(r, batch_size);
-}
-#endif
 
 static z_result_t size_write(zm_writer_t *w, uint8_t resolution, uint16_t batch_size)
 {
@@ -184,9 +182,7 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
 #else /* none known, none announced */
-#if ZM_DECODE_NETWORK
 static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
-#endif
 #define OPEN_SYN_ENTRIES 0u
 #define OPEN_ACK_ENTRIES 0u
 #endif
@@ -213,12 +209,8 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
         return Z_EINVAL;
     }
     bool ack = ZM_ENCODE_ACKS && m->ack;
-#if ZM_CODEC_FULL
     uint16_t entries = ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
-    unsigned left = zm_exts_count(&open_exts, entries, m, true);
-#else
-    unsigned left = 0;
-#endif
+    unsigned left = ZM_CODEC_FULL ? zm_exts_count(&open_exts, entries, m, true) : 0u; /* else none known */
     uint8_t h = (uint8_t)(ZM_MID_OPEN | (ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -227,11 +219,9 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
     if (!ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
-#if ZM_CODEC_FULL
     if (left) {
         ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, true));
     }
-#endif
     return Z_OK;
 }
 
@@ -286,15 +276,13 @@ z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 
 /* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
 
-#if ZM_DECODE_NETWORK || ZM_DECODE_FRAGMENT || ZM_CODEC_MULTICAST
+#if ZM_DECODE_NETWORK /* as every build that decodes fragments or JOINs */
 static void unknown_clear(zm_ext_unknown_t *u)
 {
     u->n = 0;
     u->dropped = 0;
 }
-#endif
 
-#if ZM_DECODE_NETWORK
 static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_frame_t *m = ctx;
@@ -539,10 +527,8 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
     case ZM_MID_T_OAM:
         return oam_decode(r, h, &m->body.oam);
 #endif
-#if ZM_DECODE_NETWORK
     case ZM_MID_FRAME:
         return frame_decode(r, h, sn_mask, &m->body.frame);
-#endif
 #if ZM_DECODE_FRAGMENT
     case ZM_MID_FRAGMENT:
         return fragment_decode(r, h, sn_mask, &m->body.fragment);
