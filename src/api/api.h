@@ -154,7 +154,6 @@ ZM_NODISCARD z_result_t zm_api_undeclare(struct zm_api_session *b, uint32_t id,
 /** The global id of entity eid of the session b (a zero id when b is NULL or closed). */
 z_entity_global_id_t zm_api_entity_id(struct zm_api_session *b, uint32_t eid);
 
-#if Z_FEATURE_SCOUTING
 /**
  * A zid from the configuration: 32 hex digits, dashes (of a UUID) ignored, the first two digits
  * giving byte 0 as zenoh-pico reads it. All-zero or malformed text is Z_EINVAL.
@@ -169,7 +168,6 @@ ZM_NODISCARD z_result_t zm_api_zid_parse(const char *text, zm_zid_t *zid);
  */
 ZM_NODISCARD z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator,
                                             uint8_t *what, uint32_t *timeout_ms);
-#endif
 
 /** A zid of the protocol as the API's 16-byte id, and an id back into a zid (all of *zid written). */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);
@@ -190,7 +188,6 @@ void zm_api_subscriber_release(void *ctx);
 
 /* ---- owned queries and replies -------------------------------------------------------------------- */
 
-#if Z_FEATURE_QUERYABLE == 1
 /**
  * Makes dst an owned copy of the query src (loaned in a callback, or owned), its parts as
  * zm_api_parts_copy makes them: it keeps the query open until dropped. Z_EINVAL for a null or
@@ -211,19 +208,15 @@ bool zm_api_query_droppable_during(const zm_api_query_t *q, const zm_api_query_t
  * during's dispatch ends, so that nothing is sent from the depth of the callback.
  */
 void zm_api_query_drop_during(zm_api_query_t *q, const zm_api_query_t *during);
-#endif
 
-#if Z_FEATURE_QUERY == 1
 /** Makes dst an owned copy of the reply src; Z_EINVAL for a null reply, ZM_E_NOMEM. */
 ZM_NODISCARD z_result_t zm_api_reply_copy(zm_api_reply_t *dst, const zm_api_reply_t *src, zm_api_buffer_fn get,
                                           void *ctx);
 /** Drops an owned reply's parts and leaves it null. */
 void zm_api_reply_clear(zm_api_reply_t *r);
-#endif
 
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
-#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
 /* The parts of a put's body taken from API objects, which the body borrows: they must live as long
  * as the zm_put_args_t. The empty encoding is none. */
 static inline void zm_api_put_payload(zm_put_args_t *a, const z_moved_bytes_t *payload)
@@ -259,7 +252,7 @@ inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts)
     }
 }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 static inline void zm_api_put_source(zm_put_args_t *a, const z_source_info_t *si)
 {
     if (si != NULL) {
@@ -271,9 +264,6 @@ static inline void zm_api_put_source(zm_put_args_t *a, const z_source_info_t *si
 }
 #endif
 
-#endif
-
-#if Z_FEATURE_MATCHING == 1
 /** The matching status of publisher or querier id of session b, sending to destination. */
 ZM_NODISCARD z_result_t zm_api_matching_status(struct zm_api_session *b, uint32_t id, uint8_t destination,
                                                z_matching_status_t *status);
@@ -284,9 +274,8 @@ ZM_NODISCARD z_result_t zm_api_matching_status(struct zm_api_session *b, uint32_
 ZM_NODISCARD z_result_t zm_api_matching_listen(struct zm_api_session *b, uint32_t id, uint8_t destination,
                                                z_owned_matching_listener_t *listener,
                                                z_moved_closure_matching_status_t *callback);
-#endif
 
-#if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+#if Z_FEATURE_QUERY && ZM_UNSTABLE_API
 /* ---- cancellation tokens (cancel.c) ---------------------------------------------------------------- */
 
 typedef struct zm_api_cancel zm_api_cancel_t;
@@ -307,7 +296,7 @@ void zm_api_cancel_started(zm_api_cancel_t *t, struct zm_api_session *b, uint32_
 void zm_api_cancel_unlink(zm_api_cancel_t *t, zm_api_cancel_link_t *l);
 #endif
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 /*
  * What a get gives the session as its context: the user's closure, and its cancellation token.
  * The session calls zm_api_get_deliver for each reply and zm_api_get_release once at the end
@@ -315,7 +304,7 @@ void zm_api_cancel_unlink(zm_api_cancel_t *t, zm_api_cancel_link_t *l);
  */
 typedef struct {
     zm_api_closure_reply_t closure;
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     zm_api_cancel_t *token; /* linked through link while the get waits, or NULL */
     zm_api_cancel_link_t link;
 #endif
@@ -336,11 +325,11 @@ void zm_api_get_release(void *ctx);
  */
 struct zm_api_session {
     ZM_ATOMIC(unsigned) refs;
-#if Z_FEATURE_SESSION_CHECK == 1 /* else no call is counted */
+#if Z_FEATURE_SESSION_CHECK /* else no call is counted */
     ZM_ATOMIC(unsigned) users;
 #endif
     ZM_ATOMIC(zm_session_t *) s;
-#if Z_FEATURE_MULTI_THREAD == 1 /* the tasks' state, which only a threaded build has */
+#if Z_FEATURE_MULTI_THREAD /* the tasks' state, which only a threaded build has */
     ZM_ATOMIC(bool) read_task;
     ZM_ATOMIC(bool) lease_task;
 #endif
@@ -362,7 +351,7 @@ ZM_NODISCARD z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t *
  * so there is nothing to end and every call site drops its call. */
 static inline void zm_api_session_leave(zm_api_session_t *b)
 {
-#if Z_FEATURE_SESSION_CHECK == 1
+#if Z_FEATURE_SESSION_CHECK
     zm_atomic_dec(&b->users);
 #else
     ZM_UNUSED(b);

@@ -585,7 +585,7 @@ z_result_t z_bytes_to_slice(const z_loaned_bytes_t *bytes, z_owned_slice_t *dst)
     return zm_api_slice_copy(&dst->_val, bytes->slice.start, bytes->slice.len, false);
 }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 z_result_t z_bytes_get_contiguous_view(const z_loaned_bytes_t *bytes, z_view_slice_t *view)
 {
     if (bytes == NULL || view == NULL) {

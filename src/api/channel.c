@@ -33,10 +33,10 @@ typedef enum { ITEM_SAMPLE, ITEM_QUERY, ITEM_REPLY } item_kind_t;
 /* Room for one item of any kind, for an item on its way out of the queue. */
 typedef union {
     zm_api_sample_t sample;
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     zm_api_query_t query;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     zm_api_reply_t reply;
 #endif
 } item_t;
@@ -77,11 +77,11 @@ static void *slot_at(zm_channel_t *ch, size_t index) { return ch->queue + index 
 static size_t item_size(item_kind_t kind)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         return sizeof(zm_api_query_t);
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         return sizeof(zm_api_reply_t);
 #endif
@@ -94,11 +94,11 @@ static size_t item_size(item_kind_t kind)
 static z_result_t item_copy(zm_channel_t *ch, void *dst, const void *src, zm_api_buffer_fn get)
 {
     switch (ch->kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         return zm_api_query_copy(dst, src, get, ch);
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         return zm_api_reply_copy(dst, src, get, ch);
 #endif
@@ -111,12 +111,12 @@ static z_result_t item_copy(zm_channel_t *ch, void *dst, const void *src, zm_api
 static void item_drop(item_kind_t kind, item_t *item)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         zm_api_query_drop(&item->query);
         break;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         zm_api_reply_clear(&item->reply);
         break;
@@ -134,7 +134,7 @@ static void item_drop(item_kind_t kind, item_t *item)
  */
 static bool forgettable_locked(zm_channel_t *ch, const void *during)
 {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     if (ch->kind == ITEM_QUERY) {
         return zm_api_query_droppable_during(slot_at(ch, ch->head), during);
     }
@@ -148,12 +148,12 @@ static bool forgettable_locked(zm_channel_t *ch, const void *during)
 static void item_forget(item_kind_t kind, item_t *item, const void *during)
 {
     switch (kind) {
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
     case ITEM_QUERY:
         zm_api_query_drop_during(&item->query, during);
         break;
 #endif
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
     case ITEM_REPLY:
         zm_api_reply_clear(&item->reply);
         break;
@@ -186,10 +186,7 @@ static void channel_destroy(zm_channel_t *ch)
         zm_free(b);
     }
     zm_free(ch->queue);
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_destroy(&ch->changed);
-    zm_port_mutex_destroy(&ch->lock);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_destroy(&ch->changed); zm_port_mutex_destroy(&ch->lock);)
     zm_free(ch);
 }
 
@@ -313,9 +310,7 @@ static void channel_send(zm_channel_t *ch, const void *item)
     void *slot = slot_at(ch, (ch->head + ch->count) % ch->cap);
     if (item_copy(ch, slot, item, buffer_get_locked) == Z_OK) {
         ch->count++;
-#if Z_FEATURE_MULTI_THREAD
-        zm_port_condvar_broadcast(&ch->changed);
-#endif
+        ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
     }
     UNLOCK(ch);
 }
@@ -325,9 +320,7 @@ static void channel_close(void *context)
     zm_channel_t *ch = context;
     LOCK(ch);
     ch->closed = true;
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&ch->changed);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
     bool last = --ch->refs == 0;
     UNLOCK(ch);
     if (last) {
@@ -397,9 +390,7 @@ static z_result_t channel_recv(zm_channel_t *ch, void *out, size_t out_size, boo
     z_result_t r;
     if (ch->count > 0) {
         take_oldest_locked(ch, out);
-#if Z_FEATURE_MULTI_THREAD
-        zm_port_condvar_broadcast(&ch->changed);
-#endif
+        ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);)
         r = Z_OK;
     } else if (ch->closed) {
         r = Z_CHANNEL_DISCONNECTED;
@@ -418,9 +409,7 @@ static void handler_drop(zm_channel_t *ch)
     item_t old;
     LOCK(ch);
     ch->handler_gone = true;
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&ch->changed); /* a sender waiting for room gives up */
-#endif
+    ZM_IF_THREADS(zm_port_condvar_broadcast(&ch->changed);) /* a sender waiting for room gives up */
     while (ch->count > 0) { /* nothing more comes in: empty the queue, one item at a time */
         take_oldest_locked(ch, &old);
         UNLOCK(ch);
@@ -499,7 +488,7 @@ z_result_t z_ring_channel_sample_new(z_owned_closure_sample_t *callback, z_owned
                                                : Z_EINVAL;
 }
 
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
 HANDLER_FUNCTIONS(fifo_handler_query, query)
 HANDLER_FUNCTIONS(ring_handler_query, query)
 
@@ -531,7 +520,7 @@ z_result_t z_ring_channel_query_new(z_owned_closure_query_t *callback, z_owned_r
 }
 #endif
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 HANDLER_FUNCTIONS(fifo_handler_reply, reply)
 HANDLER_FUNCTIONS(ring_handler_reply, reply)
 

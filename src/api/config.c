@@ -137,3 +137,57 @@ z_result_t z_config_default(z_owned_config_t *config)
     }
     return Z_OK;
 }
+
+#if Z_FEATURE_SCOUTING
+/* ---- the scouting keys (z_scout and z_open read them) ------------------------------------------ */
+
+/* A decimal number of at most max, no sign, no spaces. */
+static bool parse_u32(const char *text, uint32_t max, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (*text == '\0') {
+        return false;
+    }
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9') {
+            return false;
+        }
+        v = v * 10u + (uint64_t)(*p - '0');
+        if (v > max) {
+            return false;
+        }
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+static const char *config_or(const zm_api_config_t *c, uint8_t key, const char *fallback)
+{
+    const char *v = zp_config_get(c, key);
+    return v != NULL ? v : fallback;
+}
+
+z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator, uint8_t *what,
+                               uint32_t *timeout_ms)
+{
+    const char *on = config_or(c, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT);
+    if (strcmp(on, "true") == 0) {
+        *enabled = true;
+    } else if (strcmp(on, "false") == 0) {
+        *enabled = false;
+    } else {
+        return Z_EINVAL;
+    }
+    *locator = config_or(c, Z_CONFIG_MULTICAST_LOCATOR_KEY, Z_CONFIG_MULTICAST_LOCATOR_DEFAULT);
+    uint32_t w;
+    if (!parse_u32(config_or(c, Z_CONFIG_SCOUTING_WHAT_KEY, Z_CONFIG_SCOUTING_WHAT_DEFAULT), 7u, &w) || w == 0) {
+        return Z_EINVAL;
+    }
+    *what = (uint8_t)w;
+    if (!parse_u32(config_or(c, Z_CONFIG_SCOUTING_TIMEOUT_KEY, Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT), UINT32_MAX,
+                   timeout_ms)) {
+        return Z_EINVAL;
+    }
+    return Z_OK;
+}
+#endif

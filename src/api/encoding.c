@@ -75,7 +75,7 @@ z_result_t z_encoding_take_from_loaned(z_owned_encoding_t *dst, z_loaned_encodin
 
 /* ---- the table ------------------------------------------------------------------------------------ */
 
-#if Z_FEATURE_ENCODING_VALUES == 1
+#if Z_FEATURE_ENCODING_VALUES
 #define ZM_ENCODING_DEFINE(id, fn, cst, text)                                      \
     const z_owned_encoding_t ZP_ENCODING_##cst = {{(id), {{NULL, 0, NULL}}}};      \
     const z_loaned_encoding_t *z_encoding_##fn(void) { return &ZP_ENCODING_##cst._val; }
@@ -127,7 +127,7 @@ z_result_t z_encoding_from_substr(z_owned_encoding_t *encoding, const char *s, s
     if (s == NULL || len == 0) {
         return Z_OK;
     }
-#if Z_FEATURE_ENCODING_VALUES == 1
+#if Z_FEATURE_ENCODING_VALUES
     size_t sep = 0;
     while (sep < len && s[sep] != ';') {
         sep++;
@@ -178,7 +178,7 @@ z_result_t z_encoding_to_string(const z_loaned_encoding_t *encoding, z_owned_str
         return Z_EINVAL;
     }
     const char *name = "";
-#if Z_FEATURE_ENCODING_VALUES == 1
+#if Z_FEATURE_ENCODING_VALUES
     if (encoding->id < ZM_ARRAY_LEN(encoding_names)) {
         name = encoding_names[encoding->id];
     }

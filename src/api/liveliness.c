@@ -9,7 +9,7 @@
 #include "api/api.h"
 #include "session/liveliness.h"
 
-#if Z_FEATURE_LIVELINESS == 1
+#if Z_FEATURE_LIVELINESS
 
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
@@ -83,7 +83,7 @@ z_result_t z_liveliness_undeclare_token(z_moved_liveliness_token_t *token)
 
 /* ---- liveliness subscribers --------------------------------------------------------------------- */
 
-#if Z_FEATURE_SUBSCRIPTION == 1
+#if Z_FEATURE_SUBSCRIPTION
 
 z_result_t z_liveliness_subscriber_options_default(z_liveliness_subscriber_options_t *options)
 {
@@ -172,7 +172,7 @@ z_result_t z_liveliness_declare_background_subscriber(const z_loaned_session_t *
 
 /* ---- liveliness gets ---------------------------------------------------------------------------- */
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 
 z_result_t z_liveliness_get_options_default(z_liveliness_get_options_t *options)
 {
@@ -189,7 +189,7 @@ static z_result_t liveliness_get(zm_api_session_t *b, const zm_api_keyexpr_t *ke
 {
     z_result_t r = Z_OK;
     _Atomic(uint32_t) *shared = NULL;
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
         c->token = token;
         shared = &c->link.rid;
@@ -211,7 +211,7 @@ static z_result_t liveliness_get(zm_api_session_t *b, const zm_api_keyexpr_t *ke
         zm_api_get_release(c); /* the closure's drop runs once, here */
         return r;
     }
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     if (token != NULL) {
         zm_api_cancel_started(token, b, id); /* c may be gone already: only the token is used */
     }
@@ -229,9 +229,7 @@ z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr
         z_liveliness_get_options_default(&o);
     }
     struct zm_api_cancel *token = NULL;
-#ifdef Z_FEATURE_UNSTABLE_API
-    token = o.cancellation_token != NULL ? o.cancellation_token->_this._rc.ptr : NULL; /* the get links its own */
-#endif
+    ZM_IF_UNSTABLE(token = o.cancellation_token != NULL ? o.cancellation_token->_this._rc.ptr : NULL;) /* the get links its own */
     z_result_t r = Z_EINVAL;
     if (callback == NULL || !key_valid(keyexpr) || callback->_this._val.call == NULL) {
         z_closure_reply_drop(callback);
@@ -248,9 +246,7 @@ z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr
                                token);
         }
     }
-#ifdef Z_FEATURE_UNSTABLE_API
-    z_cancellation_token_drop(o.cancellation_token);
-#endif
+    ZM_IF_UNSTABLE(z_cancellation_token_drop(o.cancellation_token);)
     return r;
 }
 

@@ -23,7 +23,7 @@ bool z_internal_matching_listener_check(const z_owned_matching_listener_t *obj)
 
 ZM_API_DEFINE_TAKE(matching_listener)
 
-#if Z_FEATURE_MATCHING == 1
+#if Z_FEATURE_MATCHING
 z_result_t zm_api_matching_status(zm_api_session_t *b, uint32_t id, uint8_t destination, z_matching_status_t *status)
 {
     if (status == NULL) {
@@ -95,10 +95,10 @@ z_result_t zm_api_matching_listen(zm_api_session_t *b, uint32_t id, uint8_t dest
     return r;
 }
 
-#if Z_FEATURE_PUBLICATION == 1
+#if Z_FEATURE_PUBLICATION
 static uint8_t destination_of(const zm_api_publisher_t *pub)
 {
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+#if Z_FEATURE_LOCAL_SUBSCRIBER
     return (uint8_t)pub->allowed_destination;
 #else
     ZM_UNUSED(pub);
@@ -137,10 +137,10 @@ z_result_t z_publisher_declare_background_matching_listener(const z_loaned_publi
 }
 #endif
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 static uint8_t querier_destination(const zm_api_querier_t *q)
 {
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
+#if Z_FEATURE_LOCAL_QUERYABLE
     return (uint8_t)q->allowed_destination;
 #else
     ZM_UNUSED(q);
@@ -186,7 +186,7 @@ z_result_t z_undeclare_matching_listener(z_moved_matching_listener_t *listener)
         return Z_ENULL;
     }
     zm_api_matching_listener_t *v = &listener->_this._val;
-#if Z_FEATURE_MATCHING == 1
+#if Z_FEATURE_MATCHING
     z_result_t r = zm_api_undeclare(v->session, v->id, zm_session_undeclare_matching_listener);
     if (r == Z_EINVAL) {
         r = Z_OK; /* its publisher or querier, undeclared, ended it already */

@@ -8,10 +8,10 @@
 #include "api/api.h"
 #include "session/liveliness.h"
 
-#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_SUBSCRIPTION == 1
+#if Z_FEATURE_PUBLICATION || Z_FEATURE_SUBSCRIPTION
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
-#if Z_FEATURE_PUBLICATION == 1
+#if Z_FEATURE_PUBLICATION
 static bool priority_valid(z_priority_t p) { return p >= Z_PRIORITY_REAL_TIME && p <= Z_PRIORITY_BACKGROUND; }
 
 static bool congestion_valid(z_congestion_control_t c)
@@ -20,7 +20,7 @@ static bool congestion_valid(z_congestion_control_t c)
 }
 #endif
 
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+#if Z_FEATURE_LOCAL_SUBSCRIBER
 static bool locality_valid(z_locality_t l)
 {
     return l == Z_LOCALITY_ANY || l == Z_LOCALITY_SESSION_LOCAL || l == Z_LOCALITY_REMOTE;
@@ -30,7 +30,7 @@ static bool locality_valid(z_locality_t l)
 static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
 #endif
 
-#if Z_FEATURE_PUBLICATION == 1
+#if Z_FEATURE_PUBLICATION
 /* Sends a on the session b; Z_ESESSION_CLOSED once it is closed. */
 static z_result_t session_put(zm_api_session_t *b, const zm_put_args_t *a)
 {
@@ -60,12 +60,8 @@ void z_put_options_default(z_put_options_t *options)
     memset(options, 0, sizeof(*options));
     options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
     options->priority = Z_PRIORITY_DEFAULT;
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    options->allowed_destination = Z_LOCALITY_ANY;
-#endif
-#ifdef Z_FEATURE_UNSTABLE_API
-    options->reliability = Z_RELIABILITY_DEFAULT;
-#endif
+    ZM_IF_LOCAL_SUB(options->allowed_destination = Z_LOCALITY_ANY;)
+    ZM_IF_UNSTABLE(options->reliability = Z_RELIABILITY_DEFAULT;)
 }
 
 void z_delete_options_default(z_delete_options_t *options)
@@ -76,12 +72,8 @@ void z_delete_options_default(z_delete_options_t *options)
     memset(options, 0, sizeof(*options));
     options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
     options->priority = Z_PRIORITY_DEFAULT;
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    options->allowed_destination = Z_LOCALITY_ANY;
-#endif
-#ifdef Z_FEATURE_UNSTABLE_API
-    options->reliability = Z_RELIABILITY_DEFAULT;
-#endif
+    ZM_IF_LOCAL_SUB(options->allowed_destination = Z_LOCALITY_ANY;)
+    ZM_IF_UNSTABLE(options->reliability = Z_RELIABILITY_DEFAULT;)
 }
 
 z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr, z_moved_bytes_t *payload,
@@ -95,9 +87,7 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
     }
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr) && payload != NULL && priority_valid(o.priority) && congestion_valid(o.congestion_control)
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-        && locality_valid(o.allowed_destination)
-#endif
+        ZM_IF_LOCAL_SUB(&& locality_valid(o.allowed_destination))
     ) {
         zm_put_args_t a;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
@@ -109,13 +99,8 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
         a.priority = (uint8_t)o.priority;
         a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
         a.express = o.is_express;
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-        a.destination = (uint8_t)o.allowed_destination;
-#endif
-#ifdef Z_FEATURE_UNSTABLE_API
-        a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-        zm_api_put_source(&a, o.source_info);
-#endif
+        ZM_IF_LOCAL_SUB(a.destination = (uint8_t)o.allowed_destination;)
+        ZM_IF_UNSTABLE(a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT; zm_api_put_source(&a, o.source_info);)
         r = keyed_put(record_of(zs), &a, keyexpr);
     }
     z_bytes_drop(payload);
@@ -134,9 +119,7 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
         z_delete_options_default(&o);
     }
     if (!key_valid(keyexpr) || !priority_valid(o.priority) || !congestion_valid(o.congestion_control)
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-        || !locality_valid(o.allowed_destination)
-#endif
+        ZM_IF_LOCAL_SUB(|| !locality_valid(o.allowed_destination))
     ) {
         return Z_EINVAL;
     }
@@ -147,13 +130,8 @@ z_result_t z_delete(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keye
     a.priority = (uint8_t)o.priority;
     a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a.express = o.is_express;
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    a.destination = (uint8_t)o.allowed_destination;
-#endif
-#ifdef Z_FEATURE_UNSTABLE_API
-    a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT;
-    zm_api_put_source(&a, o.source_info);
-#endif
+    ZM_IF_LOCAL_SUB(a.destination = (uint8_t)o.allowed_destination;)
+    ZM_IF_UNSTABLE(a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT; zm_api_put_source(&a, o.source_info);)
     return keyed_put(record_of(zs), &a, keyexpr);
 }
 
@@ -167,12 +145,8 @@ void z_publisher_options_default(z_publisher_options_t *options)
     memset(options, 0, sizeof(*options));
     options->congestion_control = Z_CONGESTION_CONTROL_DEFAULT;
     options->priority = Z_PRIORITY_DEFAULT;
-#ifdef Z_FEATURE_UNSTABLE_API
-    options->reliability = Z_RELIABILITY_DEFAULT;
-#endif
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    options->allowed_destination = Z_LOCALITY_ANY;
-#endif
+    ZM_IF_UNSTABLE(options->reliability = Z_RELIABILITY_DEFAULT;)
+    ZM_IF_LOCAL_SUB(options->allowed_destination = Z_LOCALITY_ANY;)
 }
 
 void z_publisher_put_options_default(z_publisher_put_options_t *options)
@@ -217,9 +191,7 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
     if (pub != NULL) {
         z_internal_publisher_null(pub);
         if (key_valid(keyexpr) && priority_valid(o.priority) && congestion_valid(o.congestion_control)
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-            && locality_valid(o.allowed_destination)
-#endif
+            ZM_IF_LOCAL_SUB(&& locality_valid(o.allowed_destination))
         ) {
             r = zm_api_keyexpr_clone(&pub->_val.keyexpr, keyexpr);
         }
@@ -255,12 +227,8 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
     p->is_express = o.is_express;
     /* without the options that set them, reliability and destination keep the defaults the
      * nulling gave them (Z_RELIABILITY_DEFAULT and Z_LOCALITY_ANY are 0) */
-#ifdef Z_FEATURE_UNSTABLE_API
-    p->reliability = o.reliability;
-#endif
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    p->allowed_destination = o.allowed_destination;
-#endif
+    ZM_IF_UNSTABLE(p->reliability = o.reliability;)
+    ZM_IF_LOCAL_SUB(p->allowed_destination = o.allowed_destination;)
     zm_api_session_ref(b);
     p->session = b;
     return Z_OK;
@@ -301,12 +269,8 @@ static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_
     a->priority = (uint8_t)p->priority;
     a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
     a->express = p->is_express;
-#ifdef Z_FEATURE_UNSTABLE_API /* else reliable, as zm_put_args_init has it */
-    a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;
-#endif
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1 /* else anywhere, as zm_put_args_init has it */
-    a->destination = (uint8_t)p->allowed_destination;
-#endif
+    ZM_IF_UNSTABLE(a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;) /* else reliable, as zm_put_args_init has it */
+    ZM_IF_LOCAL_SUB(a->destination = (uint8_t)p->allowed_destination;) /* else anywhere, as zm_put_args_init has it */
 }
 
 z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
@@ -327,9 +291,7 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
         zm_api_put_encoding(&a, o->encoding != NULL ? &o->encoding->_this._val : &pub->encoding);
         zm_api_put_attachment(&a, o->attachment);
         zm_api_put_timestamp(&a, o->timestamp);
-#ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a, o->source_info);
-#endif
+        ZM_IF_UNSTABLE(zm_api_put_source(&a, o->source_info);)
         r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
@@ -352,9 +314,7 @@ z_result_t z_publisher_delete(const z_loaned_publisher_t *pub, const z_publisher
     zm_put_args_t a;
     publisher_args(pub, &a, ZM_SAMPLE_DELETE);
     zm_api_put_timestamp(&a, o.timestamp);
-#ifdef Z_FEATURE_UNSTABLE_API
-    zm_api_put_source(&a, o.source_info);
-#endif
+    ZM_IF_UNSTABLE(zm_api_put_source(&a, o.source_info);)
     return session_put(pub->session, &a);
 }
 
@@ -363,7 +323,7 @@ const z_loaned_keyexpr_t *z_publisher_keyexpr(const z_loaned_publisher_t *publis
     return publisher != NULL ? &publisher->keyexpr : NULL;
 }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 z_entity_global_id_t z_publisher_id(const z_loaned_publisher_t *publisher)
 {
     return publisher != NULL ? zm_api_entity_id(publisher->session, publisher->id) : zm_api_entity_id(NULL, 0);
@@ -375,7 +335,7 @@ z_entity_global_id_t z_publisher_id(const z_loaned_publisher_t *publisher)
 
 /* ---- subscribers -------------------------------------------------------------------------------- */
 
-#if Z_FEATURE_SUBSCRIPTION == 1
+#if Z_FEATURE_SUBSCRIPTION
 
 void z_subscriber_options_default(z_subscriber_options_t *options)
 {
@@ -383,9 +343,7 @@ void z_subscriber_options_default(z_subscriber_options_t *options)
         return;
     }
     memset(options, 0, sizeof(*options));
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
-    options->allowed_origin = Z_LOCALITY_ANY;
-#endif
+    ZM_IF_LOCAL_SUB(options->allowed_origin = Z_LOCALITY_ANY;)
 }
 
 void z_internal_subscriber_null(z_owned_subscriber_t *obj)
@@ -409,7 +367,7 @@ static z_result_t subscribe(const z_loaned_session_t *zs, const z_loaned_keyexpr
         return Z_EINVAL;
     }
     uint8_t origin = ZM_LOCALITY_ANY;
-#if Z_FEATURE_LOCAL_SUBSCRIBER == 1
+#if Z_FEATURE_LOCAL_SUBSCRIBER
     if (options != NULL) {
         if (!locality_valid(options->allowed_origin)) {
             z_closure_sample_drop(callback);
@@ -486,7 +444,7 @@ z_result_t z_undeclare_subscriber(z_moved_subscriber_t *sub)
         return Z_ENULL;
     }
     zm_api_subscriber_t *v = &sub->_this._val;
-#if Z_FEATURE_LIVELINESS == 1
+#if Z_FEATURE_LIVELINESS
     z_result_t r = zm_api_undeclare(v->session, v->id, v->liveliness ? zm_session_undeclare_liveliness_subscriber
                                                                       : zm_session_undeclare_subscriber);
 #else
@@ -508,7 +466,7 @@ const z_loaned_keyexpr_t *z_subscriber_keyexpr(const z_loaned_subscriber_t *subs
     return subscriber != NULL ? &subscriber->keyexpr : NULL;
 }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 z_entity_global_id_t z_subscriber_id(const z_loaned_subscriber_t *subscriber)
 {
     return subscriber != NULL ? zm_api_entity_id(subscriber->session, subscriber->id) : zm_api_entity_id(NULL, 0);

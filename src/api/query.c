@@ -8,13 +8,13 @@
 
 #include "api/api.h"
 
-#if Z_FEATURE_QUERY == 1 || Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE
 
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 
 static bool key_valid(const zm_api_keyexpr_t *k) { return k != NULL && k->key.slice.len > 0; }
 
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
+#if Z_FEATURE_LOCAL_QUERYABLE
 static bool locality_valid(z_locality_t l)
 {
     return l == Z_LOCALITY_ANY || l == Z_LOCALITY_SESSION_LOCAL || l == Z_LOCALITY_REMOTE;
@@ -46,7 +46,7 @@ z_query_consolidation_t z_query_consolidation_none(void) { return consolidation(
 
 /* ==== replies ======================================================================================= */
 
-#if Z_FEATURE_QUERY == 1
+#if Z_FEATURE_QUERY
 
 static void reply_err_clear(zm_api_reply_err_t *e)
 {
@@ -230,7 +230,7 @@ void zm_api_get_release(void *ctx)
 {
     zm_api_get_ctx_t *c = ctx;
     zm_api_closure_reply_t closure = c->closure;
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     if (c->token != NULL) {
         zm_api_cancel_unlink(c->token, &c->link);
     }
@@ -250,9 +250,7 @@ void z_get_options_default(z_get_options_t *options)
     options->consolidation = z_query_consolidation_default();
     options->congestion_control = Z_CONGESTION_CONTROL_BLOCK;
     options->priority = Z_PRIORITY_DEFAULT;
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-    options->allowed_destination = Z_LOCALITY_ANY;
-#endif
+    ZM_IF_LOCAL_QBL(options->allowed_destination = Z_LOCALITY_ANY;)
     options->target = z_query_target_default();
     options->timeout_ms = Z_GET_TIMEOUT_DEFAULT;
     options->accept_replies = z_reply_keyexpr_default();
@@ -276,7 +274,7 @@ static uint8_t consolidation_of(z_consolidation_mode_t m)
 }
 
 /* The token a get's options give, used for the call only: the get links its own reference. */
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 #define GET_TOKEN(o) ((o).cancellation_token != NULL ? (o).cancellation_token->_this._rc.ptr : NULL)
 #define GET_TOKEN_DROP(o) z_cancellation_token_drop((o).cancellation_token)
 #else
@@ -303,7 +301,7 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
     c->closure = callback->_this._val;
     z_internal_closure_reply_null(&callback->_this);
     z_result_t r = Z_OK;
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     c->token = NULL;
     if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
         c->token = token;
@@ -325,7 +323,7 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
         zm_api_get_release(c);
         return r;
     }
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
     if (token != NULL) {
         zm_api_cancel_started(token, b, rid); /* c may be gone already: only the token is used */
     }
@@ -360,7 +358,7 @@ static void get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payl
     }
 }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 static void get_source(zm_get_args_t *a, get_parts_t *parts, const z_source_info_t *si)
 {
     if (si != NULL) {
@@ -397,13 +395,9 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
         a.block = o.congestion_control != Z_CONGESTION_CONTROL_DROP;
         a.express = o.is_express;
         a.any_key = o.accept_replies == Z_REPLY_KEYEXPR_ANY;
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-        a.destination = locality_valid(o.allowed_destination) ? (uint8_t)o.allowed_destination : 0xffu;
-#endif
+        ZM_IF_LOCAL_QBL(a.destination = locality_valid(o.allowed_destination) ? (uint8_t)o.allowed_destination : 0xffu;)
         a.timeout_ms = o.timeout_ms != 0 ? o.timeout_ms : Z_GET_TIMEOUT_DEFAULT;
-#ifdef Z_FEATURE_UNSTABLE_API
-        get_source(&a, &parts, o.source_info);
-#endif
+        ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
         r = session_get(record_of(zs), &a, callback, GET_TOKEN(o));
         callback = NULL;
     }
@@ -433,9 +427,7 @@ void z_querier_options_default(z_querier_options_t *options)
     options->target = z_query_target_default();
     options->consolidation = z_query_consolidation_default();
     options->congestion_control = Z_CONGESTION_CONTROL_BLOCK;
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-    options->allowed_destination = Z_LOCALITY_ANY;
-#endif
+    ZM_IF_LOCAL_QBL(options->allowed_destination = Z_LOCALITY_ANY;)
     options->priority = Z_PRIORITY_DEFAULT;
     options->timeout_ms = Z_GET_TIMEOUT_DEFAULT;
     options->accept_replies = z_reply_keyexpr_default();
@@ -497,9 +489,7 @@ z_result_t z_declare_querier(const z_loaned_session_t *zs, z_owned_querier_t *qu
             q.congestion_control = o.congestion_control;
             q.priority = o.priority;
             q.is_express = o.is_express;
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-            q.allowed_destination = o.allowed_destination;
-#endif
+            ZM_IF_LOCAL_QBL(q.allowed_destination = o.allowed_destination;)
             q.timeout_ms = o.timeout_ms;
             q.accept_replies = o.accept_replies;
             querier->_val = q;
@@ -565,9 +555,7 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
         a.any_key = querier->accept_replies == Z_REPLY_KEYEXPR_ANY;
         a.destination = (uint8_t)querier->allowed_destination;
         a.timeout_ms = querier->timeout_ms != 0 ? querier->timeout_ms : Z_GET_TIMEOUT_DEFAULT;
-#ifdef Z_FEATURE_UNSTABLE_API
-        get_source(&a, &parts, o.source_info);
-#endif
+        ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
         r = session_get(querier->session, &a, callback, GET_TOKEN(o));
         callback = NULL;
     }
@@ -600,7 +588,7 @@ z_entity_global_id_t z_querier_id(const z_loaned_querier_t *querier)
 
 /* ==== queryables and queries ========================================================================== */
 
-#if Z_FEATURE_QUERYABLE == 1
+#if Z_FEATURE_QUERYABLE
 
 static void query_clear(zm_api_query_t *q)
 {
@@ -806,9 +794,7 @@ z_result_t z_query_reply(const z_loaned_query_t *query, const z_loaned_keyexpr_t
         zm_api_put_attachment(&a.put, o.attachment);
         zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
-#ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a.put, o.source_info);
-#endif
+        ZM_IF_UNSTABLE(zm_api_put_source(&a.put, o.source_info);)
         r = query_send(query, &a);
     }
     z_bytes_drop(payload);
@@ -835,9 +821,7 @@ z_result_t z_query_reply_del(const z_loaned_query_t *query, const z_loaned_keyex
         zm_api_put_attachment(&a.put, o.attachment);
         zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
-#ifdef Z_FEATURE_UNSTABLE_API
-        zm_api_put_source(&a.put, o.source_info);
-#endif
+        ZM_IF_UNSTABLE(zm_api_put_source(&a.put, o.source_info);)
         r = query_send(query, &a);
     }
     z_bytes_drop(o.attachment);
@@ -917,9 +901,7 @@ void z_queryable_options_default(z_queryable_options_t *options)
         return;
     }
     memset(options, 0, sizeof(*options));
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-    options->allowed_origin = Z_LOCALITY_ANY;
-#endif
+    ZM_IF_LOCAL_QBL(options->allowed_origin = Z_LOCALITY_ANY;)
 }
 
 void z_internal_queryable_null(z_owned_queryable_t *obj)
@@ -945,9 +927,7 @@ static z_result_t declare_queryable(const z_loaned_session_t *zs, const z_loaned
         z_queryable_options_default(&o);
     }
     uint8_t origin = ZM_LOCALITY_ANY;
-#if Z_FEATURE_LOCAL_QUERYABLE == 1
-    origin = locality_valid(o.allowed_origin) ? (uint8_t)o.allowed_origin : 0xffu;
-#endif
+    ZM_IF_LOCAL_QBL(origin = locality_valid(o.allowed_origin) ? (uint8_t)o.allowed_origin : 0xffu;)
     zm_api_session_t *b = record_of(zs);
     if (callback == NULL || callback->_this._val.call == NULL || !key_valid(keyexpr) || origin == 0xffu ||
         b == NULL) {

@@ -8,10 +8,8 @@
 
 #include "api/api.h"
 
-#if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_QUERYABLE == 1 || Z_FEATURE_QUERY == 1
 /* The external copy of api.h's inline helper of timestamps. */
 extern inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts);
-#endif
 
 /* ---- ids ------------------------------------------------------------------------------------------ */
 
@@ -289,7 +287,7 @@ z_congestion_control_t z_sample_congestion_control(const z_loaned_sample_t *samp
 
 bool z_sample_express(const z_loaned_sample_t *sample) { return or_empty(sample)->express; }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 z_reliability_t z_sample_reliability(const z_loaned_sample_t *sample) { return or_empty(sample)->reliability; }
 
 const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample)

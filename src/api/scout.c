@@ -1,6 +1,6 @@
 /*
- * Scouting in the API: z_scout and its options, and the scouting keys of a configuration that
- * z_open reads too. z_scout blocks for its timeout, as zenoh-pico's does, and hands each node
+ * Scouting in the API: z_scout and its options (the scouting keys of a configuration, which z_open
+ * reads too, are config.c's). z_scout blocks for its timeout, as zenoh-pico's does, and hands each node
  * found to the closure on the calling thread, once per node, as soon as its HELLO comes.
  */
 #include "api/api.h"
@@ -10,56 +10,6 @@
 
 /* Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT as a number: z_scout_options_default's timeout. */
 #define SCOUT_TIMEOUT_DEFAULT_MS 1000u
-
-/* A decimal number of at most max, no sign, no spaces. */
-static bool parse_u32(const char *text, uint32_t max, uint32_t *out)
-{
-    uint64_t v = 0;
-    if (*text == '\0') {
-        return false;
-    }
-    for (const char *p = text; *p != '\0'; p++) {
-        if (*p < '0' || *p > '9') {
-            return false;
-        }
-        v = v * 10u + (uint64_t)(*p - '0');
-        if (v > max) {
-            return false;
-        }
-    }
-    *out = (uint32_t)v;
-    return true;
-}
-
-static const char *config_or(const zm_api_config_t *c, uint8_t key, const char *fallback)
-{
-    const char *v = zp_config_get(c, key);
-    return v != NULL ? v : fallback;
-}
-
-z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator, uint8_t *what,
-                               uint32_t *timeout_ms)
-{
-    const char *on = config_or(c, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT);
-    if (strcmp(on, "true") == 0) {
-        *enabled = true;
-    } else if (strcmp(on, "false") == 0) {
-        *enabled = false;
-    } else {
-        return Z_EINVAL;
-    }
-    *locator = config_or(c, Z_CONFIG_MULTICAST_LOCATOR_KEY, Z_CONFIG_MULTICAST_LOCATOR_DEFAULT);
-    uint32_t w;
-    if (!parse_u32(config_or(c, Z_CONFIG_SCOUTING_WHAT_KEY, Z_CONFIG_SCOUTING_WHAT_DEFAULT), 7u, &w) || w == 0) {
-        return Z_EINVAL;
-    }
-    *what = (uint8_t)w;
-    if (!parse_u32(config_or(c, Z_CONFIG_SCOUTING_TIMEOUT_KEY, Z_CONFIG_SCOUTING_TIMEOUT_DEFAULT), UINT32_MAX,
-                   timeout_ms)) {
-        return Z_EINVAL;
-    }
-    return Z_OK;
-}
 
 void z_scout_options_default(z_scout_options_t *options)
 {

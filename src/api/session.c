@@ -25,16 +25,13 @@ static void session_close(zm_api_session_t *b)
     if (s == NULL) {
         return;
     }
-#if Z_FEATURE_SESSION_CHECK == 1 /* else no call is counted (zm_api_session_enter) */
+#if Z_FEATURE_SESSION_CHECK /* else no call is counted (zm_api_session_enter) */
     while (zm_atomic_load(&b->users) != 0) {
         zm_port_sleep_ms(1);
     }
 #endif
     zm_session_close(s);
-#if Z_FEATURE_MULTI_THREAD == 1
-    zm_atomic_store(&b->read_task, false);
-    zm_atomic_store(&b->lease_task, false);
-#endif
+    ZM_IF_THREADS(zm_atomic_store(&b->read_task, false); zm_atomic_store(&b->lease_task, false);)
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
@@ -58,7 +55,7 @@ z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
     if (b == NULL) {
         return Z_ENULL;
     }
-#if Z_FEATURE_SESSION_CHECK == 1
+#if Z_FEATURE_SESSION_CHECK
     zm_atomic_inc(&b->users);
     zm_session_t *s = zm_atomic_load(&b->s);
     if (s == NULL) {
@@ -120,9 +117,7 @@ void z_open_options_default(z_open_options_t *options)
         return;
     }
     memset(options, 0, sizeof(*options));
-#if Z_FEATURE_MULTI_THREAD == 1
-    options->auto_start_read_task = true;
-#endif
+    ZM_IF_THREADS(options->auto_start_read_task = true;)
 }
 
 static int hex_value(char c)
@@ -211,9 +206,9 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     if (zid != NULL) {
         ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */
     }
-#if Z_FEATURE_AUTO_RECONNECT == 1 /* else false, as the memset left it */
-    sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
-#endif
+    if (Z_FEATURE_AUTO_RECONNECT) { /* else false, as the memset left it */
+        sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
+    }
     return Z_OK;
 }
 
@@ -232,7 +227,7 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     zm_api_session_t *b = NULL;
     if (r == Z_OK) {
         /* set here, past the checks, so that their failures share one exit */
-#if Z_FEATURE_MULTI_THREAD == 1
+#if Z_FEATURE_MULTI_THREAD
         sc.start_tasks = options == NULL || options->auto_start_read_task;
 #else
         ZM_UNUSED(options); /* no task to start: start_tasks stays false */
@@ -250,16 +245,13 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
         return r;
     }
     zm_atomic_init(&b->refs, 1u);
-#if Z_FEATURE_SESSION_CHECK == 1
+#if Z_FEATURE_SESSION_CHECK
     zm_atomic_init(&b->users, 0u);
 #endif
     zm_atomic_init(&b->s, s);
-#if Z_FEATURE_MULTI_THREAD == 1
-    zm_atomic_init(&b->read_task, sc.start_tasks);
-    zm_atomic_init(&b->lease_task, sc.start_tasks);
-#endif
+    ZM_IF_THREADS(zm_atomic_init(&b->read_task, sc.start_tasks); zm_atomic_init(&b->lease_task, sc.start_tasks);)
     zs->_rc.ptr = b;
-#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
+#if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
     if (options != NULL && options->auto_start_admin_space) {
         r = zm_session_admin_start(s);
     }
@@ -294,7 +286,7 @@ bool z_session_is_closed(const z_loaned_session_t *zs)
 
 z_id_t z_info_zid(const z_loaned_session_t *zs) { return zm_api_entity_id(record_of(zs), 0).zid; }
 
-#ifdef Z_FEATURE_UNSTABLE_API
+#if ZM_UNSTABLE_API
 z_entity_global_id_t z_session_id(const z_loaned_session_t *zs) { return zm_api_entity_id(record_of(zs), 0); }
 #endif
 
@@ -405,7 +397,7 @@ z_result_t z_undeclare_keyexpr(const z_loaned_session_t *zs, z_moved_keyexpr_t *
 
 /* ---- driving the session --------------------------------------------------------------------------- */
 
-#if Z_FEATURE_MULTI_THREAD == 1
+#if Z_FEATURE_MULTI_THREAD
 void zp_task_read_options_default(zp_task_read_options_t *options)
 {
     if (options != NULL) {
@@ -532,7 +524,7 @@ void zp_spin_once(const z_loaned_session_t *zs)
     zm_api_session_leave(record_of(zs));
 }
 
-#if Z_FEATURE_BATCHING == 1
+#if Z_FEATURE_BATCHING
 static z_result_t batch_call(const z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s))
 {
     zm_session_t *s;
@@ -547,7 +539,7 @@ z_result_t zp_batch_flush(const z_loaned_session_t *zs) { return batch_call(zs, 
 z_result_t zp_batch_stop(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_stop); }
 #endif
 
-#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADMIN_SPACE == 1
+#if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
 static z_result_t admin_call(z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s))
 {
     zm_session_t *s;

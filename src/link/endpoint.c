@@ -106,17 +106,10 @@ static bool valid_ipv6(zm_slice_t h)
 
 #endif
 
-/* A helper that a build whose only link is serial calls from serial_config alone: inline there. */
-#if ZM_LINK_IP
-#define SERIAL_ONLY_INLINE static
-#else
-#define SERIAL_ONLY_INLINE static ZM_ALWAYS_INLINE
-#endif
-
 /* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); a
  * caller with a smaller bound checks it after. The bound of each step is a constant, so no 64-bit division is
  * needed on a 32-bit target. */
-SERIAL_ONLY_INLINE bool parse_decimal(zm_slice_t digits, uint64_t *out)
+static ZM_ALWAYS_INLINE bool parse_decimal(zm_slice_t digits, uint64_t *out)
 {
     if (digits.len == 0) {
         return false;
@@ -178,7 +171,7 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
 /* Takes the next non-empty entry of a `k=v;k2` list; false at the end. A build whose only link is
  * serial reads such lists in serial_config alone (the parse's last one is for IP links, and
  * zm_endpoint_param is the tests'), where it is inline. */
-SERIAL_ONLY_INLINE bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
+static ZM_ALWAYS_INLINE bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
     const uint8_t *p = rest->ptr;
     const uint8_t *end = p + rest->len;

@@ -12,10 +12,6 @@
 #include <stdint.h>
 
 #include "util/bytes.h"
-#include "zmote/opt.h"
-
-/* Whether the build has a link over IP, whose endpoints are `host:port`, or scouts (its group is one). */
-#define ZM_LINK_IP (Z_FEATURE_LINK_TCP || Z_FEATURE_LINK_UDP_UNICAST || Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_SCOUTING)
 
 /* Protocols zmote recognises; which ones it can open is the link table's business. */
 typedef enum {

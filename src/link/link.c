@@ -11,15 +11,9 @@
 #include <string.h>
 
 static const zm_link_ops_t *const link_table[ZM_PROTO_COUNT] = {
-#if Z_FEATURE_LINK_TCP
-    [ZM_PROTO_TCP] = &zm_link_tcp_ops,
-#endif
-#if Z_FEATURE_LINK_UDP_UNICAST
-    [ZM_PROTO_UDP] = &zm_link_udp_ops,
-#endif
-#if Z_FEATURE_LINK_SERIAL
-    [ZM_PROTO_SERIAL] = &zm_link_serial_ops,
-#endif
+    [ZM_PROTO_TCP] = Z_FEATURE_LINK_TCP ? &zm_link_tcp_ops : NULL,
+    [ZM_PROTO_UDP] = Z_FEATURE_LINK_UDP_UNICAST ? &zm_link_udp_ops : NULL,
+    [ZM_PROTO_SERIAL] = Z_FEATURE_LINK_SERIAL ? &zm_link_serial_ops : NULL,
     /* tls is parsed but not implemented */
 };
 
@@ -28,7 +22,6 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
     return (unsigned)proto < ZM_PROTO_COUNT ? link_table[proto] : NULL;
 }
 
-#if !ZM_LINK_DIRECT /* else a client's serial line, the build's only link: serial.c opens it */
 static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t proto, void *ctx)
 {
     memset(l, 0, sizeof(*l));
@@ -37,13 +30,11 @@ static void link_reset(zm_link_t *l, const zm_link_ops_t *ops, zm_link_proto_t p
     l->ctx = ctx;
 }
 
+#if !ZM_LINK_DIRECT /* else a client's serial line, the build's only link: serial.c opens it */
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx)
 {
-#if ZM_LINK_BYTES
-    ZM_ASSERT(ops != NULL && (ops->read != NULL || ops->recv != NULL) && (ops->write != NULL || ops->send != NULL));
-#else
-    ZM_ASSERT(ops != NULL && ops->recv != NULL && ops->send != NULL);
-#endif
+    ZM_ASSERT(ops != NULL && (ops->recv != NULL || (ZM_LINK_BYTES && ops->read != NULL)) &&
+              (ops->send != NULL || (ZM_LINK_BYTES && ops->write != NULL)));
     link_reset(l, ops, proto, ctx);
 }
 
@@ -65,12 +56,7 @@ z_result_t zm_link_open(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_
 
 z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
 {
-#if !Z_FEATURE_UNICAST_PEER
-    ZM_UNUSED(listener);
-    ZM_UNUSED(ep);
-    return ZM_E_UNSUPPORTED; /* only peers listen */
-#else
-    const zm_link_ops_t *ops = zm_link_ops_for(ep->proto);
+    const zm_link_ops_t *ops = Z_FEATURE_UNICAST_PEER ? zm_link_ops_for(ep->proto) : NULL; /* only peers listen */
     if (ops == NULL || ops->listen == NULL) {
         return ZM_E_UNSUPPORTED;
     }
@@ -80,17 +66,13 @@ z_result_t zm_link_listen(zm_link_t *listener, const zm_endpoint_t *ep)
         listener->ops = NULL;
     }
     return r;
-#endif
 }
 
 z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms)
 {
-#if !Z_FEATURE_UNICAST_PEER
-    ZM_UNUSED(listener);
-    ZM_UNUSED(out);
-    ZM_UNUSED(timeout_ms);
-    return ZM_E_UNSUPPORTED; /* nothing listens */
-#else
+    if (!Z_FEATURE_UNICAST_PEER) {
+        return ZM_E_UNSUPPORTED; /* nothing listens */
+    }
     ZM_ASSERT(listener->ops != NULL && listener->ops->accept != NULL);
     link_reset(out, listener->ops, listener->proto, listener->ctx);
     z_result_t r = listener->ops->accept(listener, out, timeout_ms);
@@ -98,19 +80,13 @@ z_result_t zm_link_accept(zm_link_t *listener, zm_link_t *out, uint32_t timeout_
         out->ops = NULL;
     }
     return r;
-#endif
 }
 
 z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
 {
-#if ZM_PORT_SOCKETS
-    if (l->ops->local_port != NULL) {
+    if (ZM_PORT_SOCKETS && l->ops->local_port != NULL) {
         return l->ops->local_port(l, port);
     }
-#else
-    ZM_UNUSED(l);
-    ZM_UNUSED(port);
-#endif
     return ZM_E_UNSUPPORTED; /* a link without a port: serial */
 }
 
@@ -118,9 +94,7 @@ z_result_t zm_link_local_port(const zm_link_t *l, uint16_t *port)
 bool zm_link_is_streamed(const zm_link_t *l) { return ZM_LINK_BYTES && l->ops->streamed; }
 
 uint16_t zm_link_mtu(const zm_link_t *l) { return l->ops->mtu; }
-#endif
 
-#if ZM_LINK_BYTES
 /* Writes a whole frame: the first byte must leave by start, the rest by end (see link.h). */
 static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, uint64_t start, uint64_t end)
 {
@@ -135,23 +109,15 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
     size_t more = 0;
     return l->ops->write(l, frame + done, len - done, end, &more);
 }
-#endif
 
-#if !ZM_LINK_DIRECT
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
-#if !ZM_LINK_BYTES
-    if (len > l->ops->mtu) {
-        return ZM_E_FIELD;
-    }
-    return l->ops->send(l, batch, len, start_deadline_ms, end_deadline_ms);
-#else
-    if (!l->ops->streamed) {
+    if (!ZM_LINK_BYTES || !l->ops->streamed) {
         if (len > l->ops->mtu) {
             return ZM_E_FIELD;
         }
-        if (l->ops->send != NULL) {
+        if (!ZM_LINK_BYTES || l->ops->send != NULL) {
             return l->ops->send(l, batch, len, start_deadline_ms, end_deadline_ms);
         }
         return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
@@ -165,7 +131,6 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
     frame[0] = (uint8_t)(len & 0xffu);
     frame[1] = (uint8_t)(len >> 8);
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
-#endif
 }
 #endif /* !ZM_LINK_DIRECT */
 
@@ -359,19 +324,13 @@ static z_result_t wait_round(zm_link_t *const *links, size_t n, uint32_t timeout
             continue;
         }
         socks[i] = l->ops->socket(l); /* NULL: nothing to watch now, not ready */
-#if ZM_LINK_SHARED
-        *sliced = *sliced || (socks[i] == NULL && l->ops->shared);
-#endif
+        *sliced = *sliced || (ZM_LINK_SHARED && socks[i] == NULL && l->ops->shared);
     }
     /* With something ready already, the poll only collects what else is. */
     uint32_t wait = any ? 0u : timeout_ms;
-#if ZM_LINK_SHARED
     if (*sliced && wait > ZM_LINK_POLL_SLICE_MS) {
         wait = ZM_LINK_POLL_SLICE_MS;
     }
-#else
-    ZM_UNUSED(sliced);
-#endif
     z_result_t r = zm_port_socket_wait_any(socks, n, wait, polled);
     if (r == ZM_E_TIMEOUT) {
         return any ? Z_OK : ZM_E_TIMEOUT;
@@ -388,20 +347,19 @@ z_result_t zm_link_wait_any(zm_link_t *const *links, size_t n, uint32_t timeout_
     if (n > ZM_SOCKET_WAIT_MAX) {
         return ZM_E_LIMIT;
     }
-#if ZM_LINK_SHARED
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     for (;;) {
-        bool sliced = false;
+        bool sliced = false; /* only where links share a socket (ZM_LINK_SHARED) */
         z_result_t r = wait_round(links, n, timeout_ms, ready, &sliced);
+        if (r != ZM_E_TIMEOUT || !sliced) {
+            return r;
+        }
         uint64_t now = zm_port_clock_ms();
-        if (r != ZM_E_TIMEOUT || !sliced || now >= deadline) {
+        if (now >= deadline) {
             return r;
         }
         timeout_ms = (uint32_t)(deadline - now);
     }
-#else
-    return wait_round(links, n, timeout_ms, ready, NULL);
-#endif
 }
 #elif !Z_FEATURE_UNICAST_PEER
 /* A client waits on one link at most, its router's (none while it has no router): in that
@@ -473,9 +431,8 @@ z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
     }
     return l->ops->wait_readable(l, timeout_ms);
 }
-#endif
 
-#if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
+/* else the line's own (serial.c) */
 void zm_link_shutdown(zm_link_t *l)
 {
     if (l->ops != NULL && l->ops->shutdown != NULL) {

@@ -30,28 +30,11 @@
 /* Bytes a sender reserves in front of every batch, for the stream length prefix. */
 #define ZM_LINK_HEADROOM 2u
 
-/*
- * Whether this build has a link that moves bytes (read and write: TCP's stream) rather than whole
- * batches (send and recv: the serial line, which frames its batches itself). Only such a link
- * needs the stream framing and the buffered reader below; a build without one has neither.
- */
-#define ZM_LINK_BYTES Z_FEATURE_LINK_TCP
-
-/*
- * Whether the build's only link is a client's serial line (no link over IP, no listener): link.c
- * then calls the line's operations directly rather than through a table, and a link is open while
- * it holds its line (ctx). Links of caller-supplied operations (zm_link_init) need the table.
- */
-#define ZM_LINK_DIRECT (Z_FEATURE_LINK_SERIAL && !ZM_LINK_IP && !Z_FEATURE_UNICAST_PEER)
-
 /* Largest batch a stream link can frame: the prefix is a u16. */
 #define ZM_LINK_STREAM_BATCH_MAX 65535u
 
 /* Builds without sockets wait over many links by asking each in turn, this often. */
 #define ZM_LINK_POLL_SLICE_MS 5u
-
-/* Whether a link may share its socket with others (the links a UDP listener accepts). */
-#define ZM_LINK_SHARED (Z_FEATURE_LINK_UDP_UNICAST && Z_FEATURE_UNICAST_PEER)
 
 typedef struct zm_link zm_link_t;
 
@@ -62,25 +45,19 @@ typedef struct zm_link zm_link_t;
  * their monotonic deadline with ZM_E_TIMEOUT, *written telling how much went either way (a
  * datagram link writes all or nothing). A listen operation may switch l->ops to a table of its
  * listener's own (accept and the waits), and accept sets out->ops and out->ctx as it needs.
- * A build has only the operations it can use: listen and accept with peers, local_port and socket
- * with sockets, read and write with a link that moves bytes (ZM_LINK_BYTES).
+ * A table fills only the operations its build can use: listen and accept with peers, local_port
+ * and socket with sockets, read and write with a link that moves bytes (ZM_LINK_BYTES).
  */
 typedef struct {
     bool streamed; /* a byte stream that needs the length prefix (TCP), not datagrams */
-#if ZM_LINK_SHARED
     /* Its socket serves other links too: when its socket op gives NULL, another link's datagram
      * holds the socket, and a wait over many links asks again every ZM_LINK_POLL_SLICE_MS. */
     bool shared;
-#endif
     uint16_t mtu;  /* largest batch this link carries, prefix included when streamed */
     z_result_t (*open)(zm_link_t *l, const zm_endpoint_t *ep, uint32_t timeout_ms);
-#if Z_FEATURE_UNICAST_PEER
     z_result_t (*listen)(zm_link_t *l, const zm_endpoint_t *ep);
     z_result_t (*accept)(zm_link_t *listener, zm_link_t *out, uint32_t timeout_ms);
-#endif
-#if ZM_PORT_SOCKETS
     z_result_t (*local_port)(const zm_link_t *l, uint16_t *port);
-#endif
     z_result_t (*wait_readable)(zm_link_t *l, uint32_t timeout_ms);
 #if ZM_PORT_SOCKETS
     /*
@@ -93,11 +70,9 @@ typedef struct {
     /* True when a receive (a listener: an accept) has work without waiting, e.g. bytes the link
      * already took from its line; a wait over many links reports such a link ready at once. */
     bool (*pending)(zm_link_t *l);
-#if ZM_LINK_BYTES
     z_result_t (*read)(zm_link_t *l, uint8_t *buf, size_t len, size_t *n);
     z_result_t (*write)(zm_link_t *l, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                         size_t *written);
-#endif
     /*
      * Framed links: sends one batch with the link's own framing, under the rules and deadlines of
      * zm_link_send_batch (ZM_E_AGAIN if not a byte left by start_deadline_ms: nothing was sent;
@@ -130,9 +105,7 @@ typedef struct {
  * not yet handed out.
  */
 struct zm_link {
-#if !ZM_LINK_DIRECT
-    const zm_link_ops_t *ops;
-#endif
+    const zm_link_ops_t *ops; /* NULL in a ZM_LINK_DIRECT build: link.c calls the line's own */
     zm_link_proto_t proto;
 #if ZM_PORT_SOCKETS
     zm_socket_t sock;
@@ -150,17 +123,12 @@ struct zm_link {
 #endif
 };
 
-#if Z_FEATURE_LINK_TCP
 /** The TCP entry of the table (tcp.c). */
 extern const zm_link_ops_t zm_link_tcp_ops;
-#endif
 
-#if Z_FEATURE_LINK_UDP_UNICAST
 /** The UDP unicast entry of the table (udp.c). */
 extern const zm_link_ops_t zm_link_udp_ops;
-#endif
 
-#if Z_FEATURE_LINK_SERIAL
 /** The serial entry of the table (serial.c). */
 extern const zm_link_ops_t zm_link_serial_ops;
 
@@ -172,7 +140,6 @@ ZM_NODISCARD z_result_t zm_serial_link_recv(zm_link_t *l, uint8_t *buf, size_t c
 ZM_NODISCARD z_result_t zm_serial_link_wait_readable(zm_link_t *l, uint32_t timeout_ms);
 void zm_serial_link_shutdown(zm_link_t *l);
 void zm_serial_link_close(zm_link_t *l);
-#endif
 
 #if Z_FEATURE_LINK_UDP_MULTICAST
 /**
@@ -199,9 +166,7 @@ const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
  * tests run without sockets; proto is what the link reports itself as, ctx is borrowed and
  * reaches the operations as l->ctx. The link counts as open.
  */
-#if !ZM_LINK_DIRECT
 void zm_link_init(zm_link_t *l, zm_link_proto_t proto, const zm_link_ops_t *ops, void *ctx);
-#endif
 
 /**
  * Connects to ep within timeout_ms. ep (and the string it borrows from) is only read during

@@ -258,11 +258,7 @@ typedef struct {
 } line_tx_t;
 
 /* The device's name as a line keeps it, which only log lines print: none without warnings. */
-#if ZM_LOG_LEVEL >= ZM_LOG_WARN
-#define LINE_NAME_SIZE (ZM_SERIAL_DEV_MAX + 1)
-#else
-#define LINE_NAME_SIZE 1
-#endif
+#define LINE_NAME_SIZE (ZM_LOG_LEVEL >= ZM_LOG_WARN ? ZM_SERIAL_DEV_MAX + 1 : 1)
 
 /* An open line. The reader owns rx, raw and the counters, the sender owns tx and tx_chunk: a
  * frame goes to the port a chunk at a time as it is encoded, kept here rather than on the stack,
@@ -315,9 +311,9 @@ static z_result_t line_open(serial_line_t **out, const char *dev, uint32_t baudr
         zm_free(s);
         return r;
     }
-#if ZM_LOG_LEVEL >= ZM_LOG_WARN
-    memcpy(s->dev, dev, strlen(dev) + 1);
-#endif
+    if (ZM_LOG_LEVEL >= ZM_LOG_WARN) {
+        memcpy(s->dev, dev, strlen(dev) + 1);
+    }
     *out = s;
     return Z_OK;
 }

@@ -472,10 +472,7 @@ static void accepted_shutdown(zm_link_t *l)
 static void listener_free(udp_listener_t *L)
 {
     zm_port_socket_close(&L->sock);
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_destroy(&L->cond);
-    zm_port_mutex_destroy(&L->lock);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_destroy(&L->cond); zm_port_mutex_destroy(&L->lock);)
     zm_free(L);
 }
 

@@ -48,7 +48,7 @@ static inline bool zm_transport_decodes(uint8_t h)
     case ZM_MID_FRAGMENT:
         return ZM_DECODE_FRAGMENT;
     case ZM_MID_T_OAM:
-        return ZM_DECODE_T_OAM;
+        return ZM_CODEC_MULTICAST;
     default:
         return true;
     }

@@ -302,7 +302,7 @@ z_result_t zm_ext_write_entity(zm_writer_t *w, uint8_t id, const zm_zid_t *zid, 
 
 /* ---- extensions as data (zm_ext_table_t) ---------------------------------------------------- */
 
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
+#if ZM_CODEC_MULTICAST
 /* The 0x51 body of a JOIN: one (reliable, best-effort) pair of next SNs per priority. */
 static z_result_t sn_pairs_check(zm_slice_t body, uint32_t sn_mask)
 {
@@ -333,7 +333,7 @@ static z_result_t ext_store(uint8_t kind, const zm_ext_t *x, void *v, uint32_t s
     case ZM_EXTV_ZBUF:
         *(zm_slice_t *)v = x->body;
         return Z_OK;
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
+#if ZM_CODEC_MULTICAST
     case ZM_EXTV_SN_PAIRS:
         ZM_TRY(sn_pairs_check(x->body, sn_mask));
         *(zm_slice_t *)v = x->body;
@@ -431,7 +431,7 @@ unsigned zm_exts_known(const zm_ext_table_t *t, uint16_t entries, const void *ms
     return n;
 }
 
-#if ZM_CODEC_FULL || Z_FEATURE_QUERY
+#if ZM_ENCODE_REQUEST
 /* Header, then the length of encoding + payload, then both: written in place, the encoding's
  * length counted first rather than built in a stack buffer. */
 static z_result_t ext_write_enc_body(zm_writer_t *w, uint8_t id, const zm_encoding_t *enc,
@@ -459,11 +459,6 @@ static z_result_t ext_write_enc_body(zm_writer_t *w, uint8_t id, const zm_encodi
  * (zmote puts a sample's timestamp in its PUT, never in a network extension) and a query's body.
  * A message that carries one all the same fails to encode (Z_EINVAL) rather than go out without.
  */
-#if ZM_CODEC_FULL || defined(Z_FEATURE_UNSTABLE_API) || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE
-#define WRITE_ENTITIES 1
-#else
-#define WRITE_ENTITIES 0
-#endif
 
 static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const void *v, bool more)
 {
@@ -484,7 +479,7 @@ static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const vo
     case ZM_EXTV_U64:
         z = *(const uint64_t *)v;
         break;
-#if WRITE_ENTITIES
+#if ZM_ENCODE_ENTITY
     case ZM_EXTV_SOURCE: {
         const zm_source_info_t *s = v;
         return zm_ext_write_entity(w, e->header, &s->zid, s->eid, &s->sn, more);
@@ -505,7 +500,7 @@ static z_result_t ext_write_one(zm_writer_t *w, const zm_ext_spec_t *e, const vo
     case ZM_EXTV_TIMESTAMP:
         return Z_EINVAL;
 #endif
-#if ZM_CODEC_FULL || Z_FEATURE_QUERY
+#if ZM_ENCODE_REQUEST
     case ZM_EXTV_ENC_BODY:
         return ext_write_enc_body(w, e->header, v,
                                   (const zm_slice_t *)(const void *)((const uint8_t *)v + sizeof(zm_encoding_t)),

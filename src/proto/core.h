@@ -15,45 +15,6 @@
 
 #define ZM_PROTO_VERSION 0x09
 
-/*
- * Whether this build decodes network messages, the contents of FRAMEs and FRAGMENTs: the complete
- * codec does, and so does every build that takes something from them (samples, queries and
- * replies, liveliness, matching, the admin space, the declarations and interests of peers). A
- * publisher-only client takes nothing from them: its receiver reads no further than a FRAME's
- * header, and the decoders of network messages and of their extensions are left out.
- */
-#define ZM_DECODE_NETWORK                                                                          \
-    (ZM_CODEC_FULL || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||          \
-     Z_FEATURE_LIVELINESS || Z_FEATURE_MATCHING || Z_FEATURE_ADMIN_SPACE || Z_FEATURE_UNICAST_PEER || \
-     Z_FEATURE_MULTICAST_TRANSPORT)
-
-/*
- * The network messages a build that decodes them reads: the complete codec, a peer and a
- * multicast node read every one; a client only those its features take something from, for
- * Rust sends it no other (data only to its subscribers, queries only to its queryables, replies
- * only to its queries). Decoding one of the others is ZM_E_MSG_UNKNOWN, and a batch that holds
- * one is read no further (zm_batch_next_network), as a build that reads no network message
- * reads no further than a FRAME.
- */
-#define ZM_DECODE_ALL_NETWORK (ZM_CODEC_FULL || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
-#define ZM_DECODE_PUSH (ZM_DECODE_ALL_NETWORK || Z_FEATURE_SUBSCRIPTION)
-#define ZM_DECODE_REQUEST \
-    (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE)
-#define ZM_DECODE_RESPONSE (ZM_DECODE_ALL_NETWORK || Z_FEATURE_QUERY || Z_FEATURE_LIVELINESS)
-/* Nor does anyone send a client an INTEREST (it asks its router what it needs, no one asks it)
- * or a network OAM (routers exchange them). */
-#define ZM_DECODE_INTEREST ZM_DECODE_ALL_NETWORK
-#define ZM_DECODE_N_OAM ZM_DECODE_ALL_NETWORK
-
-/*
- * Transport messages a receiver reads no further than, besides a FRAME where it decodes no
- * network message: a FRAGMENT where it reassembles none (its payload is the rest of the batch
- * anyway), and, outside the complete codec and multicast, an OAM, which Rust does not send on a
- * unicast link. Decoding one of them is then ZM_E_MSG_UNKNOWN.
- */
-#define ZM_DECODE_FRAGMENT (ZM_CODEC_FULL || (ZM_DECODE_NETWORK && Z_FEATURE_FRAGMENTATION))
-#define ZM_DECODE_T_OAM (ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT)
-
 /* Header byte: |Z|F2|F1| ID(5) | */
 #define ZM_MID(h) ((uint8_t)((h)&0x1f))
 #define ZM_FLAG_1 0x20u

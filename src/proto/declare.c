@@ -35,14 +35,8 @@ static z_result_t ext_wire_read(zm_slice_t body, zm_wire_expr_t *we)
  * undeclares key expressions only), the 0x21 one a queryable's info. A declaration carrying one
  * a build cannot write fails to encode (Z_EINVAL) rather than go out without it.
  */
-#if ZM_CODEC_FULL || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS || Z_FEATURE_ADMIN_SPACE
-#define WRITE_EXT_WIRE 1
-#else
-#define WRITE_EXT_WIRE 0
-#endif
-#define WRITE_QBL_INFO (ZM_CODEC_FULL || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE)
 
-#if WRITE_EXT_WIRE
+#if ZM_ENCODE_DECL_ENTITIES
 static z_result_t ext_wire_write(zm_writer_t *w, const zm_wire_expr_t *we, bool more)
 {
     size_t mark = w->len;
@@ -119,7 +113,7 @@ z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d)
     return zm_ext_loop(r, (h & ZM_FLAG_Z) != 0, decl_ext, d, &d->unknown);
 }
 
-#if !WRITE_EXT_WIRE
+#if !ZM_ENCODE_DECL_ENTITIES
 /*
  * A build that declares nothing but key expressions (publishers' and queriers', without
  * subscribers, queryables or tokens) sends D_KEYEXPR, U_KEYEXPR and D_FINAL only, and no
@@ -150,8 +144,8 @@ z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
     bool has_wire_ext = d->has_ext_wire && kind_undeclares_entity(kind);
     bool has_info = d->has_qbl_info && kind == ZM_DECL_QUERYABLE;
     unsigned left = (has_wire_ext ? 1u : 0u) + (has_info ? 1u : 0u) + d->unknown.n;
-    if ((kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) || (has_wire_ext && !WRITE_EXT_WIRE) ||
-        (has_info && !WRITE_QBL_INFO)) {
+    if ((kind > ZM_UNDECL_TOKEN && kind != ZM_DECL_FINAL) || (has_wire_ext && !ZM_ENCODE_DECL_ENTITIES) ||
+        (has_info && !ZM_ENCODE_RESPONSE)) {
         return Z_EINVAL;
     }
     uint8_t h = (uint8_t)(kind | (left ? ZM_FLAG_Z : 0u));
@@ -168,13 +162,13 @@ z_result_t zm_declaration_encode(zm_writer_t *w, const zm_declaration_t *d)
     if (kind_declares(kind)) {
         ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &d->wire_expr));
     }
-#if WRITE_QBL_INFO
+#if ZM_ENCODE_RESPONSE
     if (has_info) {
         uint64_t info = (d->qbl_complete ? 1u : 0u) | ((uint64_t)d->qbl_distance << 8);
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, info, --left > 0));
     }
 #endif
-#if WRITE_EXT_WIRE
+#if ZM_ENCODE_DECL_ENTITIES
     if (has_wire_ext) {
         ZM_ENC_TRY(w, mark, ext_wire_write(w, &d->wire_expr, --left > 0));
     }

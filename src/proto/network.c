@@ -50,18 +50,7 @@ static z_result_t net_exts_read(zm_reader_t *r, uint8_t header, uint8_t mid, zm_
     return zm_exts_read_hot(r, header, &net_exts, net_ext_allowed(mid), x);
 }
 
-/*
- * A build that encodes only what it sends, and sends no network message but PUSH and DECLARE (no
- * query, reply, interest nor OAM: a client that publishes or subscribes), gives them the QoS
- * extension alone: it writes that one as it is, without the extension table, and the two
- * messages through one path. Such a message with any other extension fails to encode (Z_EINVAL)
- * rather than go out without it.
- */
-#define ENCODES_DATA_ONLY                                                                            \
-    (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE &&          \
-     !ZM_DECODE_REQUEST && !Z_FEATURE_MATCHING && !Z_FEATURE_LIVELINESS)
-
-#if !ENCODES_DATA_ONLY
+#if !ZM_ENCODE_DATA_ONLY
 /* z: the header's Z flag, set iff there is an extension to write; allowed: net_ext_allowed() */
 static z_result_t net_exts_write(zm_writer_t *w, uint16_t allowed, const zm_net_exts_t *x, uint8_t z)
 {
@@ -307,7 +296,7 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
 
 /* ---- encode ----------------------------------------------------------------------------------- */
 
-#if ENCODES_DATA_ONLY
+#if ZM_ENCODE_DATA_ONLY
 /* PUSH and DECLARE alike: the header with the message's flags, what precedes the extensions (a
  * PUSH's key, a DECLARE's interest id), the QoS extension, the body. */
 z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
@@ -355,7 +344,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         }
         return zm_put_encode(w, p->body_id, &p->body.put);
     }
-#if ZM_CODEC_FULL || Z_FEATURE_QUERY
+#if ZM_ENCODE_REQUEST
     case ZM_MID_N_REQUEST: {
         const zm_request_t *q = &m->body.request;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_REQUEST | z | wire_expr_flags(&q->wire_expr))));
@@ -365,7 +354,7 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         return zm_query_encode(w, &q->query);
     }
 #endif
-#if ZM_CODEC_FULL || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE
+#if ZM_ENCODE_RESPONSE
     case ZM_MID_N_RESPONSE: {
         const zm_response_t *p = &m->body.response;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE | z | wire_expr_flags(&p->wire_expr))));
@@ -382,13 +371,13 @@ static z_result_t network_encode_body(zm_writer_t *w, const zm_network_msg_t *m,
         }
     }
 #endif
-#if ZM_DECODE_REQUEST /* a build that answers queries, which it must read */
+#if ZM_ENCODE_RESPONSE_FINAL
     case ZM_MID_N_RESPONSE_FINAL:
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_RESPONSE_FINAL | z)));
         ZM_TRY(zm_write_zint(w, m->body.response_final.rid));
         return net_exts_write(w, allowed, &m->ext, z);
 #endif
-#if ZM_CODEC_FULL || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS /* a client's questions to its router */
+#if ZM_ENCODE_INTEREST
     case ZM_MID_N_INTEREST: {
         const zm_interest_t *it = &m->body.interest;
         ZM_TRY(zm_write_u8(w, (uint8_t)(ZM_MID_N_INTEREST | z | ((it->mode & 0x03u) << 5))));

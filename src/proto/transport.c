@@ -22,16 +22,9 @@
 /* Transport QoS (FRAME, FRAGMENT, OAM): z64, mandatory; only the priority bits mean anything. */
 #define ZM_EXT_T_QOS 0x31u
 
-/*
- * A build that decodes no network message and lacks the complete codec (a publisher-only client)
- * reads INIT, OPEN, CLOSE and KEEP_ALIVE alone, through a decoder of its own (at the end); the
- * decoders of each message below and the table reader serve the others.
- */
-#define LEAN_DECODE (!ZM_CODEC_FULL && !ZM_DECODE_NETWORK)
-
 /* ---- shared pieces ------------------------------------------------------------------------- */
 
-#if !LEAN_DECODE
+#if ZM_DECODE_NETWORK
 /* An SN is any zint on the wire (Rust reads it as a plain integer), then checked against mask. */
 static z_result_t sn_read(zm_reader_t *r, uint32_t mask, uint32_t *sn)
 {
@@ -58,6 +51,14 @@ static z_result_t whatami_zid_read(zm_reader_t *r, uint8_t *whatami, zm_zid_t *z
     *whatami = (uint8_t)(flags & 0x03u);
     return zm_zid_read(r, (uint8_t)((flags >> 4) + 1u), zid);
 }
+
+/* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
+static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
+{
+    ZM_TRY(zm_read_u8(r, resolution));
+    *resolution &= 0x3fu;
+    return zm_read_u16le(r, batch_size);
+}
 #endif
 
 static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zid_t *zid)
@@ -72,16 +73,6 @@ static z_result_t whatami_zid_write(zm_writer_t *w, uint8_t whatami, const zm_zi
     return zm_zid_write(w, zid);
 }
 
-#if !LEAN_DECODE
-/* [resolution(u8) batch_size(u16 LE)]; Rust keeps the low 6 bits of the resolution. */
-static z_result_t size_read(zm_reader_t *r, uint8_t *resolution, uint16_t *batch_size)
-{
-    ZM_TRY(zm_read_u8(r, resolution));
-    *resolution &= 0x3fu;
-    return zm_read_u16le(r, batch_size);
-}
-#endif
-
 static z_result_t size_write(zm_writer_t *w, uint8_t resolution, uint16_t batch_size)
 {
     ZM_TRY(zm_write_u8(w, resolution));
@@ -93,12 +84,6 @@ static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM
 /* ---- INIT  |Z|S|A| 0x01 | version | zid_len|x|x|wai | zid | [res batch] | [cookie] | [exts] - */
 
 #define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
-
-/*
- * Only a build that accepts sends an ack: without the complete codec a client's INIT and OPEN
- * encoders know the syns alone, and refuse an ack rather than send it wrong.
- */
-#define ENCODES_ACKS (ZM_CODEC_FULL || Z_FEATURE_UNICAST_PEER)
 
 /*
  * Of the INIT and OPEN extensions, zmote takes and announces INIT's QoS and patch level only. A
@@ -119,7 +104,7 @@ static const zm_ext_spec_t init_ext_spec[] = {
 static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
                                          offsetof(zm_init_t, exts), offsetof(zm_init_t, unknown)};
 
-#if !LEAN_DECODE
+#if ZM_DECODE_NETWORK
 static z_result_t init_decode(zm_reader_t *r, uint8_t h, zm_init_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -143,10 +128,10 @@ static z_result_t init_encode(zm_writer_t *w, const zm_init_t *m)
 {
     size_t mark = w->len;
     unsigned left = zm_exts_count(&init_exts, 0xffffu, m, ZM_CODEC_FULL);
-    if (m->ack && (!ENCODES_ACKS || m->cookie.len > UINT16_MAX)) {
+    if (m->ack && (!ZM_ENCODE_ACKS || m->cookie.len > UINT16_MAX)) {
         return Z_EINVAL;
     }
-    bool ack = ENCODES_ACKS && m->ack;
+    bool ack = ZM_ENCODE_ACKS && m->ack;
     uint8_t h = (uint8_t)(ZM_MID_INIT | (ack ? ZM_INIT_FLAG_A : 0u) |
                           (m->has_size ? ZM_INIT_FLAG_S : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -197,14 +182,12 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
 #else /* none known, none announced */
-#if !LEAN_DECODE
 static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
-#endif
 #define OPEN_SYN_ENTRIES 0u
 #define OPEN_ACK_ENTRIES 0u
 #endif
 
-#if !LEAN_DECODE
+#if ZM_DECODE_NETWORK
 static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_open_t *m)
 {
     memset(m, 0, sizeof(*m));
@@ -222,16 +205,12 @@ static z_result_t open_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_op
 static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
 {
     size_t mark = w->len;
-    if (m->ack && !ENCODES_ACKS) {
+    if (m->ack && !ZM_ENCODE_ACKS) {
         return Z_EINVAL;
     }
-    bool ack = ENCODES_ACKS && m->ack;
-#if ZM_CODEC_FULL
+    bool ack = ZM_ENCODE_ACKS && m->ack;
     uint16_t entries = ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
-    unsigned left = zm_exts_count(&open_exts, entries, m, true);
-#else
-    unsigned left = 0;
-#endif
+    unsigned left = ZM_CODEC_FULL ? zm_exts_count(&open_exts, entries, m, true) : 0u; /* else none known */
     uint8_t h = (uint8_t)(ZM_MID_OPEN | (ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -240,11 +219,9 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
     if (!ack) {
         ZM_ENC_TRY(w, mark, zm_write_zbytes(w, m->cookie.ptr, m->cookie.len));
     }
-#if ZM_CODEC_FULL
     if (left) {
         ZM_ENC_TRY(w, mark, zm_exts_write(w, &open_exts, entries, m, true));
     }
-#endif
     return Z_OK;
 }
 
@@ -261,7 +238,7 @@ z_result_t zm_open_syn_encode(zm_writer_t *w, bool lease_secs, uint64_t lease, u
 /* ---- CLOSE  |Z|X|S| 0x03 | reason(u8) | [exts]   and   KEEP_ALIVE  |Z|X|X| 0x04 | [exts] -- */
 
 /* They know no extension: the reader keeps or skips whatever comes. */
-#if !LEAN_DECODE
+#if ZM_DECODE_NETWORK
 static const zm_ext_table_t close_exts = {NULL, 0, offsetof(zm_close_t, exts), offsetof(zm_close_t, unknown)};
 static const zm_ext_table_t keep_alive_exts = {NULL, 0, offsetof(zm_keep_alive_t, exts),
                                                offsetof(zm_keep_alive_t, unknown)};
@@ -299,15 +276,13 @@ z_result_t zm_keep_alive_encode(zm_writer_t *w, const zm_keep_alive_t *m)
 
 /* ---- FRAME  |Z|X|R| 0x05 | %sn% | [0x31 QoS] | network messages follow --------------------- */
 
-#if ZM_DECODE_NETWORK || ZM_DECODE_FRAGMENT || ZM_DECODE_T_OAM
+#if ZM_DECODE_NETWORK /* as every build that decodes fragments or JOINs */
 static void unknown_clear(zm_ext_unknown_t *u)
 {
     u->n = 0;
     u->dropped = 0;
 }
-#endif
 
-#if ZM_DECODE_NETWORK
 static z_result_t frame_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_frame_t *m = ctx;
@@ -430,7 +405,7 @@ z_result_t zm_fragment_encode(zm_writer_t *w, const zm_fragment_t *m)
 /* ---- JOIN  |Z|S|T| 0x07 | version | zid_len|x|x|wai | zid | [res batch] | %lease% ----------
  *            %next_sn_reliable% %next_sn_best_effort% | [exts]                                 */
 
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
+#if ZM_CODEC_MULTICAST
 /* 0x51 is one (reliable, best-effort) pair of next SNs per priority, nothing more. */
 static const zm_ext_spec_t join_ext_spec[] = {
     EXT(0x51, ZM_EXTV_SN_PAIRS, 0, zm_join_t, qos_sns),
@@ -482,7 +457,7 @@ static z_result_t join_encode(zm_writer_t *w, const zm_join_t *m)
 
 /* ---- OAM  |Z|ENC(2)| 0x00 | %id:z16% | [0x31 QoS] | body per ENC: - / %z64% / <bytes;z32> - */
 
-#if ZM_DECODE_T_OAM
+#if ZM_CODEC_MULTICAST
 static z_result_t oam_ext(void *ctx, const zm_ext_t *e, bool *known)
 {
     zm_oam_t *m = ctx;
@@ -540,7 +515,7 @@ static z_result_t oam_encode(zm_writer_t *w, const zm_oam_t *m)
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
-#if !LEAN_DECODE
+#if ZM_DECODE_NETWORK
 z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_msg_t *m)
 {
     uint8_t h;
@@ -548,14 +523,12 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
     m->id = ZM_MID(h);
     switch (m->id) {
     /* the receiver reads no further than the first byte of one this build does not decode */
-#if ZM_DECODE_T_OAM
+#if ZM_CODEC_MULTICAST
     case ZM_MID_T_OAM:
         return oam_decode(r, h, &m->body.oam);
 #endif
-#if ZM_DECODE_NETWORK
     case ZM_MID_FRAME:
         return frame_decode(r, h, sn_mask, &m->body.frame);
-#endif
 #if ZM_DECODE_FRAGMENT
     case ZM_MID_FRAGMENT:
         return fragment_decode(r, h, sn_mask, &m->body.fragment);
@@ -568,7 +541,7 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
         return close_decode(r, h, &m->body.close);
     case ZM_MID_KEEP_ALIVE:
         return keep_alive_decode(r, h, &m->body.keep_alive);
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT /* else unexpected wherever it comes */
+#if ZM_CODEC_MULTICAST /* else unexpected wherever it comes */
     case ZM_MID_JOIN:
         return join_decode(r, h, sn_mask, &m->body.join);
 #endif
@@ -734,7 +707,7 @@ z_result_t zm_transport_encode(zm_writer_t *w, const zm_transport_msg_t *m)
     case ZM_MID_FRAGMENT:
         return zm_fragment_encode(w, &m->body.fragment);
 #endif
-#if ZM_CODEC_FULL || Z_FEATURE_MULTICAST_TRANSPORT
+#if ZM_CODEC_MULTICAST
     case ZM_MID_JOIN:
         return join_encode(w, &m->body.join);
 #endif

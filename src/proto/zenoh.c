@@ -62,27 +62,18 @@ z_result_t zm_put_decode(zm_reader_t *r, uint8_t header, zm_put_t *p)
  * carries (nothing is forwarded), a source info without the unstable API, and the unknown
  * extensions of a decoded message, which the complete codec alone re-encodes.
  */
-#define PUT_EXTS_DIRECT (!ZM_CODEC_FULL && !Z_FEATURE_QUERY && !Z_FEATURE_QUERYABLE && !Z_FEATURE_ADMIN_SPACE)
-#if PUT_EXTS_DIRECT
-#ifdef Z_FEATURE_UNSTABLE_API
-#define WRITE_SOURCE 1
-#define PUT_EXTS_UNSENT ZM_PUT_EXT_SHM
-#else
-#define WRITE_SOURCE 0
-#define PUT_EXTS_UNSENT (ZM_PUT_EXT_SHM | ZM_PUT_EXT_SOURCE)
-#endif
+#if ZM_ENCODE_PUT_EXTS_DIRECT
+#define PUT_EXTS_UNSENT (ZM_PUT_EXT_SHM | (ZM_UNSTABLE_API ? 0u : ZM_PUT_EXT_SOURCE))
 
 static z_result_t put_exts_write(zm_writer_t *w, bool put, uint16_t exts, const zm_put_t *p)
 {
     if (exts & PUT_EXTS_UNSENT) {
         return Z_EINVAL;
     }
-#if WRITE_SOURCE
-    if (exts & ZM_PUT_EXT_SOURCE) {
+    if (ZM_UNSTABLE_API && (exts & ZM_PUT_EXT_SOURCE)) {
         const zm_source_info_t *src = &p->source;
         ZM_TRY(zm_ext_write_entity(w, 0x41, &src->zid, src->eid, &src->sn, exts != ZM_PUT_EXT_SOURCE));
     }
-#endif
     if (exts & ZM_PUT_EXT_ATTACHMENT) {
         ZM_TRY(zm_ext_write_zbuf(w, put ? 0x43 : 0x42, p->attachment, false));
     }
@@ -95,7 +86,7 @@ z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p)
     size_t mark = w->len;
     bool put = id == ZM_MID_PUT;
     bool has_encoding = put && p->has_encoding;
-#if PUT_EXTS_DIRECT
+#if ZM_ENCODE_PUT_EXTS_DIRECT
     uint16_t left = p->exts & (put ? (ZM_PUT_EXT_SOURCE | ZM_PUT_EXT_SHM | ZM_PUT_EXT_ATTACHMENT)
                                    : (ZM_PUT_EXT_SOURCE | ZM_PUT_EXT_ATTACHMENT));
     if (p->unknown.n != 0) {
@@ -115,7 +106,7 @@ z_result_t zm_put_encode(zm_writer_t *w, uint8_t id, const zm_put_t *p)
         ZM_ENC_TRY(w, mark, zm_encoding_write(w, &p->encoding));
     }
     if (left) {
-#if PUT_EXTS_DIRECT
+#if ZM_ENCODE_PUT_EXTS_DIRECT
         ZM_ENC_TRY(w, mark, put_exts_write(w, put, left, p));
 #else
         ZM_ENC_TRY(w, mark, zm_exts_write(w, t, 0xffffu, p, true));

@@ -119,9 +119,7 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
         out->remote_whatami = h->remote_whatami;
         out->sn_mask = zm_sn_mask(h->resolution & 3u);
         out->qos = h->qos;
-#if Z_FEATURE_FRAGMENTATION
         out->patch = h->patch;
-#endif
         out->remote_lease_ms = remote_lease_ms;
         rc = zm_transport_tx_alloc(out, h->batch_size);
     }

@@ -30,7 +30,6 @@ static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
  * (accept.c) and a multicast group (multicast.c). A client-only build has the opener alone: they
  * are file-local to unicast.c then, so that the compiler inlines those it calls once.
  */
-#define ZM_TRANSPORT_SHARED (Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
 #if ZM_TRANSPORT_SHARED
 /* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
 void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,

@@ -18,9 +18,7 @@ z_result_t zm_mcast_open(zm_transport_t *g, zm_link_t *link, const zm_transport_
     gp.qos = false;
     z_result_t rc = zm_transport_setup(g, link, &gp);
     if (rc == Z_OK) {
-#if Z_FEATURE_FRAGMENTATION
         g->patch = 1;
-#endif
         g->remote_whatami = ZM_WAI_PEER;
         rc = zm_transport_tx_alloc(g, zm_transport_batch_cap(link, &gp));
     }
@@ -121,9 +119,7 @@ z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
     m->remote_lease_ms = join_lease_ms(j);
     m->sn_mask = zm_sn_mask(j->resolution & 3u);
     m->qos = (j->exts & ZM_JOIN_EXT_QOS) != 0;
-#if Z_FEATURE_FRAGMENTATION
     m->patch = (j->exts & ZM_JOIN_EXT_PATCH) && j->patch >= 1 ? 1 : 0;
-#endif
     if (!m->qos) {
         zm_transport_sn_start(m, 0, j->next_sn_reliable);
         m->rx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)] = (j->next_sn_best_effort - 1u) & m->sn_mask;

@@ -172,9 +172,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
         case ZM_MID_T_OAM:
             break;
         case ZM_MID_CLOSE:
-#if ZM_LOG_LEVEL >= ZM_LOG_WARN
-            t->rx_said_close = true;
-#endif
+            if (ZM_LOG_LEVEL >= ZM_LOG_WARN) { /* only warnings read it */
+                t->rx_said_close = true;
+            }
             return ZM_E_CLOSED;
 #if Z_FEATURE_MULTICAST_TRANSPORT
         case ZM_MID_JOIN:
@@ -208,9 +208,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
         zm_transport_msg_t m;
         ZM_TRY(zm_transport_decode(&r, t->sn_mask, &m));
         if (m.id == ZM_MID_CLOSE) {
-#if ZM_LOG_LEVEL >= ZM_LOG_WARN
-            t->rx_said_close = true;
-#endif
+            if (ZM_LOG_LEVEL >= ZM_LOG_WARN) { /* only warnings read it */
+                t->rx_said_close = true;
+            }
             return ZM_E_CLOSED;
         }
         if (m.id != ZM_MID_KEEP_ALIVE) {

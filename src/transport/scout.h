@@ -15,9 +15,6 @@
 
 #if Z_FEATURE_SCOUTING
 
-/* A listening peer answers SCOUTs: only builds with peers have a listener. */
-#define ZM_SCOUT_RESPONDER Z_FEATURE_UNICAST_PEER
-
 /* Longest interface name a scouting locator may give (`#iface=eth0`), NUL excluded. */
 #define ZM_SCOUT_IFACE_MAX 31u
 

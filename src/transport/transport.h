@@ -42,18 +42,6 @@ struct zm_transport;
 typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const zm_network_msg_t *m,
                                         bool reliable);
 
-/*
- * Whether a batch may stay open across sends: with zp_batch_start (Z_FEATURE_BATCHING), or while
- * a session pushes its declarations to a peer in one batch (a newcomer it accepted, the router it
- * reconnected to, a group: session/internal.h's ZM_PUSH_DECLS). Without, every send writes out
- * the batch it filled before it returns, and the batch is empty between calls.
- */
-#define ZM_TX_BATCHING \
-    (Z_FEATURE_BATCHING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
-/* Without batching nor fragments a batch holds one FRAME at most: what it takes of the SNs is
- * one of its channel, given back by the sender itself when the batch is dropped. */
-#define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
-
 /* Channels: [reliable][priority]; without QoS only priority 5 (Data) is used on the wire. */
 #define ZM_TX_CHANNELS 16
 #define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
@@ -77,9 +65,7 @@ typedef struct zm_transport {
     uint16_t batch_size;
     uint32_t sn_mask;
     bool qos;
-#if Z_FEATURE_FRAGMENTATION
     uint8_t patch; /* the patch level both sides speak: 0, or 1 (fragments carry First/Drop) */
-#endif
     uint32_t lease_ms;        /* ours */
     uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 
@@ -90,11 +76,11 @@ typedef struct zm_transport {
     uint8_t *tx_buf; /* 2 bytes of stream prefix, then the batch */
     zm_writer_t tx;  /* the batch being filled, over tx_buf + 2 */
     uint32_t tx_sn[ZM_TX_CHANNELS];
-#if ZM_TX_BATCHING /* else a batch holds one message (or a fragment of one) and no FRAME stays open */
+    /* used where ZM_TX_BATCHING, else a batch holds one message (or a fragment of one) and no
+     * FRAME stays open */
     int tx_frame;      /* channel of the FRAME open at the end of tx, or -1 */
     bool batching;     /* zp_batch_start: keep filling until full or flushed */
     uint16_t tx_msgs;  /* network messages in the batch: what dropping it loses */
-#endif
     bool tx_block;     /* the batch holds a BLOCK message: it is never dropped */
     bool tx_congested; /* the last DROP batch was dropped: drop at once until one goes out whole */
     uint32_t tx_congested_since_ms; /* low clock bits when tx_congested last became true */
@@ -121,9 +107,7 @@ typedef struct zm_transport {
     zm_defrag_t defrag[2];
 #endif
     ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
-#if ZM_LOG_LEVEL >= ZM_LOG_WARN
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
-#endif
 
     zm_transport_on_message on_message;
     void *ctx;
@@ -132,9 +116,7 @@ typedef struct zm_transport {
 #else
     bool closed; /* one thread: nothing to order it against */
 #endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
-#endif
 } zm_transport_t;
 
 /**

@@ -31,32 +31,20 @@
  */
 #define LEASE_SEND_MS 100u
 
-/* tx_lock held. The batch is gone: sent, dropped or lost with its link. Out of line where a batch
- * may stay open, as every way out of it ends here; without, it is two stores, smaller inline. */
-#if ZM_TX_BATCHING
-#define BATCH_RESET static ZM_NOINLINE
-#else
-#define BATCH_RESET static
-#endif
-BATCH_RESET void batch_reset(zm_transport_t *t)
+/* tx_lock held. The batch is gone: sent, dropped or lost with its link. */
+static void batch_reset(zm_transport_t *t)
 {
     t->tx.len = 0;
-#if ZM_TX_BATCHING
-    t->tx_frame = -1;
-    t->tx_msgs = 0;
-#endif
+    if (ZM_TX_BATCHING) {
+        t->tx_frame = -1;
+        t->tx_msgs = 0;
+    }
     t->tx_block = false;
 }
 
 /* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch). On
- * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. With
- * one thread it is one call to the link, inline in its callers (a send's flush, the lease tick). */
-#if Z_FEATURE_MULTI_THREAD
-#define WRITE_BATCH static
-#else
-#define WRITE_BATCH static ZM_ALWAYS_INLINE
-#endif
-WRITE_BATCH z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
+ * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
+static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
 #if Z_FEATURE_MULTI_THREAD
@@ -89,11 +77,7 @@ WRITE_BATCH z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t e
 /* tx_lock held. Nothing of the batch left: its messages are lost, its sequence numbers reused. */
 static void batch_drop(zm_transport_t *t)
 {
-#if ZM_TX_BATCHING
-    t->tx_dropped += t->tx_msgs;
-#else
-    t->tx_dropped++; /* its one message */
-#endif
+    t->tx_dropped += ZM_TX_BATCHING ? t->tx_msgs : 1u; /* else its one message */
     if (!t->tx_congested) {
         t->tx_congested = true;
         t->tx_congested_since_ms = (uint32_t)zm_port_clock_ms();
@@ -119,12 +103,10 @@ static z_result_t declare_dead(zm_transport_t *t, z_result_t rc)
  * went out, ZM_E_AGAIN when it was dropped (already counted), an error when the link is dead. */
 static z_result_t flush_batch(zm_transport_t *t)
 {
-#if ZM_TX_BATCHING /* else it holds what was just put in */
-    if (t->tx.len == 0) {
+    if (ZM_TX_BATCHING && t->tx.len == 0) { /* else it holds what was just put in */
         t->tx_frame = -1;
         return Z_OK;
     }
-#endif
     uint64_t now = zm_port_clock_ms();
     uint64_t end = now + t->tx_block_timeout_ms;
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
@@ -278,9 +260,7 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
         rc = fragment_encode(t, reliable, prio, first_marked, off + chunk < w.len, zm_slice(buf + off, chunk));
         if (rc == Z_OK) {
             t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
-#if ZM_TX_BATCHING
             t->tx_msgs = 1;
-#endif
             t->tx_block = block || !first;
             off += chunk;
             first = false;
@@ -444,9 +424,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     if (!TX_TRYLOCK(t)) {
         return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
     }
-#if Z_FEATURE_MULTI_THREAD
-    now = zm_port_clock_ms(); /* last_tx_ms may have moved while we were not holding the lock */
-#endif
+    ZM_IF_THREADS(now = zm_port_clock_ms();) /* last_tx_ms may have moved while we were not holding the lock */
     uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
     if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {

@@ -32,9 +32,9 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
 #endif
     t->link = *link;
     t->lease_ms = p->lease_ms;
-#if ZM_TX_BATCHING
-    t->tx_frame = -1;
-#endif
+    if (ZM_TX_BATCHING) {
+        t->tx_frame = -1;
+    }
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
 #if ZM_TRANSPORT_SHARED /* the opener sets it from the InitAck before anything reads it */
     t->sn_mask = ZM_SN_MASK_DEFAULT;
@@ -182,9 +182,7 @@ SHARED void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32
 
 SHARED z_result_t zm_transport_finish(zm_transport_t *t)
 {
-#if Z_FEATURE_MULTI_THREAD
-    ZM_TRY(zm_port_mutex_init(&t->tx_lock));
-#endif
+    ZM_IF_THREADS(ZM_TRY(zm_port_mutex_init(&t->tx_lock));)
     uint64_t now = zm_port_clock_ms();
     zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
     t->last_tx_ms = (uint32_t)now;
@@ -235,9 +233,9 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     t->remote_whatami = ack->whatami;
     t->sn_mask = zm_sn_mask(res & 3u);
     t->qos = p->qos && (ack->exts & ZM_INIT_EXT_QOS);
-#if Z_FEATURE_FRAGMENTATION /* only fragments differ between the patch levels */
-    t->patch = (ack->exts & ZM_INIT_EXT_PATCH) && ack->patch >= 1;
-#endif
+    if (Z_FEATURE_FRAGMENTATION) { /* only fragments differ between the patch levels */
+        t->patch = (ack->exts & ZM_INIT_EXT_PATCH) && ack->patch >= 1;
+    }
     batch = zm_min_u16(batch, cap);
 
     uint32_t initial_sn = zm_transport_random_sn(t->sn_mask);
@@ -327,7 +325,5 @@ void zm_transport_free(zm_transport_t *t)
     t->defrag[0].buf = NULL;
     t->defrag[1].buf = NULL;
 #endif
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_mutex_destroy(&t->tx_lock);
-#endif
+    ZM_IF_THREADS(zm_port_mutex_destroy(&t->tx_lock);)
 }

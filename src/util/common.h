@@ -5,7 +5,7 @@
 #ifndef ZM_UTIL_COMMON_H
 #define ZM_UTIL_COMMON_H
 
-#include "zmote/opt.h"
+#include "switches.h"
 #include "zmote/result.h"
 
 #if defined(__GNUC__) || defined(__clang__)
