@@ -7,7 +7,7 @@
 # The last line is "interop: N passed, N failed"; with --counts FILE the two numbers are also
 # written to FILE, and the ids of the tests run to FILE.ids, for scripts/test.sh.
 #
-# The tests run on -j N pytest-xdist workers (default $ZM_INTEROP_JOBS, else 3: they mostly wait
+# The tests run on -j N pytest-xdist workers (default $ZM_INTEROP_JOBS, else 6: they mostly wait
 # on their programs, so more workers than cores pay), each worker in a network namespace of its
 # own (scripts/netns.sh), where its multicast and scouting meet no other worker's. The tests
 # marked serial (bounds of time under load: leases, floods, the soak) run afterwards, alone.
@@ -21,7 +21,7 @@ tree=build/debug
 cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc)
 do_build=1
 counts=
-jobs=${ZM_INTEROP_JOBS:-3}
+jobs=${ZM_INTEROP_JOBS:-6}
 while [ $# -gt 0 ]; do
     case $1 in
         --asan)

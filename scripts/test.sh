@@ -17,7 +17,7 @@
 # tests ran. The build trees compile through ccache when it is there (scripts/setup.sh installs
 # it), so a file compiled alike in several trees, or in an earlier run, is compiled once.
 # FUZZ_SECONDS (default 25) sets each fuzz target's run time; ZM_INTEROP_JOBS the number of
-# pytest workers (scripts/interop.sh, default 3).
+# pytest workers (scripts/interop.sh, default 6).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -114,6 +114,11 @@ run_ctest() {
 mkdir -p build
 rm -f build/interop-*.counts build/interop-*.counts.ids
 
+# The serial router takes minutes to build on a fresh machine (its crates fetched, then compiled):
+# it builds in the background, at a lower priority, while the unit stages run; its stage waits.
+nice -n 10 scripts/build-serial-router.sh </dev/null >build/serial-router.out 2>build/serial-router.log &
+router_pid=$!
+
 stage "debug build (gcc, -Werror) + ctest"
 t=$SECONDS
 # The Debug and ASan builds have the admin space (unstable API) too, so that its tests run.
@@ -130,6 +135,14 @@ else
 fi
 echo "docs: $((SECONDS - t))s"
 
+# Before the interop stages, so that the serial router has the time to build on a fresh machine.
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+stage "ASan+UBSan build (gcc) + ctest"
+t=$SECONDS
+unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
+    -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1
+echo "asan: $((SECONDS - t))s"
+
 # Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.
 interop_stage() {
     local name=$1
@@ -143,10 +156,12 @@ interop_stage() {
 
 stage "serial router (Rust zenoh 1.10.2 with the serial link, for the serial interop tests)"
 t=$SECONDS
-if router=$(scripts/build-serial-router.sh | tail -n 1); then
+if wait "$router_pid" && router=$(tail -n 1 build/serial-router.out) && [ -n "$router" ]; then
+    cat build/serial-router.log
     export ZMOTE_SERIAL_ROUTER=$router
     ok
 else
+    cat build/serial-router.log >&2
     bad "serial router: cargo build (see above)"
 fi
 echo "serial router: $((SECONDS - t))s"
@@ -156,13 +171,6 @@ stage "interop (pytest vs Rust zenoh 1.10.2), debug build: smoke run"
 t=$SECONDS
 interop_stage debug --smoke
 echo "interop debug: $((SECONDS - t))s"
-
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-stage "ASan+UBSan build (gcc) + ctest"
-t=$SECONDS
-unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
-    -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1
-echo "asan: $((SECONDS - t))s"
 
 stage "interop (pytest vs Rust zenoh 1.10.2), ASan+UBSan build"
 t=$SECONDS
