@@ -46,6 +46,20 @@ finish() {
     exit $((failed > 0))
 }
 
+# The serial router takes minutes to build on a fresh machine (its crates fetched, then compiled):
+# it builds in the background, at a lower priority, from the start when cargo and a C compiler
+# are there already (it needs nothing that the setup installs), else once the setup is done; the
+# stage "serial router" waits for it.
+mkdir -p build
+router_pid=
+start_router() {
+    nice -n 10 scripts/build-serial-router.sh </dev/null >build/serial-router.out 2>build/serial-router.log &
+    router_pid=$!
+}
+if command -v cargo >/dev/null && command -v cc >/dev/null; then
+    start_router
+fi
+
 stage "setup"
 if ! scripts/setup.sh all; then
     bad "setup (packages or .venv missing; see above)"
@@ -111,13 +125,8 @@ run_ctest() {
     fi
 }
 
-mkdir -p build
 rm -f build/interop-*.counts build/interop-*.counts.ids
-
-# The serial router takes minutes to build on a fresh machine (its crates fetched, then compiled):
-# it builds in the background, at a lower priority, while the unit stages run; its stage waits.
-nice -n 10 scripts/build-serial-router.sh </dev/null >build/serial-router.out 2>build/serial-router.log &
-router_pid=$!
+[ -n "$router_pid" ] || start_router
 
 stage "debug build (gcc, -Werror) + ctest"
 t=$SECONDS
