@@ -2,12 +2,21 @@
 # Compiles every library source under a set of option combinations, warnings as errors, so that
 # an option switched off leaves no dangling reference, unused helper or broken #if behind. The
 # combinations are those a firmware picks (client only, single thread, publisher or subscriber
-# only, no fragmentation, no heap...), plus each feature off alone.
+# only, no fragmentation, no heap...), plus each feature off alone. Through ccache when it is
+# there: a file that an option does not touch preprocesses to the same text, and is compiled once
+# for all the combinations (and all the runs) that leave it so. The objects go to OUT.
+#
+# usage: scripts/check-features.sh [OUT]    (OUT defaults to build/features)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+out=${1:-build/features}
 cc=${CC:-gcc}
-flags=(-std=c11 -c -o /dev/null -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes
+launcher=()
+if command -v ccache >/dev/null; then
+    launcher=(ccache)
+fi
+flags=(-std=c11 -c -Wall -Wextra -Wpedantic -Wconversion -Wshadow -Wstrict-prototypes
        -Wmissing-prototypes -Wundef -Werror -Iinclude -Iport/posix -Isrc)
 sources=(src/*/*.c port/posix/*.c)
 
@@ -50,14 +59,19 @@ combos+=(
 )
 
 failed=0
-for combo in "${combos[@]}"; do
+rm -rf "$out"
+mkdir -p "$out"
+for i in "${!combos[@]}"; do
+    combo=${combos[$i]}
     # shellcheck disable=SC2206
     defs=($combo)
+    mkdir -p "$out/$i"
+    # each file to OUT/i/<its path with / as _>.o
     printf '%s\n' "${sources[@]}" |
-        xargs -P "$(nproc)" -I{} "$cc" "${flags[@]}" "${defs[@]}" {} 2>"/tmp/zm-features.$$" ||
-        { echo "check-features: FAILED with $combo" >&2; head -n 20 "/tmp/zm-features.$$" >&2; failed=1; }
+        xargs -P "$(nproc)" -I{} sh -c 'o=$1/$(echo "$2" | tr / _); shift 2; exec "$@" -o "$o.o"' sh "$out/$i" {} \
+            "${launcher[@]}" "$cc" "${flags[@]}" "${defs[@]}" {} 2>"$out/errors.log" ||
+        { echo "check-features: FAILED with $combo" >&2; head -n 20 "$out/errors.log" >&2; failed=1; }
 done
-rm -f "/tmp/zm-features.$$"
 
 # zenoh-pico's log switches give the level zenoh-pico gives them (ZENOH_DEBUG wins, as there).
 for pair in "ZENOH_LOG_ERROR:1" "ZENOH_LOG_WARN:2" "ZENOH_LOG_INFO:3" "ZENOH_LOG_DEBUG:4" "ZENOH_LOG_TRACE:4" \

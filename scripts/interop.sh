@@ -3,10 +3,17 @@
 # eclipse-zenoh Python binding in .venv, made by scripts/setup.sh all), with pytest. It builds
 # the programs first (build/debug, or build/asan with --asan), unless --no-build or
 # ZMOTE_BIN_DIR names programs built elsewhere. Arguments after the options go to pytest
-# (e.g. -x, -k payload). The last line is "interop: N passed, N failed"; with --counts FILE the
-# two numbers are also written to FILE, for scripts/test.sh.
+# (e.g. -x, -k payload, --smoke: the first tests of each file only, see tests/interop/conftest.py).
+# The last line is "interop: N passed, N failed"; with --counts FILE the two numbers are also
+# written to FILE, and the ids of the tests run to FILE.ids, for scripts/test.sh.
 #
-# usage: scripts/interop.sh [--asan] [--no-build] [--counts FILE] [PYTEST_ARGS...]
+# The tests run on -j N pytest-xdist workers (default $ZM_INTEROP_JOBS, else 6: they mostly wait
+# on their programs, so more workers than cores pay), each worker in a network namespace of its
+# own (scripts/netns.sh), where its multicast and scouting meet no other worker's. The tests
+# marked serial (bounds of time under load: leases, floods, the soak) run afterwards, alone.
+# -j 1 runs everything in one pytest, one test at a time; so does a -m among PYTEST_ARGS.
+#
+# usage: scripts/interop.sh [--asan] [--no-build] [--counts FILE] [-j N] [PYTEST_ARGS...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +21,7 @@ tree=build/debug
 cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc)
 do_build=1
 counts=
+jobs=${ZM_INTEROP_JOBS:-6}
 while [ $# -gt 0 ]; do
     case $1 in
         --asan)
@@ -22,6 +30,8 @@ while [ $# -gt 0 ]; do
             shift ;;
         --no-build) do_build=0; shift ;;
         --counts) counts=$2; shift 2 ;;
+        -j) jobs=$2; shift 2 ;;
+        -j[0-9]*) jobs=${1#-j}; shift ;;
         *) break ;;
     esac
 done
@@ -32,6 +42,7 @@ report() { # passed failed
     [ "$2" = 0 ]
     exit $?
 }
+[ -z "$counts" ] || rm -f "$counts" "$counts.ids"
 
 if ! scripts/setup.sh all; then
     echo "error: setup failed (.venv with eclipse-zenoh 1.10.2 and pytest is needed)" >&2
@@ -73,12 +84,52 @@ pico=${ZM_PICO_DIR:-/tmp/pico}
 [ -f "$pico/examples/unix/c11/z_scout.c" ] ||
     echo "interop: zenoh-pico's z_scout.c not compiled against zmote: no zenoh-pico 1.9.0 checkout at $pico (set ZM_PICO_DIR)"
 
-junit=$(mktemp /tmp/zmote-interop.XXXXXX.xml)
-trap 'rm -f "$junit"' EXIT
+for arg in "$@"; do
+    case $arg in -m | -m*) jobs=1 ;; esac # the passes below select with -m themselves
+done
+workdir=$(mktemp -d /tmp/zmote-interop.XXXXXX)
+trap 'rm -rf "$workdir"' EXIT
 # Inside a network namespace of its own (scripts/netns.sh): the tests that send multicast need
 # one, and the others lose nothing by running there too.
-scripts/netns.sh .venv/bin/python -m pytest tests/interop -q --junitxml="$junit" "$@"
+pytest_run() { # JUNIT PYTEST_ARGS...
+    local junit=$1
+    shift
+    scripts/netns.sh .venv/bin/python -m pytest tests/interop -q --junitxml="$junit" "$@"
+}
+if [ "$jobs" -gt 1 ] 2>/dev/null; then
+    # Each worker is a python started through netns.sh (ZM_NETNS_INSIDE unset, so that it makes
+    # a namespace of its own rather than join ours); worksteal evens out the long tests.
+    worker="env -u ZM_NETNS_INSIDE $(printf '%q %q' "$PWD/scripts/netns.sh" "$PWD/.venv/bin/python")"
+    reports=("$workdir/parallel.xml" "$workdir/serial.xml")
+    pytest_run "${reports[0]}" --tx "$jobs*popen//python=$worker" --dist worksteal \
+        -m "not serial" "$@"
+    echo "interop: the tests marked serial, alone"
+    pytest_run "${reports[1]}" -m serial "$@"
+else
+    reports=("$workdir/all.xml")
+    pytest_run "${reports[0]}" "$@"
+fi
 
-# Counts from the JUnit report: the summary line's wording changes with the outcome mix.
-read -r passed failed < <(.venv/bin/python scripts/junit-counts.py "$junit")
-report "${passed:-0}" "${failed:-1}"
+# Counts from the JUnit reports (a missing one counts as a failure): the summary line's wording
+# changes with the outcome mix.
+passed=0
+failed=0
+for junit in "${reports[@]}"; do
+    read -r p f < <(.venv/bin/python scripts/junit-counts.py "$junit")
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-1}))
+done
+if [ -n "$counts" ]; then
+    .venv/bin/python - "${reports[@]}" >"$counts.ids" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+for report in sys.argv[1:]:
+    try:
+        for case in ET.parse(report).getroot().iter("testcase"):
+            print(f"{case.get('classname')}::{case.get('name')}")
+    except Exception:
+        pass
+EOF
+fi
+report "$passed" "$failed"

@@ -4,8 +4,9 @@
 # zmote-dump; `all` adds g++ (the public headers built as C++), clang (fuzzing), the Cortex-M4
 # cross compiler, QEMU for the firmware tests, socat (the serial interop tests join two
 # pseudo-terminals with it), pkg-config (the install tests link a program with zmote.pc), doxygen
-# (the tests build the API reference, warnings as errors) and the Python venv (.venv) that the
-# interop tests use. Installing needs root; without it, a missing package is an error. While
+# (the tests build the API reference, warnings as errors), ccache (scripts/test.sh's many build
+# trees compile the same files again and again) and the Python venv (.venv) that the interop
+# tests use: eclipse-zenoh, pytest and pytest-xdist (the suite runs on several workers). Installing needs root; without it, a missing package is an error. While
 # another apt or dpkg holds the package locks, it waits for them, at most five minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
 all_pkgs=("${build_pkgs[@]}" iproute2 util-linux g++ clang llvm libclang-rt-14-dev gcc-arm-none-eabi
-          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config doxygen)
+          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config doxygen ccache)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
     all) pkgs=("${all_pkgs[@]}") ;;
@@ -23,7 +24,7 @@ esac
 # The command each package provides, for machines where it came from elsewhere than dpkg.
 declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [g++]=g++ [clang]=clang [llvm]=llvm-size
                    [gcc-arm-none-eabi]=arm-none-eabi-gcc [qemu-system-arm]=qemu-system-arm
-                   [socat]=socat [pkg-config]=pkg-config [doxygen]=doxygen)
+                   [socat]=socat [pkg-config]=pkg-config [doxygen]=doxygen [ccache]=ccache)
 
 have_pkg() {
     if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then
@@ -91,30 +92,48 @@ fi
 
 [ "$what" = all ] || exit 0
 
-# The interop tests drive the real Rust implementation through its Python binding.
+# The interop tests drive the real Rust implementation through its Python binding; pytest-xdist
+# spreads them over workers. A venv that has the first two but not xdist only gets xdist added.
 zenoh_version=1.10.2
 venv=.venv
-venv_ok() {
-    [ -x "$venv/bin/python" ] && "$venv/bin/python" - "$zenoh_version" <<'EOF' 2>/dev/null
+venv_check() { # prints what the venv lacks: nothing, "xdist", or "all"
+    if [ ! -x "$venv/bin/python" ]; then
+        echo all
+        return
+    fi
+    "$venv/bin/python" - "$zenoh_version" <<'EOF' 2>/dev/null || echo all
 import sys
 from importlib.metadata import version
 import pytest, zenoh  # noqa: F401  (both must import, not only be listed)
-sys.exit(0 if version("eclipse-zenoh") == sys.argv[1] else 1)
+if version("eclipse-zenoh") != sys.argv[1]:
+    sys.exit(1)
+try:
+    import xdist  # noqa: F401
+except ImportError:
+    print("xdist")
 EOF
 }
-if ! venv_ok; then
-    echo "setup: creating $venv with eclipse-zenoh==$zenoh_version and pytest"
-    # The distribution's python is the one python3-venv completes; prefer it over any other.
-    py=/usr/bin/python3
-    [ -x "$py" ] || py=$(command -v python3)
-    "$py" -m venv "$venv"
+pip_install() {
+    local log
     log=$(mktemp /tmp/zmote-pip.XXXXXX)
-    if ! "$venv/bin/pip" install -q --disable-pip-version-check \
-            "eclipse-zenoh==$zenoh_version" pytest </dev/null >"$log" 2>&1; then
+    if ! "$venv/bin/pip" install -q --disable-pip-version-check "$@" </dev/null >"$log" 2>&1; then
         tail -n 30 "$log" >&2
-        echo "error: pip could not install eclipse-zenoh==$zenoh_version pytest (log: $log)" >&2
+        echo "error: pip could not install $* (log: $log)" >&2
         exit 1
     fi
     rm -f "$log"
-    venv_ok || { echo "error: $venv still lacks eclipse-zenoh==$zenoh_version or pytest" >&2; exit 1; }
-fi
+}
+case $(venv_check) in
+    all)
+        echo "setup: creating $venv with eclipse-zenoh==$zenoh_version, pytest and pytest-xdist"
+        # The distribution's python is the one python3-venv completes; prefer it over any other.
+        py=/usr/bin/python3
+        [ -x "$py" ] || py=$(command -v python3)
+        "$py" -m venv "$venv"
+        pip_install "eclipse-zenoh==$zenoh_version" pytest pytest-xdist ;;
+    xdist)
+        echo "setup: adding pytest-xdist to $venv"
+        pip_install pytest-xdist ;;
+esac
+[ -z "$(venv_check)" ] ||
+    { echo "error: $venv still lacks eclipse-zenoh==$zenoh_version, pytest or pytest-xdist" >&2; exit 1; }

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Runs every check the project has, as CI runs them: the unit tests in a Debug build and again
-# under ASan+UBSan, the interop suite against Rust Zenoh on both builds, the threaded tests under
-# TSan, a single-thread build, the public headers and the examples (zmote's and zenoh-pico's) as
+# under ASan+UBSan; the interop suite against Rust Zenoh in full on the ASan+UBSan build and a
+# smoke run of it on the Debug build (the first tests of each file: tests/interop/conftest.py),
+# both on parallel pytest workers with the tests that bound a time under load (the 60 s soak
+# among them) run alone afterwards (scripts/interop.sh); the threaded tests under TSan, a
+# single-thread build, the public headers and the examples (zmote's and zenoh-pico's) as
 # C++, every option combination a firmware uses, the no-heap build with its tests, a short
 # libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run in QEMU, the
 # freestanding Cortex-M4 build of the portable core, and the worst-case stack of the publish and
 # receive paths on Cortex-M4; zmote installed, then used by projects of their own (find_package,
 # pkg-config, add_subdirectory); the API reference (doxygen, warnings as errors) with the
 # getting-started page's program; and a short run of the benchmark harness. Every stage runs
-# even after one fails, so one run shows everything; the last line counts ctest cases plus the
-# other stages: "N passed, N failed".
-# FUZZ_SECONDS (default 25) sets each fuzz target's run time.
+# even after one fails, so one run shows everything; each prints "<stage>: Ns". The last line
+# counts test runs (ctest cases, interop tests, checks of the other stages; a test run on two
+# builds counts twice): "N passed, N failed"; the line before it, how many distinct interop
+# tests ran. The build trees compile through ccache when it is there (scripts/setup.sh installs
+# it), so a file compiled alike in several trees, or in an earlier run, is compiled once.
+# FUZZ_SECONDS (default 25) sets each fuzz target's run time; ZM_INTEROP_JOBS the number of
+# pytest workers (scripts/interop.sh, default 6).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +26,7 @@ fuzz_expected=(fuzz_batch fuzz_keyexpr)
 passed=0
 failed=0
 failures=()
+launcher=()
 t_start=$SECONDS
 
 stage() { printf '\n== %s\n' "$*"; }
@@ -28,9 +36,29 @@ finish() {
     printf '\n'
     for f in "${failures[@]}"; do echo "failed: $f"; done
     printf 'total time %ds\n' $((SECONDS - t_start))
+    [ "${#launcher[@]}" = 0 ] || ccache -s | sed -nE 's/^ *Hits: *(.*)/ccache: \1 compilations from the cache/p' | head -n 1
+    # Ids written by scripts/interop.sh --counts: each interop test once, whatever the builds.
+    if ls build/interop-*.counts.ids >/dev/null 2>&1; then
+        echo "interop: $(sort -u build/interop-*.counts.ids | wc -l) distinct tests ran" \
+            "($(cat build/interop-*.counts.ids | wc -l) runs over the builds)"
+    fi
     echo "$passed passed, $failed failed"
     exit $((failed > 0))
 }
+
+# The serial router takes minutes to build on a fresh machine (its crates fetched, then compiled):
+# it builds in the background, at a lower priority, from the start when cargo and a C compiler
+# are there already (it needs nothing that the setup installs), else once the setup is done; the
+# stage "serial router" waits for it.
+mkdir -p build
+router_pid=
+start_router() {
+    nice -n 10 scripts/build-serial-router.sh </dev/null >build/serial-router.out 2>build/serial-router.log &
+    router_pid=$!
+}
+if command -v cargo >/dev/null && command -v cc >/dev/null; then
+    start_router
+fi
 
 stage "setup"
 if ! scripts/setup.sh all; then
@@ -38,12 +66,21 @@ if ! scripts/setup.sh all; then
     finish
 fi
 
+# ccache: the trees below (and those of the check scripts, through cmake's environment variables)
+# compile many files alike, in the same source tree; without hashing the build folder, the
+# object of one tree serves the others (their debug info then names that tree's folder).
+if command -v ccache >/dev/null; then
+    export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_NOHASHDIR=1
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    ccache -z >/dev/null
+fi
+
 # Configures a build tree; the arguments after the directory go to cmake.
 configure() {
     local dir=$1
     shift
     mkdir -p "$dir"
-    cmake -S . -B "$dir" -G Ninja -DZM_WERROR=ON "$@" >"$dir/configure.log" 2>&1 || {
+    cmake -S . -B "$dir" -G Ninja -DZM_WERROR=ON "${launcher[@]}" "$@" >"$dir/configure.log" 2>&1 || {
         cat "$dir/configure.log" >&2
         return 1
     }
@@ -88,7 +125,8 @@ run_ctest() {
     fi
 }
 
-mkdir -p build
+rm -f build/interop-*.counts build/interop-*.counts.ids
+[ -n "$router_pid" ] || start_router
 
 stage "debug build (gcc, -Werror) + ctest"
 t=$SECONDS
@@ -106,6 +144,14 @@ else
 fi
 echo "docs: $((SECONDS - t))s"
 
+# Before the interop stages, so that the serial router has the time to build on a fresh machine.
+export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+stage "ASan+UBSan build (gcc) + ctest"
+t=$SECONDS
+unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
+    -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1
+echo "asan: $((SECONDS - t))s"
+
 # Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.
 interop_stage() {
     local name=$1
@@ -119,25 +165,21 @@ interop_stage() {
 
 stage "serial router (Rust zenoh 1.10.2 with the serial link, for the serial interop tests)"
 t=$SECONDS
-if router=$(scripts/build-serial-router.sh | tail -n 1); then
+if wait "$router_pid" && router=$(tail -n 1 build/serial-router.out) && [ -n "$router" ]; then
+    cat build/serial-router.log
     export ZMOTE_SERIAL_ROUTER=$router
     ok
 else
+    cat build/serial-router.log >&2
     bad "serial router: cargo build (see above)"
 fi
 echo "serial router: $((SECONDS - t))s"
 
-stage "interop (pytest vs Rust zenoh 1.10.2), debug build"
+# The whole suite runs on the ASan build below; here the first tests of each file.
+stage "interop (pytest vs Rust zenoh 1.10.2), debug build: smoke run"
 t=$SECONDS
-interop_stage debug
+interop_stage debug --smoke
 echo "interop debug: $((SECONDS - t))s"
-
-export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-stage "ASan+UBSan build (gcc) + ctest"
-t=$SECONDS
-unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
-    -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1
-echo "asan: $((SECONDS - t))s"
 
 stage "interop (pytest vs Rust zenoh 1.10.2), ASan+UBSan build"
 t=$SECONDS
@@ -226,7 +268,9 @@ ok "$cp"
 echo "c++: $((SECONDS - t))s"
 
 stage "option combinations (every Z_FEATURE_* off, firmware configurations, no heap)"
-if scripts/check-features.sh; then ok; else bad "option combinations"; fi
+t=$SECONDS
+if scripts/check-features.sh build/features; then ok; else bad "option combinations"; fi
+echo "options: $((SECONDS - t))s"
 
 # Its pools hold messages up to 4 MiB (tests/noheap/zmote_config.h): the 16 MiB payloads do not apply.
 stage "no-heap build (ZM_NO_HEAP: static pools) + ctest + interop of payloads and features"
@@ -314,11 +358,13 @@ fi
 echo "firmware: $((SECONDS - t))s"
 
 stage "Cortex-M4 freestanding build of the portable core"
+t=$SECONDS
 if scripts/check-m4.sh build/m4; then
     ok
 else
     bad "m4: cross-compile or header check"
 fi
+echo "m4: $((SECONDS - t))s"
 
 # The size table's three apps (tools/sizes/app_*.c), each built for the host with the library in
 # its own configuration (tools/sizes/NAME.flags, which sizes.sh below sizes; port/posix, ASan),
@@ -335,17 +381,21 @@ ok "$cp"
 echo "configs: $((SECONDS - t))s"
 
 stage "Cortex-M4 size table: the library's share of a publisher-only, a pub+sub and a full client, within their goals"
+t=$SECONDS
 if scripts/sizes.sh build/sizes; then
     ok
 else
     bad "sizes: an app's share of flash over its limit"
 fi
+echo "sizes: $((SECONDS - t))s"
 
 stage "Cortex-M4 worst-case stack of the publish and receive paths"
+t=$SECONDS
 if scripts/check-stack.sh build/stack; then
     ok
 else
     bad "stack: a path over its bound, or its depth unknowable (see above)"
 fi
+echo "stack: $((SECONDS - t))s"
 
 finish

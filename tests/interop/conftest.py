@@ -1,9 +1,40 @@
 """Fixtures of the interop tests: a Rust router per test, Rust sessions in this process, and
 zmote programs as children. Everything a test starts is ended at its teardown, whatever the
-outcome: child process groups are signalled, Rust sessions closed."""
+outcome: child process groups are signalled, Rust sessions closed.
+
+--smoke keeps, of each file, the first SMOKE_FUNCTIONS test functions with their first parameter
+set each: a short run that touches every file (scripts/test.sh runs it on the Debug build, and
+the whole suite on the ASan one)."""
 import pytest
 
 import harness
+
+SMOKE_FUNCTIONS = 2
+
+
+def pytest_addoption(parser):
+    parser.addoption("--smoke", action="store_true",
+                     help=f"run only the first {SMOKE_FUNCTIONS} test functions of each file, "
+                          "each with its first parameter set")
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m: the first tests of what they selected
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--smoke"):
+        return
+    kept, dropped, seen = [], [], {}
+    for item in items:
+        path = str(item.path)
+        funcs = seen.setdefault(path, [])
+        name = getattr(item, "originalname", item.name)
+        if name not in funcs and len(funcs) < SMOKE_FUNCTIONS:
+            funcs.append(name)
+            kept.append(item)
+        else:
+            dropped.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 class Children:

@@ -19,6 +19,9 @@ import pytest
 import harness
 from harness import endpoint
 
+# Bounds of time under load: run alone (scripts/interop.sh), not beside other tests.
+pytestmark = pytest.mark.serial
+
 CLOSE_INVALID = 2
 CLOSE_MAX_SESSIONS = 3
 LEASE_S = 10.0  # zmote's ZM_LEASE_MS, and Rust's default lease

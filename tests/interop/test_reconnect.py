@@ -16,6 +16,9 @@ import pytest
 
 import harness
 
+# Bounds of time under load: run alone (scripts/interop.sh), not beside other tests.
+pytestmark = pytest.mark.serial
+
 LEASE_MS = 2000
 # Scheduling slack on a loaded 2-core machine, on top of the lease itself.
 SLACK_S = 1.5
