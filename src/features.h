@@ -21,3 +21,12 @@
 /* ---- api --------------------------------------------------------------------------------- */
 
 #endif
+
+/* The C library's headers include a <features.h> of their own, which -Isrc finds here first: it
+ * follows, as a system header, after what this file is. */
+#if defined(__has_include_next)
+#if __has_include_next(<features.h>)
+#pragma GCC system_header
+#include_next <features.h>
+#endif
+#endif
