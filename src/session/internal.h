@@ -76,11 +76,12 @@ typedef struct zm_cb_frame {
 #define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS)
 
 /*
- * A local subscriber or queryable. busy counts callbacks running now; removed ones are freed at
- * busy == 0.
+ * A local entity with a callback or a key of its own: a subscriber, queryable, matching
+ * listener, liveliness token or liveliness subscriber, each kind on a list of its own. busy
+ * counts pins (callbacks running now, sends made unlocked); removed ones are freed at busy == 0.
  */
-typedef struct zm_sub {
-    struct zm_sub *next;
+typedef struct zm_entity {
+    struct zm_entity *next;
     uint32_t id;
     uint8_t origin;
     bool removed;
@@ -101,7 +102,7 @@ typedef struct zm_sub {
     void *ctx;
     size_t key_len;
     char key[]; /* not NUL-terminated */
-} zm_sub_t;
+} zm_entity_t;
 
 /*
  * Puts go only to the peers that subscribed to their key (a write filter) in peer mode with
@@ -269,6 +270,23 @@ typedef struct zm_peer {
 static inline bool zm_peer_is_group(const zm_peer_t *p) { return p->index == ZM_GROUP_SLOT; }
 static inline bool zm_peer_is_member(const zm_peer_t *p) { return p->index > ZM_GROUP_SLOT; }
 
+/* True when declarations of kind go to the group too: not queryables (a Rust member would route
+ * its own gets to us and wait for their timeout), nor key expressions without
+ * Z_FEATURE_MULTICAST_DECLARATIONS (else full keys, which latecomers can read). */
+static inline bool zm_mcast_declares(uint8_t kind)
+{
+    switch (kind) {
+    case ZM_DECL_QUERYABLE:
+    case ZM_UNDECL_QUERYABLE:
+        return false;
+    case ZM_DECL_KEYEXPR:
+    case ZM_UNDECL_KEYEXPR:
+        return Z_FEATURE_MULTICAST_DECLARATIONS;
+    default:
+        return true;
+    }
+}
+
 /* Slots of the table that finds a member by its address: twice the members, so probes stay short. */
 #define ZM_MCAST_TABLE (2 * ZM_MCAST_PEERS_MAX)
 
@@ -343,18 +361,18 @@ struct zm_session {
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_mcast_state_t mcast;
 #endif
-    zm_sub_t *subs;
+    zm_entity_t *subs;
 #if Z_FEATURE_QUERYABLE
-    zm_sub_t *qbls;
+    zm_entity_t *qbls;
 #endif
 #if Z_FEATURE_MATCHING
-    zm_sub_t *mls; /* matching listeners */
+    zm_entity_t *mls; /* matching listeners */
 #endif
 #if Z_FEATURE_LIVELINESS
-    zm_sub_t *tokens; /* our liveliness tokens */
+    zm_entity_t *tokens; /* our liveliness tokens */
 #endif
 #if ZM_LIVELINESS_SUBS
-    zm_sub_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
+    zm_entity_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
     struct zm_gone_tokens *gone; /* tokens of peers that went, their DELETEs still to deliver */
 #endif
 #if ZM_LIVELINESS_LATE
@@ -394,7 +412,7 @@ struct zm_session {
  */
 #define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
 
-/* peer.c */
+/* peer.c (the core: pins, sends, kills), peers.c (arrivals and the reap), reader.c */
 #if Z_FEATURE_UNICAST_PEER
 /**
  * Serves the listener for up to timeout_ms: newcomers' handshakes progress side by side, and
@@ -412,15 +430,12 @@ ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
 #endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-/**
- * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
- * its index, generation and empty declaration tables, tx on its own transport.
- */
-void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted);
-#endif
+/** Starts p's read task (reader.c), where the build has them and they are on. */
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
+/** Frees the dead peers nobody holds (their readers joined), each told to the hub as gone. */
 void zm_peer_reap(zm_session_t *s);
+/** The zid as Rust prints it: hex of its little-endian value, without leading zeros. */
+const char *zm_zid_text(const zm_zid_t *zid, char out[33]);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
 /**
@@ -471,7 +486,7 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #endif
 
 
-/* mcast.c */
+/* mcast.c (the members), group.c (joining the group) */
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * Joins the multicast group of endpoint (zm_endpoint_is_multicast): the group goes into its
@@ -496,16 +511,15 @@ ZM_NODISCARD z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait);
  * declarations too), and the expiry of members.
  */
 void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
-/**
- * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
- * when no read task does), so that the members that answer newcomers are known on return.
- */
-void zm_mcast_settle(zm_session_t *s);
-/** s->lock held: member p leaves the address table (it is being dropped). */
+/** The parameters of our transport on the group. */
+zm_transport_params_t zm_mcast_params(const zm_session_t *s);
+/** s->lock held: member p leaves the address table (it is being dropped; peer.c). */
 void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
-/** True when declarations of kind go to the group too (not queryables, nor key expressions
- *  without Z_FEATURE_MULTICAST_DECLARATIONS). */
-bool zm_mcast_declares(uint8_t kind);
+/** Where the search for the member at a starts in the address table. */
+static inline size_t zm_mcast_table_home(const zm_session_t *s, const zm_addr_t *a)
+{
+    return zm_port_addr_hash(a, s->mcast.seed) % ZM_MCAST_TABLE;
+}
 #endif
 
 /* scout.c */
@@ -530,8 +544,6 @@ void zm_session_responder_serve(zm_session_t *s);
 #endif
 
 /* decl.c */
-/** Sends every current declaration to one new peer (and D_FINAL of the initial interest). */
-ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /* What a declaration zm_decl_broadcast sends carries beyond its kind, id and key: the 0x5F
  * extension of a U_QUERYABLE or U_TOKEN (the null wire expression, as Rust writes it), the info
  * of a D_QUERYABLE and whether the queryable is complete. */
@@ -542,10 +554,14 @@ ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /** Sends the declaration of kind for entity id on key (as zm_decl_fill makes it) with extras
  *  (ZM_DECL_* bits) to every live peer; a peer that cannot take it is dropped. */
 void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, const char *key, size_t len, uint8_t extras);
-/** Answers an INTEREST's current part with our matching subscribers, queryables and tokens, then D_FINAL. */
-void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it);
-/** Frees our key expressions and publishers (at close). */
-void zm_decl_free_all(zm_session_t *s);
+#if ZM_PUSH_DECLS
+/** A DECLARE message of d (copied), with an interest id (0) or not. */
+void zm_decl_msg(zm_network_msg_t *m, const zm_declaration_t *d, bool with_interest);
+/** Sends d to p (batched: the push's caller flushes). */
+ZM_NODISCARD z_result_t zm_decl_send(zm_peer_t *p, const zm_declaration_t *d, bool with_interest);
+#endif
+/** Sends p the D_FINAL of interest_id (0: the implicit initial interest). */
+ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
 
 /* remote.c */
 /**
@@ -585,48 +601,20 @@ void zm_hits_reset_peer(zm_session_t *s, unsigned index);
 #if Z_FEATURE_QUERYABLE
 /** Answers a peer's REQUEST from our queryables, then ends it. */
 void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m);
-/**
- * Our queryables that intersect key (NULL: all) to a new peer or in answer to its INTEREST, each
- * in the DECLARE m (its header set by the caller; the declaration is filled here).
- */
-ZM_NODISCARD z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
-                                                 zm_network_msg_t *m);
-void zm_qbls_free_all(zm_session_t *s);
 #endif
 #if Z_FEATURE_QUERY
 void zm_query_on_response(zm_peer_t *p, const zm_network_msg_t *m);
 void zm_query_on_response_final(zm_peer_t *p, const zm_network_msg_t *m);
-/** Ends the gets whose time is up (lease step). */
-void zm_gets_tick(zm_session_t *s, uint64_t now_ms);
-/** The peer in slot index is gone: the gets stop waiting for its final response. */
-void zm_gets_peer_gone(zm_session_t *s, unsigned index);
-/** Ends every get (at close). */
-void zm_gets_free_all(zm_session_t *s);
+/* The hub's events (hub.h): the lease step ends the gets whose time is up (tick), a peer gone
+ * is waited for no more (gone), the close ends them all (close). */
 #endif
 
-/* matching.c */
-#if Z_FEATURE_MATCHING
-/** Tells the matching listeners whose status changed (declarations came or went); no lock held. */
-void zm_matching_update(zm_session_t *s);
-/** The INTEREST of a publisher or querier in the subscribers or queryables of its key, to every router (or its end). */
-void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on);
-/** The INTERESTs of all our publishers to a new router. */
-ZM_NODISCARD z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p);
-/** Undeclares the listeners of a publisher that goes. */
-void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id);
-#endif
+/* matching.c: the hub's events alone (hub.h) */
 
 /* liveliness.c */
 #if Z_FEATURE_LIVELINESS
 /** A peer's D_TOKEN or U_TOKEN (read thread); an error means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_liveliness_on_token(zm_peer_t *p, const zm_declare_t *dm);
-/** Our tokens that intersect key (NULL: all) to p, each in the DECLARE m (header set by the caller). */
-ZM_NODISCARD z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
-                                                  zm_network_msg_t *m);
-/** Our tokens to a new peer and, if it tells only when asked, the interests of our liveliness subscribers. */
-ZM_NODISCARD z_result_t zm_liveliness_push_all(zm_session_t *s, zm_peer_t *p);
-/** Ends the liveliness subscribers and forgets the tokens (at close). */
-void zm_liveliness_free_all(zm_session_t *s);
 #endif
 #if ZM_LIVELINESS_SUBS
 /**
@@ -698,36 +686,49 @@ bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
 void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
 #endif
 
-/* decl.c: the callbacks of local entities */
+/* decl.c: the table of local entities and their callbacks */
 #if ZM_LOCAL_ENTITIES
 /** s->lock held: ends one pin of e (on list *head) and returns the entity after it. */
-zm_sub_t *zm_entity_unpin(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
 /** A new entity of key (copied) with every field zeroed; NULL when out of memory. */
-zm_sub_t *zm_entity_new(const char *key, size_t len);
+zm_entity_t *zm_entity_new(const char *key, size_t len);
 /** Links e on *head with a fresh id (returned). */
-uint32_t zm_entity_add(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
 /**
  * Removes entity id from *head: waits for its callbacks under way (unless called from one),
  * calls its drop. Z_EINVAL when no such entity; *remote tells if it was declared to peers.
  */
-ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_sub_t **head, uint32_t id, bool *remote);
+ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bool *remote);
 /** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
 void zm_callback_enter(zm_session_t *s, struct zm_cb_frame *frame);
 void zm_callback_leave(zm_session_t *s, struct zm_cb_frame *frame);
-void zm_entities_free_all(zm_sub_t **head);
+void zm_entities_free_all(zm_entity_t **head);
 #endif
 /** Builds a declaration of kind for entity id on key (suffix only, sender mapping). */
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len);
 
-/* data.c */
+/* data.c (puts out, messages in), sample.c */
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable);
 /** The network QoS byte of a priority, congestion control and express flag. */
 static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
 {
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
-/** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
-void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put);
+/** The sample parts of a received PUT or DEL body (key and QoS are the caller's). Inline: a
+ *  received sample is built where it is delivered. */
+static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
+{
+    /* a DEL's payload and encoding were decoded empty */
+    smp->kind = body_id == ZM_MID_PUT ? ZM_SAMPLE_PUT : ZM_SAMPLE_DELETE;
+    smp->payload = put->payload;
+    smp->encoding = put->encoding;
+    smp->has_timestamp = put->has_timestamp;
+    smp->timestamp = put->timestamp;
+    smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
+    smp->attachment = put->attachment;
+    smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
+    smp->source = put->source;
+}
 /** A local sample of a put's arguments (borrows from a). */
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
 #if ZM_REMOTE_DECLS
@@ -735,5 +736,56 @@ void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
 void zm_bad_key(zm_peer_t *p, z_result_t rc);
 #endif
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
+
+/**
+ * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
+ * its index, generation and empty declaration tables, tx on its own transport, and what comes
+ * from it handed to zm_session_on_message. Inline in the lifecycles that fill a slot (peers.c,
+ * mcast.c), so that the core holds no reference to the receive path.
+ */
+static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
+{
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    p->tx = &p->t;
+#endif
+#if ZM_DECODE_NETWORK /* else the transport hands out no network message */
+    p->t.on_message = zm_session_on_message;
+#endif
+    p->t.ctx = p;
+    p->s = s;
+    p->index = (uint8_t)(p - s->peers);
+    p->gen++;
+#if ZM_REMOTE_DECLS /* else nothing it declares is kept */
+    uint32_t seed[3];
+    zm_port_random(seed, sizeof(seed));
+    zm_idmap_init(&p->remote.keys, seed[0]);
+#if ZM_SUB_TRACKING
+    zm_idmap_init(&p->remote.subs, seed[1]);
+#endif
+#if ZM_QBL_TRACKING
+    zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
+#endif
+#if ZM_LIVELINESS_SUBS
+    zm_idmap_init(&p->remote.tokens, seed[2]);
+#endif
+    p->remote.n = 0;
+    p->remote.bytes = 0;
+    p->remote.last_key = NULL;
+#endif
+#if ZM_SUB_TRACKING
+    zm_hits_reset_peer(s, p->index);
+#endif
+    p->reader_started = false;
+    p->accepted = accepted;
+    p->declared = false;
+#if ZM_PEER_ACTIVITY
+    atomic_store(&p->active, false);
+    p->last_active_ms = zm_port_clock_ms();
+#endif
+    p->state = PEER_LIVE;
+#if ZM_PEER_PINS
+    p->refs = 1; /* the caller's, while it pushes the declarations */
+#endif
+}
 
 #endif /* ZM_SESSION_INTERNAL_H */

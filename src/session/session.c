@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #define LEASE_TICK_MS 250u
@@ -218,14 +218,9 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
-/* What reads the time in a lease step: the eviction order, the gets' timeouts, the reconnection. */
-#define LEASE_NEEDS_NOW (ZM_PEER_ACTIVITY || Z_FEATURE_QUERY || Z_FEATURE_AUTO_RECONNECT)
-
 static z_result_t lease_step(zm_session_t *s)
 {
-#if LEASE_NEEDS_NOW
     uint64_t now = zm_port_clock_ms();
-#endif
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
@@ -249,12 +244,7 @@ static z_result_t lease_step(zm_session_t *s)
     zm_peers_note_activity(s, now);
 #endif
     zm_peer_reap(s);
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, report_gone, s);
-#endif
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, now);
-#endif
+    zm_hub_tick(s, now);
 #if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
     if (!zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
@@ -470,9 +460,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         read_burst(s, p);
     }
     zm_peers_unpin(s, &p, n);
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, zm_port_clock_ms());
-#endif
+    zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
 #else
@@ -539,9 +527,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, zm_port_clock_ms());
-#endif
+    zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
 #endif
@@ -582,6 +568,33 @@ static z_result_t sync_init(zm_session_t *s)
         zm_port_mutex_destroy(&s->lock);
     }
     return ZM_E_NOMEM;
+}
+#endif
+
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/*
+ * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
+ * when no read task does), so that the members that answer newcomers are known on return.
+ */
+static void mcast_settle(zm_session_t *s)
+{
+    uint64_t deadline = zm_port_clock_ms() + ZM_MCAST_OPEN_WAIT_MS;
+    zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
+    for (uint64_t now = zm_port_clock_ms(); now < deadline && !s->closing; now = zm_port_clock_ms()) {
+        uint32_t left = (uint32_t)(deadline - now);
+        S_LOCK(s);
+        bool reader = g->state == PEER_LIVE && g->reader_started;
+        S_UNLOCK(s);
+        if (reader) {
+            zm_port_sleep_ms(left); /* the read task hears them meanwhile */
+            continue;
+        }
+        if (zm_session_read(s, left) != Z_OK) {
+            return;
+        }
+        z_result_t ka = zm_session_send_keep_alive(s); /* newcomers heard of: our JOIN for them */
+        ZM_UNUSED(ka);
+    }
 }
 #endif
 
@@ -688,7 +701,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
-        zm_mcast_settle(s);
+        mcast_settle(s);
     }
 #endif
     if (rc != Z_OK) {
@@ -766,22 +779,7 @@ void zm_session_close(zm_session_t *s)
         s->responding = false;
     }
 #endif
-#if Z_FEATURE_QUERY
-    zm_gets_free_all(s);
-#endif
-#if Z_FEATURE_SUBSCRIPTION
-    zm_entities_free_all(&s->subs);
-#endif
-#if Z_FEATURE_QUERYABLE
-    zm_entities_free_all(&s->qbls);
-#endif
-#if Z_FEATURE_MATCHING
-    zm_entities_free_all(&s->mls);
-#endif
-#if Z_FEATURE_LIVELINESS
-    zm_liveliness_free_all(s);
-#endif
-    zm_decl_free_all(s);
+    zm_hub_close(s);
 #if Z_FEATURE_MULTI_THREAD
     zm_port_condvar_destroy(&s->lease_cond);
     zm_port_condvar_destroy(&s->cond);
