@@ -136,13 +136,11 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 }
 #endif
 
-/* Only matching and liveliness subscribers pick the peers they pin; elsewhere fn is NULL. */
-#define PIN_FILTERS (Z_FEATURE_MATCHING || ZM_LIVELINESS_SUBS)
 
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
 {
     size_t n = 0;
-#if !PIN_FILTERS
+#if !ZM_PIN_FILTERS
     ZM_ASSERT(fn == NULL);
     ZM_UNUSED(fn);
     ZM_UNUSED(arg);
@@ -150,7 +148,7 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
-#if PIN_FILTERS
+#if ZM_PIN_FILTERS
         if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
 #else
         if (p->state == PEER_LIVE) {

@@ -65,7 +65,11 @@ z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t
     return sender_add(s, key, len, false, 0, id, key_id);
 }
 
-z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id) { return sender_remove(s, id, false); }
+z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id)
+{
+    ZM_UNUSED(key_id);
+    return sender_remove(s, id, false);
+}
 #elif Z_FEATURE_PUBLICATION
 /* Nothing reads a publisher once declared (ZM_SENDERS_KEPT): it is its key expression's use, and
  * an entity id of its own. */
@@ -78,9 +82,10 @@ z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t
     return Z_OK;
 }
 
-z_result_t zm_session_undeclare_publisher_key(zm_session_t *s, uint32_t key_id)
+z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id)
 {
-    return zm_session_undeclare_keyexpr(s, (uint16_t)key_id); /* the key goes with its last user */
+    ZM_UNUSED(id);
+    return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
 #endif
 

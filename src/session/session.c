@@ -13,8 +13,6 @@
 #define ACCEPT_POLL_MS 200u
 #define RECONNECT_PERIOD_MS 1000u
 
-/* A listening peer answers SCOUTs beside its listener. */
-#define ZM_ANSWERS_SCOUTS (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
 
 #if ZM_NO_HEAP
 /* A no-heap build keeps its sessions in a static table; in_use is only touched by open and close. */

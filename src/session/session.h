@@ -150,22 +150,13 @@ ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const cha
                                                       void *ctx, uint32_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id);
 
-/*
- * Our publishers and queriers are kept where something reads them after they are declared: the
- * matching status of both, a querier's target. A build with neither keeps no record of them: a
- * publisher is then a use of its key expression, and goes by its key id.
- */
-#define ZM_SENDERS_KEPT (Z_FEATURE_MATCHING || Z_FEATURE_QUERY)
 
 /** A publisher on key (copied): declares its key expression; puts then use its id. */
 ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id,
                                                      uint16_t *key_id);
-#if ZM_SENDERS_KEPT
-ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
-#else
-/** Undeclares the publisher declared with key id key_id (its key expression's use of it). */
-ZM_NODISCARD z_result_t zm_session_undeclare_publisher_key(zm_session_t *s, uint32_t key_id);
-#endif
+/** Undeclares publisher id, declared on key id key_id (a build that keeps no record of its
+ *  publishers, ZM_SENDERS_KEPT, knows it by that key's use alone). */
+ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id);
 
 /* ---- matching ------------------------------------------------------------------------------------ */
 
