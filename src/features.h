@@ -83,8 +83,8 @@
  * the group (zm_peer_t.tx). zm_peers_pin visits the ZM_PEERS_PIN slots we send on: unicast peers
  * and the group, never its members.
  */
+#define ZM_GROUP_SLOT ZM_PEERS_MAX /* the slot after the unicast ones, empty without multicast */
 #if Z_FEATURE_MULTICAST_TRANSPORT
-#define ZM_GROUP_SLOT ZM_PEERS_MAX
 #define ZM_PEERS_PIN (ZM_PEERS_MAX + 1)
 #define ZM_PEER_SLOTS (ZM_PEERS_PIN + ZM_MCAST_PEERS_MAX)
 #else

@@ -77,11 +77,9 @@ ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, c
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
-#if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(kind)) {
             continue;
         }
-#endif
         z_result_t r = zm_transport_send(zm_peer_tx(pinned[i]), &m, true, ZM_PRIO_CONTROL, false);
         if (r == Z_OK && !s->batching) {
             r = zm_transport_flush(&pinned[i]->t);

@@ -58,10 +58,10 @@ z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link)
     s->mcast.last_join_ms = zm_port_clock_ms();
     s->mcast.last_announce_ms = s->mcast.last_join_ms;
     memset(s->mcast.table, 0, sizeof(s->mcast.table));
-#if Z_FEATURE_QUERY
-    /* other members see the replies to our gets: ids from a random start seldom meet theirs */
-    s->next_rid = seed[1] != 0 ? seed[1] : 1u;
-#endif
+    if (Z_FEATURE_QUERY) {
+        /* other members see the replies to our gets: ids from a random start seldom meet theirs */
+        s->next_rid = seed[1] != 0 ? seed[1] : 1u;
+    }
     S_UNLOCK(s);
     /* our JOIN first: the members take nothing from us before it */
     rc = zm_mcast_tick(&g->t, &params, true);

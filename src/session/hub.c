@@ -107,9 +107,9 @@ void zm_hub_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 void zm_hub_peer_gone(zm_session_t *s, zm_peer_t *p)
 {
     ZM_FEATURES(HUB_GONE)
-#if ZM_REMOTE_DECLS
-    zm_remote_free(s, p);
-#endif
+    if (ZM_REMOTE_DECLS) {
+        zm_remote_free(s, p);
+    }
     zm_hub_changed(s); /* its subscribers and queryables no longer count */
     ZM_UNUSED(p);
 }

@@ -368,8 +368,7 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #endif
 
 
-/* mcast.c (the members), group.c (joining the group) */
-#if Z_FEATURE_MULTICAST_TRANSPORT
+/* mcast.c (the members), group.c (joining the group): multicast builds only */
 /**
  * Joins the multicast group of endpoint (zm_endpoint_is_multicast): the group goes into its
  * slot, our JOIN and declarations go out, and its reader starts (multi-thread builds with read
@@ -397,6 +396,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
 zm_transport_params_t zm_mcast_params(const zm_session_t *s);
 /** s->lock held: member p leaves the address table (it is being dropped; peer.c). */
 void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
+#if Z_FEATURE_MULTICAST_TRANSPORT
 /** Where the search for the member at a starts in the address table. */
 static inline size_t zm_mcast_table_home(const zm_session_t *s, const zm_addr_t *a)
 {

@@ -48,6 +48,7 @@ void zm_mcast_forget(zm_session_t *s, zm_peer_t *p)
         }
     }
 }
+#endif
 
 /* The group is gone: its members, who reached us only through it, go with it. */
 static void members_kill(zm_session_t *s)
@@ -58,7 +59,6 @@ static void members_kill(zm_session_t *s)
         }
     }
 }
-#endif
 
 void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
 {
@@ -67,11 +67,9 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     bool live = p->state == PEER_LIVE;
     if (live) {
         p->state = PEER_DEAD;
-#if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_member(p)) {
             zm_mcast_forget(s, p);
         }
-#endif
     }
     S_UNLOCK(s);
     if (!live) {
@@ -87,17 +85,13 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     } else if (!s->closing) {
         ZM_LOG_W("peer %s dropped (close: %s): %s", zm_zid_text(&p->t.remote_zid, zid), zm_close_reason_name(reason), why);
     }
-#if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_member(p)) {
         return; /* no link of its own: its datagrams are ignored from now on */
     }
-#endif
     zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
-#if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_group(p)) {
         members_kill(s);
     }
-#endif
 }
 
 void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
@@ -106,11 +100,9 @@ void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
         ZM_LOG_W("a message too large for this build was not sent (ZM_FRAG_MAX_SIZE, Z_FEATURE_FRAGMENTATION)");
         return; /* nothing went out: the link is intact */
     }
-#if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_member(p)) {
         p = &p->s->peers[ZM_GROUP_SLOT]; /* what goes to a member goes to the group: it failed */
     }
-#endif
     zm_peer_kill(p, ZM_CLOSE_GENERIC, rc == ZM_E_CLOSED ? NULL : why);
 }
 

@@ -222,12 +222,10 @@ static z_result_t lease_step(zm_session_t *s)
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
-#if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i])) {
             zm_mcast_lease(s, pinned[i]);
             continue;
         }
-#endif
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
@@ -238,9 +236,9 @@ static z_result_t lease_step(zm_session_t *s)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
-    zm_peers_note_activity(s, now);
-#endif
+    if (ZM_PEER_ACTIVITY) { /* the eviction order: a client evicts nobody */
+        zm_peers_note_activity(s, now);
+    }
     zm_peer_reap(s);
     zm_hub_tick(s, now);
 #if Z_FEATURE_AUTO_RECONNECT
@@ -644,9 +642,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #if Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING /* else a plain flag, false in the zeroed session */
     zm_atomic_init(&s->closing, false);
 #endif
-#if ZM_LIVELINESS_LATE
-    atomic_init(&s->live_rx, NULL);
-#endif
+    if (ZM_LIVELINESS_LATE) {
+        atomic_init(&s->live_rx, NULL);
+    }
 #if ZM_LKEY_MAP || Z_FEATURE_QUERY /* a list of keys starts empty: the session is zeroed */
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
