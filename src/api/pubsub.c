@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "session/liveliness.h"
 
 #if Z_FEATURE_PUBLICATION == 1 || Z_FEATURE_SUBSCRIPTION == 1
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }

@@ -13,7 +13,6 @@
 
 #include "keyexpr/keyexpr.h"
 #include "session/hub.h"
-#include "session/liveliness.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_LIVELINESS
