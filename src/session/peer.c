@@ -132,22 +132,14 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
 {
     size_t n = 0;
-#if !ZM_PIN_FILTERS
-    ZM_ASSERT(fn == NULL);
-    ZM_UNUSED(fn);
-    ZM_UNUSED(arg);
-#endif
+    ZM_ASSERT(ZM_PIN_FILTERS || fn == NULL);
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
-#if ZM_PIN_FILTERS
-        if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
-#else
-        if (p->state == PEER_LIVE) {
-#endif
-#if ZM_PEER_PINS
-            p->refs++;
-#endif
+        if (p->state == PEER_LIVE && (!ZM_PIN_FILTERS || fn == NULL || fn(p, arg))) {
+            if (ZM_PEER_PINS) {
+                p->refs++;
+            }
             out[n++] = p;
         }
     }

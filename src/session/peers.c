@@ -87,9 +87,7 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
             if (p != NULL || zm_port_clock_ms() >= deadline) {
                 break;
             }
-#if Z_FEATURE_MULTI_THREAD
-            S_WAIT(s, 10u);
-#endif
+            S_WAIT(s, 10u); /* single-thread: nothing to wait for, the reap is ours */
             S_UNLOCK(s);
         }
     }

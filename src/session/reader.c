@@ -10,13 +10,11 @@ static void *reader_main(void *arg)
 {
     zm_peer_t *p = arg;
     z_result_t rc;
-#if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_group(p)) {
         do {
             rc = zm_mcast_read(p->s, p, true);
         } while (rc == Z_OK && !p->s->closing);
     } else
-#endif
     {
         do {
             rc = zm_transport_read_once(&p->t);

@@ -233,9 +233,8 @@ void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d) { rdecl_release(p, d); }
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
-#if ZM_SUB_TRACKING || ZM_QBL_TRACKING || Z_FEATURE_MULTICAST_TRANSPORT
     zm_session_t *s = p->s;
-#endif
+    ZM_UNUSED(s); /* where peers' subscribers and queryables are not tracked */
     const char *key;
     size_t len;
     zm_rdecl_t *old = NULL;
@@ -351,9 +350,7 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
     zm_idmap_foreach(&qbls, rdecl_free_one, NULL);
     zm_idmap_free(&qbls);
 #endif
-#if !ZM_SUB_TRACKING && !ZM_QBL_TRACKING
     ZM_UNUSED(s);
-#endif
     /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
      * nothing reads them in between */
 }

@@ -6,8 +6,8 @@
 
 #include "session/internal.h"
 
-#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE
-#if (Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER) || Z_FEATURE_LOCAL_QUERYABLE
+#if (Z_FEATURE_PUBLICATION && Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER) || \
+    (Z_FEATURE_QUERYABLE && Z_FEATURE_LOCAL_QUERYABLE)
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 {
     memset(smp, 0, sizeof(*smp));
@@ -38,7 +38,6 @@ void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
     smp->express = a->express;
     smp->reliable = a->reliable;
 }
-#endif
 #endif
 
 /*
