@@ -69,13 +69,14 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     size_t connect = strings_copy(s->cfg.connect, cfg->n_connect, NULL);
     size_t listen = listen_count(cfg) > 0 ? strings_copy(s->cfg.listen, listen_count(cfg), NULL) : 0u;
     size_t total = connect + listen;
-#if Z_FEATURE_SCOUTING
-    if (s->cfg.scout_locator == NULL) {
-        s->cfg.scouting = false;
+    size_t n_scout = 0;
+    if (Z_FEATURE_SCOUTING) {
+        if (s->cfg.scout_locator == NULL) {
+            s->cfg.scouting = false;
+        }
+        n_scout = s->cfg.scouting ? 1u : 0u;
+        total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
     }
-    size_t n_scout = s->cfg.scouting ? 1u : 0u;
-    total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
-#endif
     if (total == 0) {
         return Z_OK;
     }
@@ -87,9 +88,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     if (listen_count(cfg) > 0) {
         (void)strings_copy(s->cfg.listen, listen_count(cfg), s->strings + connect);
     }
-#if Z_FEATURE_SCOUTING
-    (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
-#endif
+    if (Z_FEATURE_SCOUTING) {
+        (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
+    }
     return Z_OK;
 }
 #define strings_free(s) zm_free((s)->strings)
@@ -98,11 +99,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
     s->cfg = *cfg;
-#if Z_FEATURE_SCOUTING
-    if (s->cfg.scout_locator == NULL) {
+    if (Z_FEATURE_SCOUTING && s->cfg.scout_locator == NULL) {
         s->cfg.scouting = false;
     }
-#endif
     return Z_OK;
 }
 #define strings_free(s) ((void)(s))
@@ -246,12 +245,10 @@ static z_result_t lease_step(zm_session_t *s)
     if (!zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
-#if Z_FEATURE_SCOUTING
-        if (s->cfg.n_connect == 0) {
+        if (Z_FEATURE_SCOUTING && s->cfg.n_connect == 0) {
             z_result_t rc = zm_session_scout_connect(s); /* it was found by scouting: scout again */
             ZM_UNUSED(rc);
         } else
-#endif
         {
             (void)connect_all(s);
         }
@@ -600,12 +597,8 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     /* the API made cfg from the user's configuration, and checked it then */
     ZM_ASSERT((cfg->mode == ZM_MODE_CLIENT || cfg->mode == ZM_MODE_PEER) && cfg->n_connect <= ZM_ENDPOINTS_MAX &&
               cfg->n_listen <= ZM_ENDPOINTS_MAX && (cfg->mode == ZM_MODE_PEER || cfg->n_listen == 0));
-#if Z_FEATURE_SCOUTING
     bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
-    ZM_ASSERT(!no_endpoint || (cfg->scouting && cfg->scout_locator != NULL));
-#else
-    ZM_ASSERT(cfg->n_connect > 0 || cfg->n_listen > 0);
-#endif
+    ZM_ASSERT(!no_endpoint || (Z_FEATURE_SCOUTING && cfg->scouting && cfg->scout_locator != NULL));
 #if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
     /* a build without unicast peers: no listener, no peers of its own but a group's members */
     for (size_t i = 0; i < cfg->n_listen; i++) {
@@ -673,11 +666,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = zm_session_responder_open(s);
     }
 #endif
-#if Z_FEATURE_SCOUTING
-    if (rc == Z_OK && no_endpoint) {
+    if (Z_FEATURE_SCOUTING && rc == Z_OK && no_endpoint) {
         rc = zm_session_scout_connect(s);
     }
-#endif
     /* a client that can neither scout nor listen nor join a group has something to connect to */
     bool connects = !(Z_FEATURE_SCOUTING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT) ||
                     connect_count(s) > 0;
@@ -687,14 +678,12 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
         }
     }
-#if Z_FEATURE_MULTI_THREAD
-    if (rc == Z_OK && cfg->start_tasks) {
+    if (Z_FEATURE_MULTI_THREAD && rc == Z_OK && cfg->start_tasks) {
         rc = zm_session_start_read_task(s);
         if (rc == Z_OK) {
             rc = zm_session_start_lease_task(s);
         }
     }
-#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
         mcast_settle(s);
