@@ -63,7 +63,9 @@ void zm_hub_on_interest(zm_peer_t *p, const zm_interest_t *it)
     m.body.declare.interest_id = it->id;
     const char *rkey = NULL;
     size_t rlen = 0;
-    if ((it->options & ZM_INTEREST_R) && zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
+    /* only the features that answer interests (peers' declarations kept) read the key */
+    if (ZM_REMOTE_DECLS && (it->options & ZM_INTEREST_R) &&
+        zm_remote_resolve(p, &it->wire_expr, &rkey, &rlen) != Z_OK) {
         rkey = NULL;
     }
     ZM_FEATURES(HUB_INTEREST)
