@@ -70,10 +70,16 @@ typedef struct zm_entity {
     bool history;  /* liveliness subscribers: the tokens alive when it came are delivered too */
     unsigned busy;
     zm_sample_fn fn; /* subscribers */
+    /* The fields of other kinds are in the builds that have them: an entity is allocated from
+     * the no-heap pools with its key, and a few bytes more may not fit its class. */
+#if Z_FEATURE_QUERYABLE
     zm_query_fn qfn; /* queryables */
+#endif
+#if Z_FEATURE_MATCHING
     zm_matching_fn mfn; /* matching listeners: the publisher or querier they follow, */
     uint32_t owner;     /* and the status they were last told (origin: where it sends) */
     bool matching;
+#endif
     zm_drop_fn drop;
     void *ctx;
     size_t key_len;
