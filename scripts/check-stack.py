@@ -97,7 +97,7 @@ INDIRECT_MEMBERS = {
     "c->closure.drop": "_val.drop",
     # api/query.c: a get's closure, copied out of its context before that is freed.
     "closure.drop": "_val.drop",
-    # session/decl.c: a subscriber's own callbacks (the API's bridge), not the closures'.
+    # session/subs.c: a subscriber's own callbacks (the API's bridge), not the closures'.
     "sub->fn": "sub->fn",
     "sub->drop": "sub->drop",
 }

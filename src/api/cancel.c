@@ -9,7 +9,7 @@
 #include "api/api.h"
 #include "zmote/port.h"
 
-#if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
+#if Z_FEATURE_QUERY && ZM_UNSTABLE_API
 
 #if Z_FEATURE_MULTI_THREAD
 #define LOCK(t) zm_port_mutex_lock(&(t)->lock)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "session/liveliness.h"
 
 #if Z_FEATURE_LIVELINESS
 

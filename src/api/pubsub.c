@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "session/liveliness.h"
 
 #if Z_FEATURE_PUBLICATION || Z_FEATURE_SUBSCRIPTION
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
@@ -240,11 +239,15 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
-#if ZM_SENDERS_KEPT
-    z_result_t r = zm_api_undeclare(p->session, p->id, zm_session_undeclare_publisher);
-#else
-    z_result_t r = zm_api_undeclare(p->session, p->key_id, zm_session_undeclare_publisher_key);
-#endif
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(p->session, &s);
+    if (r == Z_OK) {
+        r = zm_session_undeclare_publisher(s, p->id, p->key_id);
+        zm_api_session_leave(p->session);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it already */
+    }
+    zm_api_session_unref(p->session);
     /* the references dropped, then all of it nulled at once */
     zm_owner_unref(p->keyexpr.key.slice.owner);
     zm_owner_unref(p->encoding.schema.slice.owner);

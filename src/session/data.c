@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE
@@ -22,38 +22,6 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->destination = ZM_LOCALITY_ANY;
 }
 
-#if (Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER) || Z_FEATURE_LOCAL_QUERYABLE
-void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
-{
-    memset(smp, 0, sizeof(*smp));
-    smp->key = a->key;
-    smp->key_len = a->key_len;
-    smp->kind = a->kind;
-    const zm_put_t *b = &a->body;
-    if (a->kind == ZM_SAMPLE_PUT) {
-        smp->payload = b->payload;
-        if (b->has_encoding) {
-            smp->encoding = b->encoding;
-        }
-    }
-    if (b->has_timestamp) {
-        smp->has_timestamp = true;
-        smp->timestamp = b->timestamp;
-    }
-    if (b->exts & ZM_PUT_EXT_ATTACHMENT) {
-        smp->has_attachment = true;
-        smp->attachment = b->attachment;
-    }
-    if (b->exts & ZM_PUT_EXT_SOURCE) {
-        smp->has_source = true;
-        smp->source = b->source;
-    }
-    smp->priority = a->priority;
-    smp->block = a->block;
-    smp->express = a->express;
-    smp->reliable = a->reliable;
-}
-#endif
 #endif /* Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE */
 
 #if Z_FEATURE_PUBLICATION
@@ -219,7 +187,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     ZM_ASSERT(a->key != NULL && a->key_len > 0 && a->priority <= ZM_PRIO_BACKGROUND &&
               a->priority != ZM_PRIO_CONTROL && a->kind <= ZM_SAMPLE_DELETE && a->destination <= ZM_LOCALITY_REMOTE);
     ZM_ASSERT(a->body.unknown.n == 0 && (!a->body.has_encoding || !zm_encoding_is_empty(&a->body.encoding)));
-#ifndef Z_FEATURE_UNSTABLE_API
+#if !ZM_UNSTABLE_API
     ZM_ASSERT((a->body.exts & ZM_PUT_EXT_SOURCE) == 0); /* only the unstable API gives a source */
 #endif
     z_result_t rc = Z_OK;
@@ -291,39 +259,6 @@ z_result_t zm_session_batch_stop(zm_session_t *s)
 
 /* ---- receiving ---------------------------------------------------------------------------------- */
 
-/*
- * A message whose key cannot be resolved. An unknown id may be a race (an undeclaration on the
- * Control channel overtaking data on another priority): the message is dropped. A key that is
- * not a key expression, or is longer than ZM_KEYEXPR_MAX, comes from a broken or hostile peer:
- * its link goes, before anything reaches the application.
- */
-#if ZM_REMOTE_DECLS
-void zm_bad_key(zm_peer_t *p, z_result_t rc)
-{
-    if (rc == ZM_E_DECL_UNKNOWN) {
-        ZM_LOG_D("a message names an undeclared key expression id: dropped");
-        return;
-    }
-    zm_peer_kill(p, ZM_CLOSE_INVALID, "a message carries an invalid key expression");
-}
-#endif
-
-#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY
-void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
-{
-    /* a DEL's payload and encoding were decoded empty */
-    smp->kind = body_id == ZM_MID_PUT ? ZM_SAMPLE_PUT : ZM_SAMPLE_DELETE;
-    smp->payload = put->payload;
-    smp->encoding = put->encoding;
-    smp->has_timestamp = put->has_timestamp;
-    smp->timestamp = put->timestamp;
-    smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
-    smp->attachment = put->attachment;
-    smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
-    smp->source = put->source;
-}
-#endif
-
 #if Z_FEATURE_SUBSCRIPTION
 /* Not inlined: its sample would sit in the frame of every message received, pushes or not. */
 static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
@@ -342,38 +277,6 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     smp.reliable = reliable;
     zm_sample_from_body(&smp, push->body_id, &push->body.put);
     zm_dispatch(p->s, &smp, true);
-}
-#endif
-
-#if ZM_REMOTE_DECLS
-#if ZM_LIVELINESS_GET
-/* Not inlined: what it keeps in registers for a liveliness get's answer stays out of the frame of
- * every other message. */
-static ZM_NOINLINE void on_declare(zm_peer_t *p, const zm_declare_t *dm)
-#else
-static void on_declare(zm_peer_t *p, const zm_declare_t *dm)
-#endif
-{
-#if ZM_LIVELINESS_GET
-    if (ZM_LIVE_CALL(p->s, on_reply, false, p, dm)) {
-        return; /* a liveliness get's answer: from here, a frame less deep than any declaration */
-    }
-#endif
-    z_result_t rc = zm_remote_on_declare(p, dm);
-#if Z_FEATURE_MATCHING
-    uint8_t kind = dm->decl.kind;
-    if (rc == Z_OK && (kind == ZM_DECL_SUBSCRIBER || kind == ZM_UNDECL_SUBSCRIBER || kind == ZM_DECL_QUERYABLE ||
-                       kind == ZM_UNDECL_QUERYABLE)) {
-        zm_matching_update(p->s);
-    }
-#endif
-    if (rc == ZM_E_LIMIT) {
-        zm_peer_kill(p, ZM_CLOSE_INVALID, "its declarations exceed ZM_PEER_DECLS_MAX or ZM_PEER_DECL_BYTES_MAX");
-    } else if (rc == ZM_E_NOMEM) {
-        zm_peer_kill(p, ZM_CLOSE_GENERIC, "no memory for its declarations");
-    } else if (rc != Z_OK) {
-        zm_bad_key(p, rc);
-    }
 }
 #endif
 
@@ -408,12 +311,12 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
 #endif
 #if ZM_REMOTE_DECLS
     case ZM_MID_N_DECLARE:
-        on_declare(p, &m->body.declare);
+        zm_hub_on_declare(p, &m->body.declare);
         break;
 #endif
 #if ZM_DECODE_INTEREST /* the transport hands out only what the build decodes (proto/core.h) */
     case ZM_MID_N_INTEREST:
-        zm_decl_on_interest(p, &m->body.interest);
+        zm_hub_on_interest(p, &m->body.interest);
         break;
 #endif
 #if ZM_DECODE_REQUEST

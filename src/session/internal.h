@@ -50,37 +50,17 @@ typedef struct zm_cb_frame {
     zm_thread_id_t thread;
 } zm_cb_frame_t;
 
-/* Liveliness subscribers (they deliver samples) and liveliness gets (they are queries). */
-#define ZM_LIVELINESS_SUBS (Z_FEATURE_LIVELINESS && Z_FEATURE_SUBSCRIPTION)
-#define ZM_LIVELINESS_GET (Z_FEATURE_LIVELINESS && Z_FEATURE_QUERY)
+
+
+
 
 /*
- * A client hears of tokens only when it asked: its router reports them to its liveliness
- * subscribers' and gets' interests. In a build that is only a client, the code that takes that
- * news is reached through s->live_rx, which the first liveliness subscriber or get sets, so that
- * a program with neither (one that only declares tokens) does not link it. Peers push their
- * tokens unasked, so a build with peers calls it directly.
+ * A local entity with a callback or a key of its own: a subscriber, queryable, matching
+ * listener, liveliness token or liveliness subscriber, each kind on a list of its own. busy
+ * counts pins (callbacks running now, sends made unlocked); removed ones are freed at busy == 0.
  */
-#define ZM_LIVELINESS_LATE \
-    ((ZM_LIVELINESS_SUBS || ZM_LIVELINESS_GET) && !Z_FEATURE_UNICAST_PEER && !Z_FEATURE_MULTICAST_TRANSPORT)
-
-/* Whether peers' activity is tracked: it orders evictions, and only a peer that accepts evicts.
- * Elsewhere the read path does not note each message. */
-#define ZM_PEER_ACTIVITY (ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER)
-
-/*
- * Local entities kept in lists: subscribers (s->subs), queryables (s->qbls) and matching
- * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens) and liveliness
- * subscribers (s->lsubs).
- */
-#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS)
-
-/*
- * A local subscriber or queryable. busy counts callbacks running now; removed ones are freed at
- * busy == 0.
- */
-typedef struct zm_sub {
-    struct zm_sub *next;
+typedef struct zm_entity {
+    struct zm_entity *next;
     uint32_t id;
     uint8_t origin;
     bool removed;
@@ -89,6 +69,8 @@ typedef struct zm_sub {
     bool history;  /* liveliness subscribers: the tokens alive when it came are delivered too */
     unsigned busy;
     zm_sample_fn fn; /* subscribers */
+    /* The fields of other kinds are in the builds that have them: an entity is allocated from
+     * the no-heap pools with its key, and a few bytes more may not fit its class. */
 #if Z_FEATURE_QUERYABLE
     zm_query_fn qfn; /* queryables */
 #endif
@@ -101,50 +83,13 @@ typedef struct zm_sub {
     void *ctx;
     size_t key_len;
     char key[]; /* not NUL-terminated */
-} zm_sub_t;
+} zm_entity_t;
 
-/*
- * Puts go only to the peers that subscribed to their key (a write filter) in peer mode with
- * interests. A client sends everything to its router, which routes: it tracks no subscriber.
- */
-#define ZM_WRITE_FILTER (Z_FEATURE_UNICAST_PEER && Z_FEATURE_INTEREST)
 
-/*
- * Peers' declarations are kept where something reads them: to resolve the keys of samples
- * (subscription), of queries and replies, and of subscribers and queryables (the write filter,
- * matching). A build with none of these, a publisher-only client, ignores them.
- */
-#define ZM_REMOTE_DECLS \
-    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE || ZM_WRITE_FILTER || Z_FEATURE_MATCHING || \
-     Z_FEATURE_LIVELINESS)
 
-/*
- * Peers' subscribers are counted against our keys for the write filter, and for the matching
- * status of our publishers.
- */
-#define ZM_SUB_TRACKING (ZM_WRITE_FILTER || Z_FEATURE_MATCHING)
 
-/* Peers' queryables are kept for the matching status of our queriers. */
-#define ZM_QBL_TRACKING (Z_FEATURE_QUERY && Z_FEATURE_MATCHING)
 
-/*
- * Peer slots. The first ZM_PEERS_MAX hold unicast transports. With multicast, the next one holds
- * the group (ZM_GROUP_SLOT: the transport what we send to the group goes on; it declares nothing),
- * and the ZM_MCAST_PEERS_MAX after it the group's members, each a remote peer for declarations,
- * queries and liveliness, whose transport is only its receive state: what we send to one goes to
- * the group (zm_peer_t.tx). zm_peers_pin visits the ZM_PEERS_PIN slots we send on: unicast peers
- * and the group, never its members.
- */
-#if Z_FEATURE_MULTICAST_TRANSPORT
-#define ZM_GROUP_SLOT ZM_PEERS_MAX
-#define ZM_PEERS_PIN (ZM_PEERS_MAX + 1)
-#define ZM_PEER_SLOTS (ZM_PEERS_PIN + ZM_MCAST_PEERS_MAX)
-#else
-#define ZM_PEERS_PIN ZM_PEERS_MAX
-#define ZM_PEER_SLOTS ZM_PEERS_MAX
-#endif
 
-#if ZM_SUB_TRACKING
 /*
  * For each peer slot, how many of that peer's subscribers intersect a key we send on: kept up
  * to date as declarations come and go (remote.c), so a put decides where to go in O(peers).
@@ -152,9 +97,7 @@ typedef struct zm_sub {
 typedef struct {
     uint32_t n[ZM_PEER_SLOTS]; /* never above ZM_PEER_DECLS_MAX */
 } zm_hits_t;
-#endif
 
-#if ZM_WRITE_FILTER
 /* A key a z_put without a declared key expression went to lately, with its hits (data.c). */
 typedef struct {
     zm_hits_t hits;
@@ -162,15 +105,7 @@ typedef struct {
     uint16_t key_len;
     char key[ZM_PUT_CACHE_KEY_MAX];
 } zm_put_cache_t;
-#endif
 
-/*
- * Our key expressions are looked up by id on the data path where a peer may name one (receiver
- * mapping) or a put reads its hits: there s->keys is an id map. A build that keeps no peer
- * declarations (a publisher-only client) looks them up only to declare and undeclare, and keeps
- * them in a list, without the map's code.
- */
-#define ZM_LKEY_MAP ZM_REMOTE_DECLS
 
 /* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys. */
 typedef struct zm_lkey {
@@ -269,6 +204,23 @@ typedef struct zm_peer {
 static inline bool zm_peer_is_group(const zm_peer_t *p) { return p->index == ZM_GROUP_SLOT; }
 static inline bool zm_peer_is_member(const zm_peer_t *p) { return p->index > ZM_GROUP_SLOT; }
 
+/* True when declarations of kind go to the group too: not queryables (a Rust member would route
+ * its own gets to us and wait for their timeout), nor key expressions without
+ * Z_FEATURE_MULTICAST_DECLARATIONS (else full keys, which latecomers can read). */
+static inline bool zm_mcast_declares(uint8_t kind)
+{
+    switch (kind) {
+    case ZM_DECL_QUERYABLE:
+    case ZM_UNDECL_QUERYABLE:
+        return false;
+    case ZM_DECL_KEYEXPR:
+    case ZM_UNDECL_KEYEXPR:
+        return Z_FEATURE_MULTICAST_DECLARATIONS;
+    default:
+        return true;
+    }
+}
+
 /* Slots of the table that finds a member by its address: twice the members, so probes stay short. */
 #define ZM_MCAST_TABLE (2 * ZM_MCAST_PEERS_MAX)
 
@@ -297,13 +249,6 @@ typedef struct {
 #define zm_session_is_peer(s) ((void)(s), false)
 #endif
 
-/*
- * Whether a session reads its endpoint strings after open: to reconnect (or scout again), to
- * dial and listen as a peer, or to show them in the admin space. Only then are they copied; a
- * client that never reconnects reads them during open alone, where the caller's are valid.
- */
-#define ZM_KEEPS_ENDPOINTS \
-    (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT || Z_FEATURE_ADMIN_SPACE)
 
 struct zm_session {
     zm_session_config_t cfg; /* endpoint strings: into strings, or the caller's during open only */
@@ -334,7 +279,7 @@ struct zm_session {
     zm_link_t listener;
     zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
 #endif
-#if Z_FEATURE_SCOUTING && ZM_SCOUT_RESPONDER
+#if ZM_SCOUT_RESPONDER
     bool responding;                    /* the responder is open: from open to close */
     zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
     char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
@@ -343,36 +288,22 @@ struct zm_session {
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_mcast_state_t mcast;
 #endif
-    zm_sub_t *subs;
-#if Z_FEATURE_QUERYABLE
-    zm_sub_t *qbls;
-#endif
-#if Z_FEATURE_MATCHING
-    zm_sub_t *mls; /* matching listeners */
-#endif
-#if Z_FEATURE_LIVELINESS
-    zm_sub_t *tokens; /* our liveliness tokens */
-#endif
-#if ZM_LIVELINESS_SUBS
-    zm_sub_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
+    zm_entity_t *subs;
+    zm_entity_t *qbls;
+    zm_entity_t *mls; /* matching listeners */
+    zm_entity_t *tokens; /* our liveliness tokens */
+    zm_entity_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
     struct zm_gone_tokens *gone; /* tokens of peers that went, their DELETEs still to deliver */
-#endif
-#if ZM_LIVELINESS_LATE
     _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
-#endif
-#if Z_FEATURE_QUERY
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
-#endif
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
 #else
     zm_lkey_t *keys; /* our D_KEYEXPR, the latest (highest id) first */
 #endif
-#if ZM_SENDERS_KEPT
     zm_pub_t *pubs;
-#endif
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
@@ -380,47 +311,32 @@ struct zm_session {
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
-#if Z_FEATURE_ADMIN_SPACE
     uint32_t admin_qid; /* the admin space's queryable (admin.c), 0 when off */
-#endif
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
     uint64_t hlc_last;     /* last timestamp handed out */
 };
 
-/*
- * Whether a node can meet a router or peer after it declared something, and must then push its
- * declarations to it: a peer accepts and dials at any time, a client reconnects. A client that
- * never reconnects meets its one router or peer inside z_open, before any declaration exists.
- */
-#define ZM_PUSH_DECLS (Z_FEATURE_UNICAST_PEER || Z_FEATURE_AUTO_RECONNECT || Z_FEATURE_MULTICAST_TRANSPORT)
 
-/* peer.c */
-#if Z_FEATURE_UNICAST_PEER
+/* peer.c (the core: pins, sends, kills), peers.c (arrivals and the reap), reader.c */
 /**
  * Serves the listener for up to timeout_ms: newcomers' handshakes progress side by side, and
  * those that finish become peers. ZM_E_CLOSED once the listener is shut; another error when
  * accepting failed (out of descriptors, say): the caller may try again after a pause.
  */
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
-#endif
 ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
-#if ZM_PUSH_DECLS /* else the one connection, made in open, opens its transport in its slot */
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently
  * active accepted peer when the table is full and ZM_PEER_EVICT allows), pushes our declarations
  * and starts its reader. On failure the transport is closed and freed: ZM_E_NO_SPACE when no slot.
  */
 ZM_NODISCARD z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted);
-#endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-/**
- * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
- * its index, generation and empty declaration tables, tx on its own transport.
- */
-void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted);
-#endif
+/** Starts p's read task (reader.c), where the build has them and they are on. */
 void zm_peer_start(zm_session_t *s, zm_peer_t *p);
+/** Frees the dead peers nobody holds (their readers joined), each told to the hub as gone. */
 void zm_peer_reap(zm_session_t *s);
+/** The zid as Rust prints it: hex of its little-endian value, without leading zeros. */
+const char *zm_zid_text(const zm_zid_t *zid, char out[33]);
 /** Closes a peer's transport with reason (a ZM_CLOSE_*), logging why (NULL: it left); idempotent. */
 void zm_peer_kill(zm_peer_t *p, uint8_t reason, const char *why);
 /**
@@ -444,22 +360,8 @@ void zm_peer_send_failed(zm_peer_t *p, z_result_t rc, const char *why);
 #endif
 /** Sends m reliably on priority prio; a peer that cannot take it is dropped. */
 void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool flush);
-#if ZM_PEER_ACTIVITY
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
-#endif
-/*
- * Whether peers in use are pinned (refs), so that no reaper frees one under its user: where
- * another thread may reap (multi-thread builds), or where code the session calls out to may
- * (the application's callbacks: samples, replies, queries, matching, liveliness, scouting, the
- * admin space; a multicast group's members). A single-thread build with none of them, a
- * publisher-only one, uses a peer only within one of its own steps and reaps only between them
- * (z_info's callbacks, which may run a step, are given zids the slots themselves hold).
- */
-#define ZM_PEER_PINS                                                                                    \
-    (Z_FEATURE_MULTI_THREAD || Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE ||       \
-     Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS || Z_FEATURE_SCOUTING || Z_FEATURE_ADMIN_SPACE ||        \
-     Z_FEATURE_MULTICAST_TRANSPORT)
 
 /** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
  *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
@@ -471,8 +373,7 @@ void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #endif
 
 
-/* mcast.c */
-#if Z_FEATURE_MULTICAST_TRANSPORT
+/* mcast.c (the members), group.c (joining the group): multicast builds only */
 /**
  * Joins the multicast group of endpoint (zm_endpoint_is_multicast): the group goes into its
  * slot, our JOIN and declarations go out, and its reader starts (multi-thread builds with read
@@ -496,20 +397,19 @@ ZM_NODISCARD z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait);
  * declarations too), and the expiry of members.
  */
 void zm_mcast_lease(zm_session_t *s, zm_peer_t *g);
-/**
- * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
- * when no read task does), so that the members that answer newcomers are known on return.
- */
-void zm_mcast_settle(zm_session_t *s);
-/** s->lock held: member p leaves the address table (it is being dropped). */
+/** The parameters of our transport on the group. */
+zm_transport_params_t zm_mcast_params(const zm_session_t *s);
+/** s->lock held: member p leaves the address table (it is being dropped; peer.c). */
 void zm_mcast_forget(zm_session_t *s, zm_peer_t *p);
-/** True when declarations of kind go to the group too (not queryables, nor key expressions
- *  without Z_FEATURE_MULTICAST_DECLARATIONS). */
-bool zm_mcast_declares(uint8_t kind);
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/** Where the search for the member at a starts in the address table. */
+static inline size_t zm_mcast_table_home(const zm_session_t *s, const zm_addr_t *a)
+{
+    return zm_port_addr_hash(a, s->mcast.seed) % ZM_MCAST_TABLE;
+}
 #endif
 
 /* scout.c */
-#if Z_FEATURE_SCOUTING
 /**
  * Scouts for a node to connect to (cfg.scout_*) and connects to the first HELLO's locator that
  * this build can open: Z_OK, _Z_ERR_SCOUT_NO_RESULTS when no node answered with one, the last
@@ -517,8 +417,6 @@ bool zm_mcast_declares(uint8_t kind);
  * session is closing.
  */
 ZM_NODISCARD z_result_t zm_session_scout_connect(zm_session_t *s);
-#endif
-#if Z_FEATURE_SCOUTING && ZM_SCOUT_RESPONDER
 /**
  * After the listener opened: joins the scouting group to answer SCOUTs for peers (cfg.scouting,
  * a listener not bound to a loopback address). A group that cannot be joined is a log line, not
@@ -527,11 +425,8 @@ ZM_NODISCARD z_result_t zm_session_scout_connect(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_responder_open(zm_session_t *s);
 /** Answers the SCOUTs waiting (a bounded burst), never blocking. */
 void zm_session_responder_serve(zm_session_t *s);
-#endif
 
 /* decl.c */
-/** Sends every current declaration to one new peer (and D_FINAL of the initial interest). */
-ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /* What a declaration zm_decl_broadcast sends carries beyond its kind, id and key: the 0x5F
  * extension of a U_QUERYABLE or U_TOKEN (the null wire expression, as Rust writes it), the info
  * of a D_QUERYABLE and whether the queryable is complete. */
@@ -542,10 +437,12 @@ ZM_NODISCARD z_result_t zm_decl_push_all(zm_session_t *s, zm_peer_t *p);
 /** Sends the declaration of kind for entity id on key (as zm_decl_fill makes it) with extras
  *  (ZM_DECL_* bits) to every live peer; a peer that cannot take it is dropped. */
 void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, const char *key, size_t len, uint8_t extras);
-/** Answers an INTEREST's current part with our matching subscribers, queryables and tokens, then D_FINAL. */
-void zm_decl_on_interest(zm_peer_t *p, const zm_interest_t *it);
-/** Frees our key expressions and publishers (at close). */
-void zm_decl_free_all(zm_session_t *s);
+/** A DECLARE message of d (copied), with an interest id (0) or not. */
+void zm_decl_msg(zm_network_msg_t *m, const zm_declaration_t *d, bool with_interest);
+/** Sends d to p (batched: the push's caller flushes). */
+ZM_NODISCARD z_result_t zm_decl_send(zm_peer_t *p, const zm_declaration_t *d, bool with_interest);
+/** Sends p the D_FINAL of interest_id (0: the implicit initial interest). */
+ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
 
 /* remote.c */
 /**
@@ -554,14 +451,9 @@ void zm_decl_free_all(zm_session_t *s);
  * suffix joined in p->key_buf. The result is a valid key expression of at most ZM_KEYEXPR_MAX
  * bytes, valid until p's next message; ZM_E_KEYEXPR otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
-#if ZM_REMOTE_DECLS
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
-#endif
-#if ZM_REMOTE_DECLS
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
-#endif
-#if ZM_LIVELINESS_SUBS
 /**
  * Stores a declaration of p (key copied) in map, within p's bounds (ZM_E_LIMIT past them):
  * *stored is the new entry (NULL if none), *old the one it replaced, to release.
@@ -570,65 +462,27 @@ ZM_NODISCARD z_result_t zm_rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id,
                                      zm_rdecl_t **stored, zm_rdecl_t **old);
 /** Frees an entry that left p's maps, and gives its room back to p's bounds. */
 void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d);
-#endif
 /** Forgets everything p declared (its reader joined); s->lock not held. */
 void zm_remote_free(zm_session_t *s, zm_peer_t *p);
-#if ZM_SUB_TRACKING
 /** s->lock held: the hits of a key against every live peer's subscribers, counted afresh. */
 void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits);
 /** s->lock held: a new peer in slot index starts with no hits anywhere. */
 void zm_hits_reset_peer(zm_session_t *s, unsigned index);
-#endif
 
 
 /* query.c */
-#if Z_FEATURE_QUERYABLE
 /** Answers a peer's REQUEST from our queryables, then ends it. */
 void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m);
-/**
- * Our queryables that intersect key (NULL: all) to a new peer or in answer to its INTEREST, each
- * in the DECLARE m (its header set by the caller; the declaration is filled here).
- */
-ZM_NODISCARD z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
-                                                 zm_network_msg_t *m);
-void zm_qbls_free_all(zm_session_t *s);
-#endif
-#if Z_FEATURE_QUERY
 void zm_query_on_response(zm_peer_t *p, const zm_network_msg_t *m);
 void zm_query_on_response_final(zm_peer_t *p, const zm_network_msg_t *m);
-/** Ends the gets whose time is up (lease step). */
-void zm_gets_tick(zm_session_t *s, uint64_t now_ms);
-/** The peer in slot index is gone: the gets stop waiting for its final response. */
-void zm_gets_peer_gone(zm_session_t *s, unsigned index);
-/** Ends every get (at close). */
-void zm_gets_free_all(zm_session_t *s);
-#endif
+/* The hub's events (hub.h): the lease step ends the gets whose time is up (tick), a peer gone
+ * is waited for no more (gone), the close ends them all (close). */
 
-/* matching.c */
-#if Z_FEATURE_MATCHING
-/** Tells the matching listeners whose status changed (declarations came or went); no lock held. */
-void zm_matching_update(zm_session_t *s);
-/** The INTEREST of a publisher or querier in the subscribers or queryables of its key, to every router (or its end). */
-void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on);
-/** The INTERESTs of all our publishers to a new router. */
-ZM_NODISCARD z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p);
-/** Undeclares the listeners of a publisher that goes. */
-void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id);
-#endif
+/* matching.c: the hub's events alone (hub.h) */
 
 /* liveliness.c */
-#if Z_FEATURE_LIVELINESS
 /** A peer's D_TOKEN or U_TOKEN (read thread); an error means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_liveliness_on_token(zm_peer_t *p, const zm_declare_t *dm);
-/** Our tokens that intersect key (NULL: all) to p, each in the DECLARE m (header set by the caller). */
-ZM_NODISCARD z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
-                                                  zm_network_msg_t *m);
-/** Our tokens to a new peer and, if it tells only when asked, the interests of our liveliness subscribers. */
-ZM_NODISCARD z_result_t zm_liveliness_push_all(zm_session_t *s, zm_peer_t *p);
-/** Ends the liveliness subscribers and forgets the tokens (at close). */
-void zm_liveliness_free_all(zm_session_t *s);
-#endif
-#if ZM_LIVELINESS_SUBS
 /**
  * Takes p's tokens away (its reader joined) into s->gone, for zm_liveliness_report_gone: the
  * reaper that calls this may sit deep in an accept, too deep for subscribers' callbacks.
@@ -636,8 +490,6 @@ void zm_liveliness_free_all(zm_session_t *s);
 void zm_liveliness_peer_gone(zm_session_t *s, zm_peer_t *p);
 /** Each token of the peers that went is a DELETE to our liveliness subscribers (none when closing). */
 void zm_liveliness_report_gone(zm_session_t *s);
-#endif
-#if ZM_LIVELINESS_GET
 /**
  * A DECLARE of p that may answer one of our liveliness gets (a D_TOKEN with its interest id):
  * true when it did and was handled (a key that cannot be resolved included), false when it is
@@ -646,7 +498,6 @@ void zm_liveliness_report_gone(zm_session_t *s);
 bool zm_liveliness_on_reply(zm_peer_t *p, const zm_declare_t *dm);
 /** The D_FINAL of interest_id from p: a liveliness get stops waiting for p. */
 void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
-#endif
 
 #if ZM_LIVELINESS_LATE
 typedef struct zm_live_rx {
@@ -678,7 +529,6 @@ extern const zm_live_rx_t zm_live_rx;
 #endif
 
 /* query.c: the records of liveliness gets, which wait and end as gets do */
-#if ZM_LIVELINESS_GET
 /** The place of this session in a get's awaited answers (the others are peer slots). */
 #define ZM_GET_WAIT_LOCAL ZM_PEER_SLOTS
 /**
@@ -696,44 +546,103 @@ ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size
 bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
 /** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
 void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
-#endif
 
-/* decl.c: the callbacks of local entities */
-#if ZM_LOCAL_ENTITIES
+/* decl.c: the table of local entities and their callbacks */
 /** s->lock held: ends one pin of e (on list *head) and returns the entity after it. */
-zm_sub_t *zm_entity_unpin(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
 /** A new entity of key (copied) with every field zeroed; NULL when out of memory. */
-zm_sub_t *zm_entity_new(const char *key, size_t len);
+zm_entity_t *zm_entity_new(const char *key, size_t len);
 /** Links e on *head with a fresh id (returned). */
-uint32_t zm_entity_add(zm_session_t *s, zm_sub_t **head, zm_sub_t *e);
+uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
 /**
  * Removes entity id from *head: waits for its callbacks under way (unless called from one),
  * calls its drop. Z_EINVAL when no such entity; *remote tells if it was declared to peers.
  */
-ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_sub_t **head, uint32_t id, bool *remote);
+ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bool *remote);
 /** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
 void zm_callback_enter(zm_session_t *s, struct zm_cb_frame *frame);
 void zm_callback_leave(zm_session_t *s, struct zm_cb_frame *frame);
-void zm_entities_free_all(zm_sub_t **head);
-#endif
+void zm_entities_free_all(zm_entity_t **head);
 /** Builds a declaration of kind for entity id on key (suffix only, sender mapping). */
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len);
 
-/* data.c */
+/* data.c (puts out, messages in), sample.c */
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable);
 /** The network QoS byte of a priority, congestion control and express flag. */
 static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
 {
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
-/** The sample parts of a received PUT or DEL body (key and QoS are the caller's). */
-void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put);
+/** The sample parts of a received PUT or DEL body (key and QoS are the caller's). Inline: a
+ *  received sample is built where it is delivered. */
+static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
+{
+    /* a DEL's payload and encoding were decoded empty */
+    smp->kind = body_id == ZM_MID_PUT ? ZM_SAMPLE_PUT : ZM_SAMPLE_DELETE;
+    smp->payload = put->payload;
+    smp->encoding = put->encoding;
+    smp->has_timestamp = put->has_timestamp;
+    smp->timestamp = put->timestamp;
+    smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
+    smp->attachment = put->attachment;
+    smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
+    smp->source = put->source;
+}
 /** A local sample of a put's arguments (borrows from a). */
 void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
-#if ZM_REMOTE_DECLS
 /** A received key that could not be resolved: dropped when its id is unknown, else the peer goes. */
 void zm_bad_key(zm_peer_t *p, z_result_t rc);
-#endif
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
+
+/**
+ * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
+ * its index, generation and empty declaration tables, tx on its own transport, and what comes
+ * from it handed to zm_session_on_message. Inline in the lifecycles that fill a slot (peers.c,
+ * mcast.c), so that the core holds no reference to the receive path.
+ */
+static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
+{
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    p->tx = &p->t;
+#endif
+#if ZM_DECODE_NETWORK /* else the transport hands out no network message */
+    p->t.on_message = zm_session_on_message;
+#endif
+    p->t.ctx = p;
+    p->s = s;
+    p->index = (uint8_t)(p - s->peers);
+    p->gen++;
+#if ZM_REMOTE_DECLS /* else nothing it declares is kept */
+    uint32_t seed[3];
+    zm_port_random(seed, sizeof(seed));
+    zm_idmap_init(&p->remote.keys, seed[0]);
+#if ZM_SUB_TRACKING
+    zm_idmap_init(&p->remote.subs, seed[1]);
+#endif
+#if ZM_QBL_TRACKING
+    zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
+#endif
+#if ZM_LIVELINESS_SUBS
+    zm_idmap_init(&p->remote.tokens, seed[2]);
+#endif
+    p->remote.n = 0;
+    p->remote.bytes = 0;
+    p->remote.last_key = NULL;
+#endif
+#if ZM_SUB_TRACKING
+    zm_hits_reset_peer(s, p->index);
+#endif
+    p->reader_started = false;
+    p->accepted = accepted;
+    p->declared = false;
+#if ZM_PEER_ACTIVITY
+    atomic_store(&p->active, false);
+    p->last_active_ms = zm_port_clock_ms();
+#endif
+    p->state = PEER_LIVE;
+#if ZM_PEER_PINS
+    p->refs = 1; /* the caller's, while it pushes the declarations */
+#endif
+}
 
 #endif /* ZM_SESSION_INTERNAL_H */

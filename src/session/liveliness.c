@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
-#include "session/internal.h"
-#include "session/liveliness.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_LIVELINESS
@@ -91,7 +90,7 @@ static ZM_NOINLINE void lsubs_dispatch(zm_session_t *s, const char *key, size_t 
     zm_cb_frame_t frame = {NULL, 0};
     bool framed = false;
     S_LOCK(s);
-    zm_sub_t *sub = s->lsubs;
+    zm_entity_t *sub = s->lsubs;
     while (sub != NULL) {
         if (sub->removed || (only != 0 && sub->id != only) ||
             !zm_keyexpr_intersects(sub->key, sub->key_len, key, len)) {
@@ -117,7 +116,7 @@ static ZM_NOINLINE void lsubs_dispatch(zm_session_t *s, const char *key, size_t 
 static bool lsub_declared(zm_session_t *s, uint32_t id)
 {
     S_LOCK(s);
-    const zm_sub_t *sub = s->lsubs;
+    const zm_entity_t *sub = s->lsubs;
     while (sub != NULL && (sub->id != id || sub->removed)) {
         sub = sub->next;
     }
@@ -132,7 +131,7 @@ static bool lsub_declared(zm_session_t *s, uint32_t id)
 static void tokens_to_lsubs(zm_session_t *s, const char *key, size_t len, uint32_t only)
 {
     S_LOCK(s);
-    zm_sub_t *tok = s->tokens;
+    zm_entity_t *tok = s->tokens;
     while (tok != NULL) {
         if (tok->removed || !zm_keyexpr_intersects(tok->key, tok->key_len, key, len)) {
             tok = tok->next;
@@ -157,7 +156,7 @@ z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len
         return Z_ESESSION_CLOSED;
     }
     ZM_TRY(zm_keyexpr_validate(key, len));
-    zm_sub_t *tok = zm_entity_new(key, len);
+    zm_entity_t *tok = zm_entity_new(key, len);
     if (tok == NULL) {
         return ZM_E_NOMEM;
     }
@@ -174,7 +173,7 @@ z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len
 z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id)
 {
     S_LOCK(s);
-    zm_sub_t *tok = s->tokens;
+    zm_entity_t *tok = s->tokens;
     while (tok != NULL && (tok->id != id || tok->removed)) {
         tok = tok->next;
     }
@@ -197,12 +196,12 @@ z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id)
     return Z_OK;
 }
 
-z_result_t zm_liveliness_push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, size_t len,
-                                     zm_network_msg_t *m)
+/* Our tokens that intersect key (NULL: all) to p, each in the DECLARE m (header set by the caller). */
+static z_result_t push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, size_t len, zm_network_msg_t *m)
 {
     z_result_t rc = Z_OK;
     S_LOCK(s);
-    zm_sub_t *tok = s->tokens;
+    zm_entity_t *tok = s->tokens;
     while (tok != NULL && rc == Z_OK) {
         if (tok->removed || (key != NULL && !zm_keyexpr_intersects(tok->key, tok->key_len, key, len))) {
             tok = tok->next;
@@ -229,7 +228,7 @@ static z_result_t push_interests(zm_session_t *s, zm_peer_t *p, zm_network_msg_t
 {
     z_result_t rc = Z_OK;
     S_LOCK(s);
-    zm_sub_t *sub = s->lsubs;
+    zm_entity_t *sub = s->lsubs;
     while (sub != NULL && rc == Z_OK) {
         if (sub->removed) {
             sub = sub->next;
@@ -248,11 +247,11 @@ static z_result_t push_interests(zm_session_t *s, zm_peer_t *p, zm_network_msg_t
 #endif
 
 /* Not inlined: its message is on the stack only while our tokens and interests are sent. */
-ZM_NOINLINE z_result_t zm_liveliness_push_all(zm_session_t *s, zm_peer_t *p)
+ZM_NOINLINE z_result_t zm_liveliness_push(zm_session_t *s, zm_peer_t *p)
 {
     zm_network_msg_t m;
     declare_init(&m);
-    z_result_t rc = zm_liveliness_push_tokens(s, p, NULL, 0, &m);
+    z_result_t rc = push_tokens(s, p, NULL, 0, &m);
 #if ZM_LIVELINESS_SUBS
     if (rc == Z_OK && asked(p)) {
         rc = push_interests(s, p, &m);
@@ -371,7 +370,7 @@ z_result_t zm_session_declare_liveliness_subscriber(zm_session_t *s, const char 
     if (fn == NULL) {
         return Z_EINVAL;
     }
-    zm_sub_t *sub = zm_entity_new(key, len);
+    zm_entity_t *sub = zm_entity_new(key, len);
     if (sub == NULL) {
         return ZM_E_NOMEM;
     }
@@ -571,7 +570,7 @@ void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id)
 static void tokens_to_get(zm_session_t *s, uint32_t id, const char *key, size_t len)
 {
     S_LOCK(s);
-    zm_sub_t *tok = s->tokens;
+    zm_entity_t *tok = s->tokens;
     while (tok != NULL) {
         if (tok->removed || !zm_keyexpr_intersects(tok->key, tok->key_len, key, len)) {
             tok = tok->next;
@@ -686,7 +685,71 @@ const zm_live_rx_t zm_live_rx = {
 };
 #endif
 
-void zm_liveliness_free_all(zm_session_t *s)
+#if ZM_DECODE_INTEREST
+void zm_liveliness_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, zm_network_msg_t *m)
+{
+    if (options & ZM_INTEREST_T) {
+        z_result_t rc = push_tokens(p->s, p, key, len, m);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(p, rc, "a declaration could not be sent");
+        }
+    }
+}
+#endif
+
+/*
+ * A peer's D_TOKEN or U_TOKEN, or the answer of one of our liveliness gets (a D_TOKEN with its
+ * interest id) and the D_FINAL that ends it. In a build that is only a client, what takes them
+ * is reached through s->live_rx (ZM_LIVELINESS_LATE), set by the first liveliness subscriber or get.
+ */
+bool zm_liveliness_declared(zm_peer_t *p, const zm_declare_t *dm, z_result_t *rc)
+{
+    *rc = Z_OK;
+    switch (dm->decl.kind) {
+    case ZM_DECL_TOKEN:
+    case ZM_UNDECL_TOKEN:
+#if ZM_LIVELINESS_GET
+        if (ZM_LIVE_CALL(p->s, on_reply, false, p, dm)) {
+            return true; /* a liveliness get's answer */
+        }
+#endif
+        *rc = ZM_LIVE_CALL(p->s, on_token, Z_OK, p, dm);
+        return true;
+#if ZM_LIVELINESS_GET
+    case ZM_DECL_FINAL:
+        if (dm->has_interest_id && dm->interest_id != 0) {
+            ZM_LIVE_DO(p->s, on_final, p, dm->interest_id);
+            return true;
+        }
+        return false;
+#endif
+    default:
+        return false;
+    }
+}
+
+/* Takes p's tokens away into s->gone, for the next tick to report (zm_liveliness_report_gone). */
+void zm_liveliness_gone(zm_session_t *s, zm_peer_t *p)
+{
+#if ZM_LIVELINESS_SUBS
+    ZM_LIVE_DO(s, peer_gone, s, p);
+#else
+    ZM_UNUSED(s);
+    ZM_UNUSED(p);
+#endif
+}
+
+void zm_liveliness_tick(zm_session_t *s, uint64_t now_ms)
+{
+    ZM_UNUSED(now_ms);
+#if ZM_LIVELINESS_SUBS
+    ZM_LIVE_DO(s, report_gone, s);
+#else
+    ZM_UNUSED(s);
+#endif
+}
+
+void zm_liveliness_close(zm_session_t *s)
 {
     zm_entities_free_all(&s->tokens);
 #if ZM_LIVELINESS_SUBS

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_MATCHING
@@ -64,9 +64,9 @@ static bool remote_qbls(zm_session_t *s, const char *key, size_t len, bool compl
 
 #if Z_FEATURE_SUBSCRIPTION || (ZM_QBL_TRACKING && Z_FEATURE_QUERYABLE)
 /* s->lock held: whether a local entity of list head answers key, as a publisher or querier sees it. */
-static bool local_match(const zm_sub_t *head, const char *key, size_t len, bool complete)
+static bool local_match(const zm_entity_t *head, const char *key, size_t len, bool complete)
 {
-    for (const zm_sub_t *e = head; e != NULL; e = e->next) {
+    for (const zm_entity_t *e = head; e != NULL; e = e->next) {
         bool hit = complete ? e->complete && zm_keyexpr_includes(e->key, e->key_len, key, len)
                             : zm_keyexpr_intersects(e->key, e->key_len, key, len);
         if (!e->removed && e->origin != ZM_LOCALITY_REMOTE && hit) {
@@ -132,18 +132,18 @@ z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t pub_id, uint8
 }
 
 /* s->lock held: the status listener e should be told now (false once its publisher is gone). */
-static bool listener_status(zm_session_t *s, const zm_sub_t *e)
+static bool listener_status(zm_session_t *s, const zm_entity_t *e)
 {
     const zm_pub_t *p = e->removed ? NULL : pub_find(s, e->owner);
     return p != NULL && status_locked(s, p, e->key, e->key_len, e->origin);
 }
 
-void zm_matching_update(zm_session_t *s)
+void zm_matching_changed(zm_session_t *s)
 {
     zm_cb_frame_t frame = {NULL, 0};
     bool framed = false;
     S_LOCK(s);
-    zm_sub_t *e = s->mls;
+    zm_entity_t *e = s->mls;
     while (e != NULL) {
         bool now = listener_status(s, e);
         if (e->removed || now == e->matching) {
@@ -178,7 +178,7 @@ z_result_t zm_session_declare_matching_listener(zm_session_t *s, uint32_t pub_id
     S_LOCK(s);
     const zm_pub_t *p = pub_find(s, pub_id);
     const zm_lkey_t *k = p != NULL ? zm_idmap_get(&s->keys, p->key_id) : NULL;
-    zm_sub_t *e = k != NULL ? zm_entity_new(k->key, k->key_len) : NULL;
+    zm_entity_t *e = k != NULL ? zm_entity_new(k->key, k->key_len) : NULL;
     S_UNLOCK(s);
     if (e == NULL) {
         return k == NULL ? Z_EINVAL : ZM_E_NOMEM;
@@ -189,7 +189,7 @@ z_result_t zm_session_declare_matching_listener(zm_session_t *s, uint32_t pub_id
     e->drop = drop;
     e->ctx = ctx;
     *id = zm_entity_add(s, &s->mls, e);
-    zm_matching_update(s); /* a subscriber may match already */
+    zm_matching_changed(s); /* a subscriber may match already */
     return Z_OK;
 }
 
@@ -199,11 +199,12 @@ z_result_t zm_session_undeclare_matching_listener(zm_session_t *s, uint32_t id)
     return zm_entity_remove(s, &s->mls, id, &remote);
 }
 
-void zm_matching_drop_publisher(zm_session_t *s, uint32_t pub_id)
+/* Undeclares the listeners of a publisher that goes. */
+static void drop_listeners(zm_session_t *s, uint32_t pub_id)
 {
     for (;;) {
         S_LOCK(s);
-        const zm_sub_t *e = s->mls;
+        const zm_entity_t *e = s->mls;
         while (e != NULL && (e->owner != pub_id || e->removed)) {
             e = e->next;
         }
@@ -241,7 +242,8 @@ static bool is_router(zm_peer_t *p, const void *arg)
     return p->t.remote_whatami == ZM_WAI_ROUTER;
 }
 
-void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
+/* The INTEREST of a publisher or querier in the subscribers or queryables of its key, to every router (or its end). */
+static void send_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
 {
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, is_router, NULL);
@@ -255,7 +257,17 @@ void zm_matching_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
     zm_peers_unpin(s, pinned, n);
 }
 
-z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p)
+void zm_matching_sender(zm_session_t *s, const zm_pub_t *pub, bool on)
+{
+    if (!on) {
+        drop_listeners(s, pub->id);
+    }
+    send_interest(s, pub, on);
+}
+
+#if ZM_PUSH_DECLS
+/* The INTERESTs of all our publishers and queriers to a new router. */
+z_result_t zm_matching_push(zm_session_t *s, zm_peer_t *p)
 {
     if (p->t.remote_whatami != ZM_WAI_ROUTER) {
         return Z_OK; /* peers declare their subscribers to everyone */
@@ -287,5 +299,8 @@ z_result_t zm_matching_push_interests(zm_session_t *s, zm_peer_t *p)
     }
     return rc;
 }
+#endif
+
+void zm_matching_close(zm_session_t *s) { zm_entities_free_all(&s->mls); }
 
 #endif /* Z_FEATURE_MATCHING */

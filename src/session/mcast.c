@@ -10,14 +10,14 @@
  */
 #include <string.h>
 
-#include "session/internal.h"
+#include "session/hub.h"
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 
 /* Newcomers get our declarations again at most this often, however many come (a flood of JOINs). */
 #define ANNOUNCE_GAP_MS 100u
 
-static zm_transport_params_t group_params(const zm_session_t *s)
+zm_transport_params_t zm_mcast_params(const zm_session_t *s)
 {
     zm_transport_params_t p;
     memset(&p, 0, sizeof(p));
@@ -28,31 +28,12 @@ static zm_transport_params_t group_params(const zm_session_t *s)
     return p;
 }
 
-bool zm_mcast_declares(uint8_t kind)
-{
-    switch (kind) {
-    case ZM_DECL_QUERYABLE:
-    case ZM_UNDECL_QUERYABLE:
-        return false; /* a Rust member would route its own gets to us and wait for their timeout */
-    case ZM_DECL_KEYEXPR:
-    case ZM_UNDECL_KEYEXPR:
-        return Z_FEATURE_MULTICAST_DECLARATIONS; /* else full keys, which latecomers can read */
-    default:
-        return true;
-    }
-}
-
 /* ---- members by address: open addressing over ZM_MCAST_TABLE slot indices, under s->lock ------- */
-
-static size_t table_home(const zm_session_t *s, const zm_addr_t *a)
-{
-    return zm_port_addr_hash(a, s->mcast.seed) % ZM_MCAST_TABLE;
-}
 
 /* s->lock held: the member whose datagrams come from a, or NULL. */
 static zm_peer_t *member_find(zm_session_t *s, const zm_addr_t *a)
 {
-    size_t h = table_home(s, a);
+    size_t h = zm_mcast_table_home(s, a);
     for (size_t k = 0; k < ZM_MCAST_TABLE; k++) {
         uint8_t slot = s->mcast.table[(h + k) % ZM_MCAST_TABLE];
         if (slot == 0) {
@@ -68,35 +49,13 @@ static zm_peer_t *member_find(zm_session_t *s, const zm_addr_t *a)
 /* s->lock held. The table has room: it holds twice as many slots as there are members. */
 static void table_insert(zm_session_t *s, const zm_peer_t *p)
 {
-    size_t i = table_home(s, &p->addr);
+    size_t i = zm_mcast_table_home(s, &p->addr);
     while (s->mcast.table[i] != 0) {
         i = (i + 1) % ZM_MCAST_TABLE;
     }
     s->mcast.table[i] = p->index;
 }
 
-void zm_mcast_forget(zm_session_t *s, zm_peer_t *p)
-{
-    size_t i = 0;
-    while (i < ZM_MCAST_TABLE && s->mcast.table[i] != p->index) {
-        i++;
-    }
-    if (i == ZM_MCAST_TABLE) {
-        return;
-    }
-    /* backward shift: the entries after it that probed past i move up, no hole is left behind */
-    s->mcast.table[i] = 0;
-    for (size_t j = (i + 1) % ZM_MCAST_TABLE; s->mcast.table[j] != 0; j = (j + 1) % ZM_MCAST_TABLE) {
-        size_t home = table_home(s, &s->peers[s->mcast.table[j]].addr);
-        /* it stays unless its home lies cyclically outside (i, j] */
-        bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
-        if (!stays) {
-            s->mcast.table[i] = s->mcast.table[j];
-            s->mcast.table[j] = 0;
-            i = j;
-        }
-    }
-}
 
 /*
  * s->lock held: a member for the sender of j at from, pinned once for the caller, or NULL when
@@ -170,7 +129,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
     s->mcast.join_now = false;
     S_UNLOCK(s);
     bool join = force || announce || now - s->mcast.last_join_ms >= ZM_MCAST_JOIN_INTERVAL_MS;
-    zm_transport_params_t params = group_params(s);
+    zm_transport_params_t params = zm_mcast_params(s);
     z_result_t rc = zm_mcast_tick(&g->t, &params, join);
     if (rc == Z_OK && join) {
         s->mcast.last_join_ms = now;
@@ -180,7 +139,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
             S_UNLOCK(s);
             s->mcast.last_announce_ms = now;
             /* the newcomers know us now: our declarations again, the others ignore what they know */
-            rc = zm_decl_push_all(s, g);
+            rc = zm_hub_push_all(s, g);
         }
     }
     if (rc != Z_OK && rc != ZM_E_AGAIN) { /* AGAIN: a sender holds the group, the next tick will do */
@@ -201,94 +160,6 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
             zm_peer_kill(m, ZM_CLOSE_EXPIRED, "silent on the multicast group for longer than its lease");
         }
         zm_peers_unpin(s, &m, 1);
-    }
-}
-
-/* Whether s may join a group now: a peer, not on one already. */
-static bool may_join(zm_session_t *s)
-{
-    S_LOCK(s);
-    bool taken = s->mcast.open;
-    S_UNLOCK(s);
-    return s->cfg.mode == ZM_MODE_PEER && !taken;
-}
-
-z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)
-{
-    zm_endpoint_t ep;
-    ZM_TRY(zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT));
-    if (!may_join(s)) {
-        return ZM_E_UNSUPPORTED; /* a client has no group (nor in Rust); one group a session */
-    }
-    zm_link_t link;
-    ZM_TRY(zm_link_mcast_open(&link, &ep));
-    z_result_t rc = zm_mcast_join_link(s, &link);
-    if (rc != Z_OK && zm_link_is_open(&link)) {
-        zm_link_close(&link);
-    }
-    return rc;
-}
-
-z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link)
-{
-    if (!may_join(s)) {
-        return ZM_E_UNSUPPORTED;
-    }
-    zm_transport_params_t params = group_params(s);
-    zm_transport_t t;
-    z_result_t rc = zm_mcast_open(&t, link, &params);
-    if (rc != Z_OK) {
-        return rc; /* the link is the caller's again */
-    }
-    link->ops = NULL; /* the group's now */
-    zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
-    uint32_t seed[2];
-    zm_port_random(seed, sizeof(seed));
-    S_LOCK(s);
-    g->t = t;
-    zm_peer_setup(s, g, false);
-    s->mcast.open = true;
-    s->mcast.seed = seed[0];
-    s->mcast.announce = false;
-    s->mcast.last_join_ms = zm_port_clock_ms();
-    s->mcast.last_announce_ms = s->mcast.last_join_ms;
-    memset(s->mcast.table, 0, sizeof(s->mcast.table));
-#if Z_FEATURE_QUERY
-    /* other members see the replies to our gets: ids from a random start seldom meet theirs */
-    s->next_rid = seed[1] != 0 ? seed[1] : 1u;
-#endif
-    S_UNLOCK(s);
-    /* our JOIN first: the members take nothing from us before it */
-    rc = zm_mcast_tick(&g->t, &params, true);
-    if (rc == Z_OK) {
-        rc = zm_decl_push_all(s, g);
-    }
-    zm_peer_start(s, g);
-    zm_peers_unpin(s, &g, 1);
-    if (rc != Z_OK) {
-        zm_peer_send_failed(g, rc, "nothing could be sent to it");
-    }
-    return rc;
-}
-
-void zm_mcast_settle(zm_session_t *s)
-{
-    uint64_t deadline = zm_port_clock_ms() + ZM_MCAST_OPEN_WAIT_MS;
-    zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
-    for (uint64_t now = zm_port_clock_ms(); now < deadline && !s->closing; now = zm_port_clock_ms()) {
-        uint32_t left = (uint32_t)(deadline - now);
-        S_LOCK(s);
-        bool reader = g->state == PEER_LIVE && g->reader_started;
-        S_UNLOCK(s);
-        if (reader) {
-            zm_port_sleep_ms(left); /* the read task hears them meanwhile */
-            continue;
-        }
-        if (zm_session_read(s, left) != Z_OK) {
-            return;
-        }
-        z_result_t ka = zm_session_send_keep_alive(s); /* newcomers heard of: our JOIN for them */
-        ZM_UNUSED(ka);
     }
 }
 

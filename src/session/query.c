@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE
@@ -183,7 +183,7 @@ z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t
     if (fn == NULL || origin > ZM_LOCALITY_REMOTE) {
         return Z_EINVAL;
     }
-    zm_sub_t *q = zm_entity_new(key, len);
+    zm_entity_t *q = zm_entity_new(key, len);
     if (q == NULL) {
         return ZM_E_NOMEM;
     }
@@ -196,9 +196,7 @@ z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t
     if (origin != ZM_LOCALITY_SESSION_LOCAL) {
         zm_decl_broadcast(s, ZM_DECL_QUERYABLE, *id, key, len, ZM_DECL_QBL_INFO | (complete ? ZM_DECL_QBL_COMPLETE : 0u));
     }
-#if Z_FEATURE_MATCHING
-    zm_matching_update(s); /* our queriers may match it */
-#endif
+    zm_hub_changed(s); /* our queriers may match it */
     return Z_OK;
 }
 
@@ -209,17 +207,16 @@ z_result_t zm_session_undeclare_queryable(zm_session_t *s, uint32_t id)
     if (remote) {
         zm_decl_broadcast(s, ZM_UNDECL_QUERYABLE, id, NULL, 0, ZM_DECL_EXT_WIRE);
     }
-#if Z_FEATURE_MATCHING
-    zm_matching_update(s);
-#endif
+    zm_hub_changed(s);
     return Z_OK;
 }
 
-z_result_t zm_query_push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len, zm_network_msg_t *m)
+/* Our queryables that intersect key (NULL: all) to p, each in the DECLARE m (its header set by the caller). */
+static z_result_t push_queryables(zm_session_t *s, zm_peer_t *p, const char *key, size_t len, zm_network_msg_t *m)
 {
     z_result_t rc = Z_OK;
     S_LOCK(s);
-    zm_sub_t *q = s->qbls;
+    zm_entity_t *q = s->qbls;
     while (q != NULL && rc == Z_OK) {
         if (q->removed || q->origin == ZM_LOCALITY_SESSION_LOCAL ||
             (key != NULL && !zm_keyexpr_intersects(q->key, q->key_len, key, len))) {
@@ -251,7 +248,7 @@ static void qbls_dispatch(zm_session_t *s, zm_query_in_t *q, uint8_t target, boo
     zm_cb_frame_t frame = {NULL, 0};
     bool framed = false;
     S_LOCK(s);
-    zm_sub_t *e = s->qbls;
+    zm_entity_t *e = s->qbls;
     while (e != NULL) {
         bool accepts = remote ? e->origin != ZM_LOCALITY_SESSION_LOCAL : e->origin != ZM_LOCALITY_REMOTE;
         bool answers = target == ZM_TARGET_ALL_COMPLETE
@@ -356,7 +353,35 @@ void zm_query_on_request(zm_peer_t *p, const zm_network_msg_t *m)
     request_finish(p, m, key, len);
 }
 
-void zm_qbls_free_all(zm_session_t *s) { zm_entities_free_all(&s->qbls); }
+#if ZM_PUSH_DECLS
+/* Not inlined: its message is on the stack only while our queryables are sent. Never to a group
+ * (zm_mcast_declares). */
+ZM_NOINLINE z_result_t zm_queryables_push(zm_session_t *s, zm_peer_t *p)
+{
+    if (zm_peer_is_group(p)) {
+        return Z_OK;
+    }
+    zm_network_msg_t m;
+    zm_declaration_t none;
+    memset(&none, 0, sizeof(none));
+    zm_decl_msg(&m, &none, false);
+    return push_queryables(s, p, NULL, 0, &m);
+}
+#endif
+
+#if ZM_DECODE_INTEREST
+void zm_queryables_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, zm_network_msg_t *m)
+{
+    if ((options & ZM_INTEREST_Q) && !zm_peer_is_member(p)) { /* the answer would go to the group */
+        z_result_t rc = push_queryables(p->s, p, key, len, m);
+        if (rc != Z_OK) {
+            zm_peer_send_failed(p, rc, "a declaration could not be sent");
+        }
+    }
+}
+#endif
+
+void zm_queryables_close(zm_session_t *s) { zm_entities_free_all(&s->qbls); }
 
 /* Not inlined: the response is on the stack only while it is sent. */
 static ZM_NOINLINE z_result_t response_send(zm_session_t *s, zm_peer_t *p, const zm_query_route_t *r,
@@ -1061,9 +1086,9 @@ void zm_session_get_cancel(zm_session_t *s, uint32_t rid)
     S_UNLOCK(s);
 }
 
-void zm_gets_tick(zm_session_t *s, uint64_t now_ms) { gets_end(s, expired, now_ms); }
+void zm_queries_tick(zm_session_t *s, uint64_t now_ms) { gets_end(s, expired, now_ms); }
 
-void zm_gets_peer_gone(zm_session_t *s, unsigned index) { gets_end(s, awaits, index); }
+void zm_queries_gone(zm_session_t *s, zm_peer_t *p) { gets_end(s, awaits, p->index); }
 
 static bool any(zm_get_t *g, uint64_t arg)
 {
@@ -1071,7 +1096,7 @@ static bool any(zm_get_t *g, uint64_t arg)
     return !g->ended;
 }
 
-void zm_gets_free_all(zm_session_t *s)
+void zm_queries_close(zm_session_t *s)
 {
     gets_end(s, any, 0);
     zm_idmap_free(&s->gets);

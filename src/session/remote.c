@@ -233,9 +233,8 @@ void zm_rdecl_release(zm_peer_t *p, zm_rdecl_t *d) { rdecl_release(p, d); }
 z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 {
     const zm_declaration_t *d = &dm->decl;
-#if ZM_SUB_TRACKING || ZM_QBL_TRACKING || Z_FEATURE_MULTICAST_TRANSPORT
     zm_session_t *s = p->s;
-#endif
+    ZM_UNUSED(s); /* where peers' subscribers and queryables are not tracked */
     const char *key;
     size_t len;
     zm_rdecl_t *old = NULL;
@@ -308,25 +307,13 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
         return Z_OK;
 #endif
-#if Z_FEATURE_LIVELINESS
-    case ZM_DECL_TOKEN:
-    case ZM_UNDECL_TOKEN:
-        return ZM_LIVE_CALL(p->s, on_token, Z_OK, p, dm);
-#endif
-#if ZM_SUB_TRACKING || ZM_LIVELINESS_GET || Z_FEATURE_MULTICAST_TRANSPORT
-    case ZM_DECL_FINAL:
 #if ZM_SUB_TRACKING || Z_FEATURE_MULTICAST_TRANSPORT /* a member that ends it answers our gets */
+    case ZM_DECL_FINAL:
         if (dm->has_interest_id && dm->interest_id == 0) {
             S_LOCK(s);
             p->declared = true; /* its initial declarations are all in */
             S_UNLOCK(s);
         }
-#endif
-#if ZM_LIVELINESS_GET
-        if (dm->has_interest_id && dm->interest_id != 0) {
-            ZM_LIVE_DO(p->s, on_final, p, dm->interest_id);
-        }
-#endif
         return Z_OK;
 #endif
     default:
@@ -345,9 +332,6 @@ static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
 
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, peer_gone, s, p);
-#endif
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
 #if ZM_SUB_TRACKING
@@ -366,9 +350,7 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
     zm_idmap_foreach(&qbls, rdecl_free_one, NULL);
     zm_idmap_free(&qbls);
 #endif
-#if !ZM_SUB_TRACKING && !ZM_QBL_TRACKING
     ZM_UNUSED(s);
-#endif
     /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
      * nothing reads them in between */
 }

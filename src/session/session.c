@@ -6,15 +6,13 @@
  */
 #include <string.h>
 
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 #define LEASE_TICK_MS 250u
 #define ACCEPT_POLL_MS 200u
 #define RECONNECT_PERIOD_MS 1000u
 
-/* A listening peer answers SCOUTs beside its listener. */
-#define ZM_ANSWERS_SCOUTS (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
 
 #if ZM_NO_HEAP
 /* A no-heap build keeps its sessions in a static table; in_use is only touched by open and close. */
@@ -71,13 +69,14 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     size_t connect = strings_copy(s->cfg.connect, cfg->n_connect, NULL);
     size_t listen = listen_count(cfg) > 0 ? strings_copy(s->cfg.listen, listen_count(cfg), NULL) : 0u;
     size_t total = connect + listen;
-#if Z_FEATURE_SCOUTING
-    if (s->cfg.scout_locator == NULL) {
-        s->cfg.scouting = false;
+    size_t n_scout = 0;
+    if (Z_FEATURE_SCOUTING) {
+        if (s->cfg.scout_locator == NULL) {
+            s->cfg.scouting = false;
+        }
+        n_scout = s->cfg.scouting ? 1u : 0u;
+        total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
     }
-    size_t n_scout = s->cfg.scouting ? 1u : 0u;
-    total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
-#endif
     if (total == 0) {
         return Z_OK;
     }
@@ -89,9 +88,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     if (listen_count(cfg) > 0) {
         (void)strings_copy(s->cfg.listen, listen_count(cfg), s->strings + connect);
     }
-#if Z_FEATURE_SCOUTING
-    (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
-#endif
+    if (Z_FEATURE_SCOUTING) {
+        (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
+    }
     return Z_OK;
 }
 #define strings_free(s) zm_free((s)->strings)
@@ -100,11 +99,9 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
     s->cfg = *cfg;
-#if Z_FEATURE_SCOUTING
-    if (s->cfg.scout_locator == NULL) {
+    if (Z_FEATURE_SCOUTING && s->cfg.scout_locator == NULL) {
         s->cfg.scouting = false;
     }
-#endif
     return Z_OK;
 }
 #define strings_free(s) ((void)(s))
@@ -218,23 +215,16 @@ static bool alone_useful(const zm_session_t *s)
     return useful;
 }
 
-/* What reads the time in a lease step: the eviction order, the gets' timeouts, the reconnection. */
-#define LEASE_NEEDS_NOW (ZM_PEER_ACTIVITY || Z_FEATURE_QUERY || Z_FEATURE_AUTO_RECONNECT)
-
 static z_result_t lease_step(zm_session_t *s)
 {
-#if LEASE_NEEDS_NOW
     uint64_t now = zm_port_clock_ms();
-#endif
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
-#if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_group(pinned[i])) {
             zm_mcast_lease(s, pinned[i]);
             continue;
         }
-#endif
         z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
@@ -245,27 +235,20 @@ static z_result_t lease_step(zm_session_t *s)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if ZM_PEER_ACTIVITY /* the eviction order: a client evicts nobody */
-    zm_peers_note_activity(s, now);
-#endif
+    if (ZM_PEER_ACTIVITY) { /* the eviction order: a client evicts nobody */
+        zm_peers_note_activity(s, now);
+    }
     zm_peer_reap(s);
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, report_gone, s);
-#endif
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, now);
-#endif
+    zm_hub_tick(s, now);
 #if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
     if (!zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
-#if Z_FEATURE_SCOUTING
-        if (s->cfg.n_connect == 0) {
+        if (Z_FEATURE_SCOUTING && s->cfg.n_connect == 0) {
             z_result_t rc = zm_session_scout_connect(s); /* it was found by scouting: scout again */
             ZM_UNUSED(rc);
         } else
-#endif
         {
             (void)connect_all(s);
         }
@@ -292,7 +275,7 @@ static void *lease_main(void *arg)
 }
 
 #if Z_FEATURE_UNICAST_PEER
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
 /*
  * One round of an accept task that also answers SCOUTs: one wait over the listener, the pending
  * handshakes and the scouting socket, then each served without waiting.
@@ -322,7 +305,7 @@ static void *accept_main(void *arg)
 {
     zm_session_t *s = arg;
     while (!s->closing) {
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
         z_result_t rc = s->responding ? listen_round(s, ACCEPT_POLL_MS) : zm_peer_accept(s, ACCEPT_POLL_MS);
 #else
         z_result_t rc = zm_peer_accept(s, ACCEPT_POLL_MS);
@@ -414,7 +397,7 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 /* Links one zm_session_read waits on: the listener, pending handshakes and scouting socket of a
  * peer, then peers (and a multicast group). */
 #if Z_FEATURE_UNICAST_PEER
-#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_ANSWERS_SCOUTS + ZM_PEERS_PIN)
+#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_SCOUT_RESPONDER + ZM_PEERS_PIN)
 #else
 #define READ_LINKS_MAX ZM_PEERS_PIN
 #endif
@@ -470,9 +453,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         read_burst(s, p);
     }
     zm_peers_unpin(s, &p, n);
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, zm_port_clock_ms());
-#endif
+    zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
 #else
@@ -497,7 +478,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = &s->listener;
         nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
     size_t scout_at = nl;
     if (s->responding) {
         links[nl++] = &s->responder.link;
@@ -513,7 +494,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = zm_peer_reading(pinned[i]) ? NULL : &pinned[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
     if (s->responding && waited == Z_OK && ready[scout_at]) {
         zm_session_responder_serve(s);
     }
@@ -539,9 +520,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
         }
     }
     zm_peers_unpin(s, pinned, n);
-#if Z_FEATURE_QUERY
-    zm_gets_tick(s, zm_port_clock_ms());
-#endif
+    zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
 #endif
@@ -585,18 +564,41 @@ static z_result_t sync_init(zm_session_t *s)
 }
 #endif
 
+#if Z_FEATURE_MULTICAST_TRANSPORT
+/*
+ * The end of opening a session on its group: listens for ZM_MCAST_OPEN_WAIT_MS (reading itself
+ * when no read task does), so that the members that answer newcomers are known on return.
+ */
+static void mcast_settle(zm_session_t *s)
+{
+    uint64_t deadline = zm_port_clock_ms() + ZM_MCAST_OPEN_WAIT_MS;
+    zm_peer_t *g = &s->peers[ZM_GROUP_SLOT];
+    for (uint64_t now = zm_port_clock_ms(); now < deadline && !s->closing; now = zm_port_clock_ms()) {
+        uint32_t left = (uint32_t)(deadline - now);
+        S_LOCK(s);
+        bool reader = g->state == PEER_LIVE && g->reader_started;
+        S_UNLOCK(s);
+        if (reader) {
+            zm_port_sleep_ms(left); /* the read task hears them meanwhile */
+            continue;
+        }
+        if (zm_session_read(s, left) != Z_OK) {
+            return;
+        }
+        z_result_t ka = zm_session_send_keep_alive(s); /* newcomers heard of: our JOIN for them */
+        ZM_UNUSED(ka);
+    }
+}
+#endif
+
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
     *out = NULL;
     /* the API made cfg from the user's configuration, and checked it then */
     ZM_ASSERT((cfg->mode == ZM_MODE_CLIENT || cfg->mode == ZM_MODE_PEER) && cfg->n_connect <= ZM_ENDPOINTS_MAX &&
               cfg->n_listen <= ZM_ENDPOINTS_MAX && (cfg->mode == ZM_MODE_PEER || cfg->n_listen == 0));
-#if Z_FEATURE_SCOUTING
     bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
-    ZM_ASSERT(!no_endpoint || (cfg->scouting && cfg->scout_locator != NULL));
-#else
-    ZM_ASSERT(cfg->n_connect > 0 || cfg->n_listen > 0);
-#endif
+    ZM_ASSERT(!no_endpoint || (Z_FEATURE_SCOUTING && cfg->scouting && cfg->scout_locator != NULL));
 #if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
     /* a build without unicast peers: no listener, no peers of its own but a group's members */
     for (size_t i = 0; i < cfg->n_listen; i++) {
@@ -633,9 +635,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 #if Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING /* else a plain flag, false in the zeroed session */
     zm_atomic_init(&s->closing, false);
 #endif
-#if ZM_LIVELINESS_LATE
-    atomic_init(&s->live_rx, NULL);
-#endif
+    if (ZM_LIVELINESS_LATE) {
+        atomic_init(&s->live_rx, NULL);
+    }
 #if ZM_LKEY_MAP || Z_FEATURE_QUERY /* a list of keys starts empty: the session is zeroed */
     uint32_t seed;
     zm_port_random(&seed, sizeof(seed));
@@ -659,16 +661,14 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         rc = groups_join(s);
     }
 #endif
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
     if (rc == Z_OK && s->listening && s->cfg.scouting) {
         rc = zm_session_responder_open(s);
     }
 #endif
-#if Z_FEATURE_SCOUTING
-    if (rc == Z_OK && no_endpoint) {
+    if (Z_FEATURE_SCOUTING && rc == Z_OK && no_endpoint) {
         rc = zm_session_scout_connect(s);
     }
-#endif
     /* a client that can neither scout nor listen nor join a group has something to connect to */
     bool connects = !(Z_FEATURE_SCOUTING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT) ||
                     connect_count(s) > 0;
@@ -678,17 +678,15 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
             rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
         }
     }
-#if Z_FEATURE_MULTI_THREAD
-    if (rc == Z_OK && cfg->start_tasks) {
+    if (Z_FEATURE_MULTI_THREAD && rc == Z_OK && cfg->start_tasks) {
         rc = zm_session_start_read_task(s);
         if (rc == Z_OK) {
             rc = zm_session_start_lease_task(s);
         }
     }
-#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
-        zm_mcast_settle(s);
+        mcast_settle(s);
     }
 #endif
     if (rc != Z_OK) {
@@ -716,7 +714,7 @@ void zm_session_close(zm_session_t *s)
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
     if (s->responding) {
         zm_scout_responder_shutdown(&s->responder);
     }
@@ -760,28 +758,13 @@ void zm_session_close(zm_session_t *s)
         s->listening = false;
     }
 #endif
-#if ZM_ANSWERS_SCOUTS
+#if ZM_SCOUT_RESPONDER
     if (s->responding) {
         zm_scout_responder_close(&s->responder);
         s->responding = false;
     }
 #endif
-#if Z_FEATURE_QUERY
-    zm_gets_free_all(s);
-#endif
-#if Z_FEATURE_SUBSCRIPTION
-    zm_entities_free_all(&s->subs);
-#endif
-#if Z_FEATURE_QUERYABLE
-    zm_entities_free_all(&s->qbls);
-#endif
-#if Z_FEATURE_MATCHING
-    zm_entities_free_all(&s->mls);
-#endif
-#if Z_FEATURE_LIVELINESS
-    zm_liveliness_free_all(s);
-#endif
-    zm_decl_free_all(s);
+    zm_hub_close(s);
 #if Z_FEATURE_MULTI_THREAD
     zm_port_condvar_destroy(&s->lease_cond);
     zm_port_condvar_destroy(&s->cond);

@@ -34,12 +34,10 @@ typedef struct {
     zm_zid_t zid;          /* len 0: none, a random one is drawn */
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
-#if Z_FEATURE_SCOUTING
     bool scouting;             /* multicast scouting: find a node without endpoints, answer SCOUTs when listening */
     const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
     uint32_t scout_timeout_ms; /* how long a scout for a node to connect to lasts */
     uint8_t scout_what;        /* ZM_WHAT_* mask of the nodes it looks for */
-#endif
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */
@@ -123,20 +121,16 @@ void zm_session_zid(const zm_session_t *s, zm_zid_t *out);
 void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
                                void *ctx);
 
-#if Z_FEATURE_MULTI_THREAD
 ZM_NODISCARD z_result_t zm_session_start_read_task(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_stop_read_task(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_start_lease_task(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_stop_lease_task(zm_session_t *s);
-#endif
 /** Single-thread driving: reads what is ready on every transport (waits up to timeout_ms). */
 ZM_NODISCARD z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms);
 /** Sends keep-alives where due and expires silent peers. */
 ZM_NODISCARD z_result_t zm_session_send_keep_alive(zm_session_t *s);
-#if Z_FEATURE_MULTICAST_TRANSPORT
 /** The same, and our JOIN to the multicast group now (if the session is on one). */
 ZM_NODISCARD z_result_t zm_session_send_join(zm_session_t *s);
-#endif
 
 /* ---- declarations ---------------------------------------------------------------------------- */
 
@@ -150,22 +144,13 @@ ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const cha
                                                       void *ctx, uint32_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id);
 
-/*
- * Our publishers and queriers are kept where something reads them after they are declared: the
- * matching status of both, a querier's target. A build with neither keeps no record of them: a
- * publisher is then a use of its key expression, and goes by its key id.
- */
-#define ZM_SENDERS_KEPT (Z_FEATURE_MATCHING || Z_FEATURE_QUERY)
 
 /** A publisher on key (copied): declares its key expression; puts then use its id. */
 ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id,
                                                      uint16_t *key_id);
-#if ZM_SENDERS_KEPT
-ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
-#else
-/** Undeclares the publisher declared with key id key_id (its key expression's use of it). */
-ZM_NODISCARD z_result_t zm_session_undeclare_publisher_key(zm_session_t *s, uint32_t key_id);
-#endif
+/** Undeclares publisher id, declared on key id key_id (a build that keeps no record of its
+ *  publishers, ZM_SENDERS_KEPT, knows it by that key's use alone). */
+ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id);
 
 /* ---- matching ------------------------------------------------------------------------------------ */
 
@@ -324,16 +309,13 @@ ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, 
 /** Ends the get rid now, as its timeout would (nothing if it ended already). */
 void zm_session_get_cancel(zm_session_t *s, uint32_t rid);
 
-#if Z_FEATURE_ADMIN_SPACE
 /**
  * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
  * session, its transport and its peers in JSON (key @/ZID/pico/ and below). Idempotent.
  */
 ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
-#endif
 
-#if Z_FEATURE_SCOUTING
 /* ---- scouting ---------------------------------------------------------------------------------- */
 
 /** Called with the HELLO of each node found (borrowed, valid during the call); true ends the scout. */
@@ -349,9 +331,42 @@ typedef bool (*zm_hello_fn)(const zm_hello_t *hello, void *ctx);
  */
 ZM_NODISCARD z_result_t zm_scout_find(const char *locator, uint8_t what, const zm_zid_t *zid, uint32_t timeout_ms,
                                       zm_hello_fn fn, void *ctx);
-#endif
 
 /** A fresh HLC timestamp of this session (NTP64 time now, this session's zid). */
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts);
+
+/* ---- liveliness ---------------------------------------------------------------------------------- */
+/*
+ * Tokens (alive while declared), liveliness subscribers (told when tokens appear and go) and
+ * liveliness gets (the tokens alive now). Keys are full key expressions, copied where kept;
+ * callbacks run as those of subscribers and gets do: without any session lock, on the thread that
+ * received the news, or on the declaring thread for this session's own tokens.
+ */
+
+/** Declares a token on key (copied) to every peer, now and to those that come later. */
+ZM_NODISCARD z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len, uint32_t *id);
+/** Undeclares token id everywhere; Z_EINVAL when there is no such token. */
+ZM_NODISCARD z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id);
+
+/**
+ * A liveliness subscriber on key (copied): fn gets a PUT sample for each token that appears on
+ * a key intersecting it, and a DELETE when it goes; with history, also for the tokens alive
+ * when it is declared. drop(ctx) runs once when it ends (undeclared, or the session closed).
+ */
+ZM_NODISCARD z_result_t zm_session_declare_liveliness_subscriber(zm_session_t *s, const char *key, size_t len,
+                                                                 bool history, zm_sample_fn fn, zm_drop_fn drop,
+                                                                 void *ctx, uint32_t *id);
+/** Ends a liveliness subscriber as zm_session_undeclare_subscriber ends a subscriber. */
+ZM_NODISCARD z_result_t zm_session_undeclare_liveliness_subscriber(zm_session_t *s, uint32_t id);
+
+/**
+ * Asks every peer for the tokens alive on key: fn(reply, ctx) runs with an OK reply (a PUT
+ * sample on the token's key) per token, drop(ctx) once when every peer asked has answered, at
+ * timeout_ms, at close, or when zm_session_get_cancel is given its id. The id goes to *id_shared
+ * (if not NULL) before any reply or end can come, and to *id. On error drop has not run.
+ */
+ZM_NODISCARD z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
+                                                  zm_reply_fn fn, zm_drop_fn drop, void *ctx,
+                                                  _Atomic(uint32_t) *id_shared, uint32_t *id);
 
 #endif /* ZM_SESSION_H */

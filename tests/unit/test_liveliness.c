@@ -11,7 +11,6 @@
 
 #include "check.h"
 #include "fake_peer.h"
-#include "session/liveliness.h"
 #include "session/session.h"
 #include "zmote/port.h"
 

@@ -14,7 +14,6 @@
 #include "check.h"
 #include "proto/codec.h"
 #include "session/internal.h"
-#include "session/liveliness.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_MULTICAST_TRANSPORT

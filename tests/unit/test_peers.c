@@ -217,8 +217,8 @@ static void test_routing(void)
     check_route(s, &f, "pub/late", key_id2, false);
     check_route(s, &f, "pub/key", 0, false);
     check_route(s, &f, "pub/other", 0, false);
-    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub2), Z_OK);
-    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub), Z_OK);
+    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub2, key_id2), Z_OK);
+    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub, key_id), Z_OK);
     fake_close(&f);
     zm_session_close(s);
 }

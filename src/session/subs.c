@@ -1,0 +1,127 @@
+/*
+ * Our subscribers: declared to every peer when made (unless session-local) and again to each new
+ * peer, answered to a peer's INTEREST, and the dispatch of samples, received or our own, to the
+ * ones whose key intersects theirs.
+ */
+#include <string.h>
+
+#include "keyexpr/keyexpr.h"
+#include "session/hub.h"
+#include "util/alloc.h"
+
+#if Z_FEATURE_SUBSCRIPTION
+
+#if ZM_PUSH_DECLS
+/* Our subscribers to a new peer, each pinned like a callback while it is sent without the lock. */
+z_result_t zm_subscribers_push(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = Z_OK;
+    S_LOCK(s);
+    zm_entity_t *sub = s->subs;
+    while (sub != NULL && rc == Z_OK) {
+        if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL) {
+            sub = sub->next;
+            continue;
+        }
+        sub->busy++;
+        S_UNLOCK(s);
+        zm_declaration_t d;
+        zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+        rc = zm_decl_send(p, &d, false);
+        S_LOCK(s);
+        sub = zm_entity_unpin(s, &s->subs, sub);
+    }
+    S_UNLOCK(s);
+    return rc;
+}
+#endif
+
+#if ZM_DECODE_INTEREST
+void zm_subscribers_interest(zm_peer_t *p, uint8_t options, const char *rkey, size_t rlen, zm_network_msg_t *m)
+{
+    if ((options & ZM_INTEREST_S) == 0) {
+        return;
+    }
+    zm_session_t *s = p->s;
+    /* each subscriber is pinned like a callback while its declaration is sent unlocked */
+    S_LOCK(s);
+    zm_entity_t *sub = s->subs;
+    while (sub != NULL) {
+        if (sub->removed || sub->origin == ZM_LOCALITY_SESSION_LOCAL ||
+            (rkey != NULL && !zm_keyexpr_intersects(sub->key, sub->key_len, rkey, rlen))) {
+            sub = sub->next;
+            continue;
+        }
+        sub->busy++;
+        S_UNLOCK(s);
+        zm_decl_fill(&m->body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
+        zm_peer_send(p, m, ZM_PRIO_CONTROL, false);
+        S_LOCK(s);
+        sub = zm_entity_unpin(s, &s->subs, sub);
+    }
+    S_UNLOCK(s);
+}
+#endif
+
+z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len, uint8_t origin,
+                                         zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
+{
+    ZM_TRY(zm_keyexpr_validate(key, len));
+    ZM_ASSERT(fn != NULL && origin <= ZM_LOCALITY_REMOTE); /* the API checked the user's closure and options */
+    zm_entity_t *sub = zm_entity_new(key, len);
+    if (sub == NULL) {
+        return ZM_E_NOMEM;
+    }
+    sub->origin = origin;
+    sub->fn = fn;
+    sub->drop = drop;
+    sub->ctx = ctx;
+    *id = zm_entity_add(s, &s->subs, sub);
+    if (origin != ZM_LOCALITY_SESSION_LOCAL) {
+        zm_decl_broadcast(s, ZM_DECL_SUBSCRIBER, *id, key, len, 0);
+    }
+    zm_hub_changed(s); /* our publishers may match it */
+    return Z_OK;
+}
+
+z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
+{
+    bool remote;
+    ZM_TRY(zm_entity_remove(s, &s->subs, id, &remote));
+    if (remote) {
+        zm_decl_broadcast(s, ZM_UNDECL_SUBSCRIBER, id, NULL, 0, 0);
+    }
+    zm_hub_changed(s);
+    return Z_OK;
+}
+
+void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
+{
+    zm_cb_frame_t frame = {NULL, 0};
+    bool framed = false; /* the thread's id is asked for once, when a subscriber matches */
+    S_LOCK(s);
+    zm_entity_t *sub = s->subs;
+    while (sub != NULL) {
+        bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
+        if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
+            sub->busy++;
+            if (!framed) {
+                frame.thread = zm_port_thread_self();
+                framed = true;
+            }
+            zm_callback_enter(s, &frame);
+            S_UNLOCK(s);
+            sub->fn(smp, sub->ctx);
+            S_LOCK(s);
+            zm_callback_leave(s, &frame);
+            sub = zm_entity_unpin(s, &s->subs, sub);
+            continue;
+        }
+        sub = sub->next;
+    }
+    S_UNLOCK(s);
+}
+
+void zm_subscribers_close(zm_session_t *s) { zm_entities_free_all(&s->subs); }
+
+#endif /* Z_FEATURE_SUBSCRIPTION */
