@@ -10,7 +10,6 @@
 #include "session/hub.h"
 #include "util/alloc.h"
 
-#if Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE
 void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
 {
     memset(a, 0, sizeof(*a));
@@ -21,8 +20,6 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
     a->reliable = true;
     a->destination = ZM_LOCALITY_ANY;
 }
-
-#endif /* Z_FEATURE_PUBLICATION || Z_FEATURE_QUERYABLE */
 
 #if Z_FEATURE_PUBLICATION
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
@@ -123,8 +120,6 @@ static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
     p->body.put = a->body;
 }
 
-
-#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
 /* m, made for peers with a's declared key id, to a multicast group, where no id is declared: with
  * the full key instead, the message as it was afterwards. */
 static z_result_t push_full_key(zm_transport_t *group, zm_network_msg_t *m, const zm_put_args_t *a)
@@ -137,7 +132,6 @@ static z_result_t push_full_key(zm_transport_t *group, zm_network_msg_t *m, cons
     m->body.push.wire_expr = declared;
     return r;
 }
-#endif
 
 /*
  * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
@@ -151,12 +145,10 @@ static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinn
     push_build(&m, a);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
         z_result_t r;
-#if Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS
-        if (zm_peer_is_group(pinned[i]) && a->key_id != 0) {
+        if (Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS && zm_peer_is_group(pinned[i]) &&
+            a->key_id != 0) {
             r = push_full_key(&pinned[i]->t, &m, a);
-        } else
-#endif
-        {
+        } else {
             r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
         }
         if (r != Z_OK) {
@@ -187,9 +179,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     ZM_ASSERT(a->key != NULL && a->key_len > 0 && a->priority <= ZM_PRIO_BACKGROUND &&
               a->priority != ZM_PRIO_CONTROL && a->kind <= ZM_SAMPLE_DELETE && a->destination <= ZM_LOCALITY_REMOTE);
     ZM_ASSERT(a->body.unknown.n == 0 && (!a->body.has_encoding || !zm_encoding_is_empty(&a->body.encoding)));
-#if !ZM_UNSTABLE_API
-    ZM_ASSERT((a->body.exts & ZM_PUT_EXT_SOURCE) == 0); /* only the unstable API gives a source */
-#endif
+    ZM_ASSERT(ZM_UNSTABLE_API || (a->body.exts & ZM_PUT_EXT_SOURCE) == 0); /* only the unstable API gives one */
     z_result_t rc = Z_OK;
     /* only the options of a build with local subscribers choose where a put goes */
     ZM_ASSERT(Z_FEATURE_LOCAL_SUBSCRIBER || a->destination == ZM_LOCALITY_ANY);
@@ -280,7 +270,6 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
 }
 #endif
 
-#if !Z_FEATURE_QUERYABLE && ZM_DECODE_REQUEST
 /* A build without queryables answers every query with its final response alone. */
 static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
 {
@@ -292,7 +281,6 @@ static void on_request(zm_peer_t *p, const zm_network_msg_t *req)
     m.body.response_final.rid = req->body.request.rid;
     zm_peer_send(p, &m, ZM_QOS_PRIO(m.ext.qos), true);
 }
-#endif
 
 void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, bool reliable)
 {
@@ -300,42 +288,43 @@ void zm_session_on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t 
     ZM_UNUSED(reliable);
     zm_peer_t *p = ctx;
     ZM_UNUSED(p); /* a publisher-only client takes nothing from what comes */
-#if ZM_PEER_ACTIVITY
-    atomic_store_explicit(&p->active, true, memory_order_relaxed);
-#endif
+    if (ZM_PEER_ACTIVITY) {
+        atomic_store_explicit(&p->active, true, memory_order_relaxed);
+    }
+    /* the transport hands out only what the build decodes (proto/core.h) */
     switch (m->id) {
 #if Z_FEATURE_SUBSCRIPTION
     case ZM_MID_N_PUSH:
         on_push(p, m, reliable);
         break;
 #endif
-#if ZM_REMOTE_DECLS
     case ZM_MID_N_DECLARE:
-        zm_hub_on_declare(p, &m->body.declare);
+        if (ZM_REMOTE_DECLS) {
+            zm_hub_on_declare(p, &m->body.declare);
+        }
         break;
-#endif
-#if ZM_DECODE_INTEREST /* the transport hands out only what the build decodes (proto/core.h) */
     case ZM_MID_N_INTEREST:
-        zm_hub_on_interest(p, &m->body.interest);
+        if (ZM_DECODE_INTEREST) {
+            zm_hub_on_interest(p, &m->body.interest);
+        }
         break;
-#endif
-#if ZM_DECODE_REQUEST
     case ZM_MID_N_REQUEST:
-#if Z_FEATURE_QUERYABLE
-        zm_query_on_request(p, m);
-#else
-        on_request(p, m);
-#endif
+        if (Z_FEATURE_QUERYABLE) {
+            zm_query_on_request(p, m);
+        } else if (ZM_DECODE_REQUEST) {
+            on_request(p, m);
+        }
         break;
-#endif
-#if Z_FEATURE_QUERY
     case ZM_MID_N_RESPONSE:
-        zm_query_on_response(p, m);
+        if (Z_FEATURE_QUERY) {
+            zm_query_on_response(p, m);
+        }
         break;
     case ZM_MID_N_RESPONSE_FINAL:
-        zm_query_on_response_final(p, m);
+        if (Z_FEATURE_QUERY) {
+            zm_query_on_response_final(p, m);
+        }
         break;
-#endif
     default:
         break; /* network OAM */
     }

@@ -175,10 +175,6 @@ typedef struct zm_peer {
     bool reader_started; /* a read task serves it (zm_peer_reading) */
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
-#if ZM_PEER_ACTIVITY
-    atomic_bool active;      /* a network message came since the lease task last looked */
-    uint64_t last_active_ms; /* when one last came, as the lease task saw it; under s->lock */
-#endif
 #if Z_FEATURE_MULTI_THREAD
     zm_task_t reader;
 #endif
@@ -189,6 +185,9 @@ typedef struct zm_peer {
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_addr_t addr; /* a member's: where its datagrams come from */
 #endif
+    /* the eviction order (ZM_PEER_ACTIVITY; in every build, unused but where peers are evicted) */
+    atomic_bool active;      /* a network message came since the lease task last looked */
+    uint64_t last_active_ms; /* when one last came, as the lease task saw it; under s->lock */
 } zm_peer_t;
 
 /* Whether a read task serves peer p: never in a single-thread build, which has none. */
@@ -502,14 +501,10 @@ void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
 #if ZM_LIVELINESS_LATE
 typedef struct zm_live_rx {
     z_result_t (*on_token)(zm_peer_t *p, const zm_declare_t *dm);
-#if ZM_LIVELINESS_SUBS
-    void (*peer_gone)(zm_session_t *s, zm_peer_t *p);
-    void (*report_gone)(zm_session_t *s);
-#endif
-#if ZM_LIVELINESS_GET
-    bool (*on_reply)(zm_peer_t *p, const zm_declare_t *dm);
-    void (*on_final)(zm_peer_t *p, uint32_t interest_id);
-#endif
+    void (*peer_gone)(zm_session_t *s, zm_peer_t *p);       /* ZM_LIVELINESS_SUBS */
+    void (*report_gone)(zm_session_t *s);                   /* ZM_LIVELINESS_SUBS */
+    bool (*on_reply)(zm_peer_t *p, const zm_declare_t *dm); /* ZM_LIVELINESS_GET */
+    void (*on_final)(zm_peer_t *p, uint32_t interest_id);   /* ZM_LIVELINESS_GET */
 } zm_live_rx_t;
 
 /** The news takers, for s->live_rx. */
@@ -635,10 +630,10 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     p->reader_started = false;
     p->accepted = accepted;
     p->declared = false;
-#if ZM_PEER_ACTIVITY
-    atomic_store(&p->active, false);
-    p->last_active_ms = zm_port_clock_ms();
-#endif
+    if (ZM_PEER_ACTIVITY) {
+        atomic_store(&p->active, false);
+        p->last_active_ms = zm_port_clock_ms();
+    }
     p->state = PEER_LIVE;
 #if ZM_PEER_PINS
     p->refs = 1; /* the caller's, while it pushes the declarations */

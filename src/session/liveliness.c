@@ -708,21 +708,17 @@ bool zm_liveliness_declared(zm_peer_t *p, const zm_declare_t *dm, z_result_t *rc
     switch (dm->decl.kind) {
     case ZM_DECL_TOKEN:
     case ZM_UNDECL_TOKEN:
-#if ZM_LIVELINESS_GET
-        if (ZM_LIVE_CALL(p->s, on_reply, false, p, dm)) {
+        if (ZM_LIVELINESS_GET && ZM_LIVE_CALL(p->s, on_reply, false, p, dm)) {
             return true; /* a liveliness get's answer */
         }
-#endif
         *rc = ZM_LIVE_CALL(p->s, on_token, Z_OK, p, dm);
         return true;
-#if ZM_LIVELINESS_GET
     case ZM_DECL_FINAL:
-        if (dm->has_interest_id && dm->interest_id != 0) {
+        if (ZM_LIVELINESS_GET && dm->has_interest_id && dm->interest_id != 0) {
             ZM_LIVE_DO(p->s, on_final, p, dm->interest_id);
             return true;
         }
         return false;
-#endif
     default:
         return false;
     }
@@ -731,31 +727,26 @@ bool zm_liveliness_declared(zm_peer_t *p, const zm_declare_t *dm, z_result_t *rc
 /* Takes p's tokens away into s->gone, for the next tick to report (zm_liveliness_report_gone). */
 void zm_liveliness_gone(zm_session_t *s, zm_peer_t *p)
 {
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, peer_gone, s, p);
-#else
-    ZM_UNUSED(s);
-    ZM_UNUSED(p);
-#endif
+    if (ZM_LIVELINESS_SUBS) {
+        ZM_LIVE_DO(s, peer_gone, s, p);
+    }
 }
 
 void zm_liveliness_tick(zm_session_t *s, uint64_t now_ms)
 {
     ZM_UNUSED(now_ms);
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, report_gone, s);
-#else
-    ZM_UNUSED(s);
-#endif
+    if (ZM_LIVELINESS_SUBS) {
+        ZM_LIVE_DO(s, report_gone, s);
+    }
 }
 
 void zm_liveliness_close(zm_session_t *s)
 {
     zm_entities_free_all(&s->tokens);
-#if ZM_LIVELINESS_SUBS
-    ZM_LIVE_DO(s, report_gone, s); /* closing: freed unreported */
-    zm_entities_free_all(&s->lsubs);
-#endif
+    if (ZM_LIVELINESS_SUBS) {
+        ZM_LIVE_DO(s, report_gone, s); /* closing: freed unreported */
+        zm_entities_free_all(&s->lsubs);
+    }
 }
 
 #endif /* Z_FEATURE_LIVELINESS */

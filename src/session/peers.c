@@ -13,10 +13,8 @@
 /* How long a connection and then its handshake may take each: Z_TRANSPORT_CONNECT_TIMEOUT, as z_open
  * documents it. */
 #define CONNECT_TIMEOUT_MS 10000u
-#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
 /* How long an accept waits for an evicted peer's reader to finish its last callback. */
 #define EVICT_WAIT_MS 1000u
-#endif
 
 /* Filled in place: a copy of it returned would be a second one on the caller's stack. */
 static void local_params(const zm_session_t *s, zm_transport_params_t *p)
@@ -27,6 +25,16 @@ static void local_params(const zm_session_t *s, zm_transport_params_t *p)
     p->batch_size = ZM_BATCH_UNICAST_SIZE;
     p->lease_ms = ZM_LEASE_MS;
     p->qos = true;
+}
+
+static void peer_welcome(zm_session_t *s, zm_peer_t *p)
+{
+    z_result_t rc = zm_hub_push_all(s, p);
+    if (rc != Z_OK) {
+        zm_peer_send_failed(p, rc, "our declarations could not be sent");
+    }
+    zm_peer_start(s, p);
+    zm_peers_unpin(s, &p, 1);
 }
 
 #if ZM_PUSH_DECLS
@@ -41,7 +49,6 @@ static zm_peer_t *free_slot(zm_session_t *s)
     return NULL;
 }
 
-#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
 /* s->lock held: the accepted live peer that was active least recently, or NULL. */
 static zm_peer_t *eviction_victim(zm_session_t *s)
 {
@@ -55,7 +62,6 @@ static zm_peer_t *eviction_victim(zm_session_t *s)
     }
     return victim;
 }
-#endif
 
 /* A slot for a newcomer: a free one, one a dead peer leaves, or one taken from an idle peer.
  * Returns with s->lock held, so that the slot is still free when the caller fills it; NULL when
@@ -74,8 +80,7 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
     zm_peer_reap(s);
     S_LOCK(s);
     p = free_slot(s);
-#if ZM_PEER_EVICT && Z_FEATURE_UNICAST_PEER
-    zm_peer_t *victim = p == NULL && accepted ? eviction_victim(s) : NULL;
+    zm_peer_t *victim = ZM_PEER_ACTIVITY && p == NULL && accepted ? eviction_victim(s) : NULL;
     if (victim != NULL) {
         S_UNLOCK(s);
         zm_peer_kill(victim, ZM_CLOSE_MAX_SESSIONS, "evicted: the peer table is full and it was the least active");
@@ -91,9 +96,6 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
             S_UNLOCK(s);
         }
     }
-#else
-    ZM_UNUSED(accepted);
-#endif
     return p;
 }
 
@@ -102,10 +104,7 @@ static void transport_refuse(zm_transport_t *t, uint8_t reason)
     zm_transport_close(t, reason);
     zm_transport_free(t);
 }
-#endif /* ZM_PUSH_DECLS */
 
-
-#if ZM_PUSH_DECLS
 /*
  * A peer's arrival in two steps: its transport moves into a slot (pinned for the caller), then
  * our declarations go to it. Apart, the caller's copy of the transport (440 bytes on Cortex-M4)
@@ -133,19 +132,6 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     return Z_OK;
 }
 
-#endif
-
-static void peer_welcome(zm_session_t *s, zm_peer_t *p)
-{
-    z_result_t rc = zm_hub_push_all(s, p);
-    if (rc != Z_OK) {
-        zm_peer_send_failed(p, rc, "our declarations could not be sent");
-    }
-    zm_peer_start(s, p);
-    zm_peers_unpin(s, &p, 1);
-}
-
-#if ZM_PUSH_DECLS
 z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
 {
     zm_peer_t *p;
@@ -243,12 +229,9 @@ void zm_peer_reap(zm_session_t *s)
             p->reader_started = false;
         }
 #endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
         if (zm_peer_is_member(p)) {
             zm_mcast_member_free(&p->t); /* a receive state only, with no link nor lock */
-        } else
-#endif
-        {
+        } else {
             zm_transport_free(&p->t);
         }
         zm_hub_peer_gone(s, p);

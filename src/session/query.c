@@ -369,7 +369,6 @@ ZM_NOINLINE z_result_t zm_queryables_push(zm_session_t *s, zm_peer_t *p)
 }
 #endif
 
-#if ZM_DECODE_INTEREST
 void zm_queryables_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, zm_network_msg_t *m)
 {
     if ((options & ZM_INTEREST_Q) && !zm_peer_is_member(p)) { /* the answer would go to the group */
@@ -379,7 +378,6 @@ void zm_queryables_interest(zm_peer_t *p, uint8_t options, const char *key, size
         }
     }
 }
-#endif
 
 void zm_queryables_close(zm_session_t *s) { zm_entities_free_all(&s->qbls); }
 

@@ -257,19 +257,15 @@ ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
 /** Batching on or off (ZM_TX_BATCHING: a build without never turns it on). */
 void zm_transport_set_batching(zm_transport_t *t, bool on);
 
-#if Z_FEATURE_MULTICAST_TRANSPORT
 /**
  * Dispatches one whole batch received for t (its network messages to on_message, in place). The
  * receiving thread's; errors mean the sender must be dropped (ZM_E_CLOSED: it sent CLOSE).
  */
 ZM_NODISCARD z_result_t zm_transport_rx_batch(zm_transport_t *t, zm_slice_t batch);
-#endif
 
-#if Z_FEATURE_MULTI_THREAD
 /** Receives one batch and dispatches it; blocks on the link (a read task's way: threaded builds
  *  only). Errors mean the link must close. */
 ZM_NODISCARD z_result_t zm_transport_read_once(zm_transport_t *t);
-#endif
 /** The same without blocking: ZM_E_AGAIN while no whole batch is in (what came is kept). For a
  *  single thread serving many links, which one peer sending half a batch must not stop. */
 ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);
@@ -280,7 +276,6 @@ ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);
  * or that sender will time out), and a peer with no room now gets no keep-alive now.
  */
 ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t);
-#if Z_FEATURE_MULTICAST_TRANSPORT
 /* ---- multicast (multicast.c) ------------------------------------------------------------------ */
 /*
  * A multicast group is two kinds of zm_transport_t. The group's own carries what we send, with
@@ -314,7 +309,9 @@ ZM_NODISCARD z_result_t zm_mcast_tick(zm_transport_t *g, const zm_transport_para
  * until the next receive). With wait it blocks, else ZM_E_AGAIN when none is there. ZM_E_CLOSED
  * once the group was closed.
  */
+#if Z_FEATURE_MULTICAST_TRANSPORT /* zm_addr_t is the multicast links' */
 ZM_NODISCARD z_result_t zm_mcast_recv(zm_transport_t *g, bool wait, zm_slice_t *batch, const zm_addr_t **from);
+#endif
 
 /**
  * The JOIN in a batch from a sender we do not know: Z_OK and *j (borrowing from the batch) when
@@ -334,7 +331,6 @@ bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms);
 
 /** Frees what member m's receive state holds (its reassembly buffers). */
 void zm_mcast_member_free(zm_transport_t *m);
-#endif
 
 /** Sends CLOSE (best effort: skipped while a sender holds the transport or the peer has no room)
  *  and shuts the link, so that a blocked reader and a sender waiting for room return. */
