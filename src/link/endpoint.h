@@ -113,10 +113,8 @@ ZM_NODISCARD z_result_t zm_endpoint_to_locator(const zm_endpoint_t *ep, char *bu
  */
 ZM_NODISCARD z_result_t zm_endpoint_host(const zm_endpoint_t *ep, char *buf, size_t cap);
 
-#if Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_LINK_UDP_UNICAST
 /** True for a udp endpoint whose host is a multicast group (IPv4 224.0.0.0/4, IPv6 ff00::/8). */
 bool zm_endpoint_is_multicast(const zm_endpoint_t *ep);
-#endif
 
 #if Z_FEATURE_LINK_UDP_MULTICAST
 /* Longest interface name in an endpoint's `iface` option (a system's names are far shorter). */

@@ -65,15 +65,13 @@ ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, c
 {
     zm_network_msg_t m;
     zm_declaration_t *d = declare_in(&m, kind, id, key, len);
-#if Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS
-    d->has_ext_wire = (extras & ZM_DECL_EXT_WIRE) != 0;
-    d->has_qbl_info = (extras & ZM_DECL_QBL_INFO) != 0;
-    d->qbl_complete = (extras & ZM_DECL_QBL_COMPLETE) != 0;
-#else
-    ZM_UNUSED(d);
-    ZM_UNUSED(extras);
-    ZM_ASSERT(extras == 0); /* only queryables and tokens have them */
-#endif
+    if (Z_FEATURE_QUERYABLE || Z_FEATURE_LIVELINESS) {
+        d->has_ext_wire = (extras & ZM_DECL_EXT_WIRE) != 0;
+        d->has_qbl_info = (extras & ZM_DECL_QBL_INFO) != 0;
+        d->qbl_complete = (extras & ZM_DECL_QBL_COMPLETE) != 0;
+    } else {
+        ZM_ASSERT(extras == 0); /* only queryables and tokens have them */
+    }
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = zm_peers_pin(s, pinned, NULL, NULL);
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */

@@ -136,15 +136,9 @@ typedef struct {
  */
 typedef struct {
     zm_idmap_t keys;
-#if ZM_SUB_TRACKING
-    zm_idmap_t subs;
-#endif
-#if ZM_QBL_TRACKING
-    zm_idmap_t qbls; /* its D_QUERYABLE, like subs */
-#endif
-#if ZM_LIVELINESS_SUBS
-    zm_idmap_t tokens;
-#endif
+    zm_idmap_t subs;   /* ZM_SUB_TRACKING (each map stays empty in the builds without it) */
+    zm_idmap_t qbls;   /* ZM_QBL_TRACKING: its D_QUERYABLE, like subs */
+    zm_idmap_t tokens; /* ZM_LIVELINESS_SUBS */
     uint32_t n;
     size_t bytes;
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
@@ -600,33 +594,27 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 #if Z_FEATURE_MULTICAST_TRANSPORT
     p->tx = &p->t;
 #endif
-#if ZM_DECODE_NETWORK /* else the transport hands out no network message */
-    p->t.on_message = zm_session_on_message;
-#endif
+    if (ZM_DECODE_NETWORK) { /* else the transport hands out no network message */
+        p->t.on_message = zm_session_on_message;
+    }
     p->t.ctx = p;
     p->s = s;
     p->index = (uint8_t)(p - s->peers);
     p->gen++;
-#if ZM_REMOTE_DECLS /* else nothing it declares is kept */
-    uint32_t seed[3];
-    zm_port_random(seed, sizeof(seed));
-    zm_idmap_init(&p->remote.keys, seed[0]);
-#if ZM_SUB_TRACKING
-    zm_idmap_init(&p->remote.subs, seed[1]);
-#endif
-#if ZM_QBL_TRACKING
-    zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
-#endif
-#if ZM_LIVELINESS_SUBS
-    zm_idmap_init(&p->remote.tokens, seed[2]);
-#endif
-    p->remote.n = 0;
-    p->remote.bytes = 0;
-    p->remote.last_key = NULL;
-#endif
-#if ZM_SUB_TRACKING
-    zm_hits_reset_peer(s, p->index);
-#endif
+    if (ZM_REMOTE_DECLS) { /* else nothing it declares is kept */
+        uint32_t seed[3];
+        zm_port_random(seed, sizeof(seed));
+        zm_idmap_init(&p->remote.keys, seed[0]);
+        zm_idmap_init(&p->remote.subs, seed[1]);
+        zm_idmap_init(&p->remote.qbls, seed[0] ^ seed[1]);
+        zm_idmap_init(&p->remote.tokens, seed[2]);
+        p->remote.n = 0;
+        p->remote.bytes = 0;
+        p->remote.last_key = NULL;
+    }
+    if (ZM_SUB_TRACKING) {
+        zm_hits_reset_peer(s, p->index);
+    }
     p->reader_started = false;
     p->accepted = accepted;
     p->declared = false;
@@ -635,9 +623,9 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         p->last_active_ms = zm_port_clock_ms();
     }
     p->state = PEER_LIVE;
-#if ZM_PEER_PINS
-    p->refs = 1; /* the caller's, while it pushes the declarations */
-#endif
+    if (ZM_PEER_PINS) {
+        p->refs = 1; /* the caller's, while it pushes the declarations */
+    }
 }
 
 #endif /* ZM_SESSION_INTERNAL_H */

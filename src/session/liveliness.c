@@ -27,7 +27,6 @@ static void declare_init(zm_network_msg_t *m)
     m->ext.qos = ZM_QOS_DECLARE;
 }
 
-#if ZM_LIVELINESS_SUBS || ZM_LIVELINESS_GET
 /* An INTEREST of ours in the tokens (and key expressions, as Rust asks) on key; Final: in none. */
 static void interest_init(zm_network_msg_t *m, uint32_t id, uint8_t mode, const char *key, size_t len)
 {
@@ -46,6 +45,7 @@ static void interest_init(zm_network_msg_t *m, uint32_t id, uint8_t mode, const 
     }
 }
 
+#if ZM_LIVELINESS_SUBS || ZM_LIVELINESS_GET
 /* Not inlined: the message is on the stack only while it is sent. */
 static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t mode, const char *key, size_t len,
                                             bool flush)
@@ -57,7 +57,6 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
 }
 #endif
 
-#if ZM_LIVELINESS_SUBS
 /*
  * Whether p tells us of tokens only when asked (an INTEREST): it is a router, or we are its
  * client (both pull models of Rust). Peers of a peer push their tokens to each other.
@@ -66,11 +65,8 @@ static bool asked(const zm_peer_t *p)
 {
     return p->t.remote_whatami == ZM_WAI_ROUTER || !zm_session_is_peer(p->s);
 }
-#endif
 
 /* ---- liveliness subscribers: delivery ------------------------------------------------------------- */
-
-#if ZM_LIVELINESS_SUBS
 
 /*
  * A token appeared (PUT) or went (DELETE) on key: each liveliness subscriber whose key
@@ -112,6 +108,7 @@ static ZM_NOINLINE void lsubs_dispatch(zm_session_t *s, const char *key, size_t 
     S_UNLOCK(s);
 }
 
+#if ZM_LIVELINESS_SUBS
 /* Whether liveliness subscriber id is still declared. */
 static bool lsub_declared(zm_session_t *s, uint32_t id)
 {
@@ -162,11 +159,9 @@ z_result_t zm_session_declare_token(zm_session_t *s, const char *key, size_t len
     }
     *id = zm_entity_add(s, &s->tokens, tok);
     zm_decl_broadcast(s, ZM_DECL_TOKEN, *id, key, len, 0);
-#if ZM_LIVELINESS_SUBS
-    if (zm_session_is_peer(s)) {
+    if (ZM_LIVELINESS_SUBS && zm_session_is_peer(s)) {
         lsubs_dispatch(s, key, len, ZM_SAMPLE_PUT, 0);
     }
-#endif
     return Z_OK;
 }
 
@@ -185,11 +180,9 @@ z_result_t zm_session_undeclare_token(zm_session_t *s, uint32_t id)
     tok->busy++;         /* its key names it below; the last pin frees it */
     S_UNLOCK(s);
     zm_decl_broadcast(s, ZM_UNDECL_TOKEN, id, NULL, 0, ZM_DECL_EXT_WIRE);
-#if ZM_LIVELINESS_SUBS
-    if (zm_session_is_peer(s)) {
+    if (ZM_LIVELINESS_SUBS && zm_session_is_peer(s)) {
         lsubs_dispatch(s, tok->key, tok->key_len, ZM_SAMPLE_DELETE, 0);
     }
-#endif
     S_LOCK(s);
     (void)zm_entity_unpin(s, &s->tokens, tok);
     S_UNLOCK(s);
@@ -218,7 +211,6 @@ static z_result_t push_tokens(zm_session_t *s, zm_peer_t *p, const char *key, si
     return rc;
 }
 
-#if ZM_LIVELINESS_SUBS
 /*
  * The interests of our liveliness subscribers to a node that tells only when asked, just come
  * (a client's reconnect included): current and future tokens for each, since whatever it knows
@@ -244,7 +236,6 @@ static z_result_t push_interests(zm_session_t *s, zm_peer_t *p, zm_network_msg_t
     S_UNLOCK(s);
     return rc;
 }
-#endif
 
 /* Not inlined: its message is on the stack only while our tokens and interests are sent. */
 ZM_NOINLINE z_result_t zm_liveliness_push(zm_session_t *s, zm_peer_t *p)
@@ -252,11 +243,9 @@ ZM_NOINLINE z_result_t zm_liveliness_push(zm_session_t *s, zm_peer_t *p)
     zm_network_msg_t m;
     declare_init(&m);
     z_result_t rc = push_tokens(s, p, NULL, 0, &m);
-#if ZM_LIVELINESS_SUBS
-    if (rc == Z_OK && asked(p)) {
+    if (ZM_LIVELINESS_SUBS && rc == Z_OK && asked(p)) {
         rc = push_interests(s, p, &m);
     }
-#endif
     return rc;
 }
 
@@ -685,7 +674,6 @@ const zm_live_rx_t zm_live_rx = {
 };
 #endif
 
-#if ZM_DECODE_INTEREST
 void zm_liveliness_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, zm_network_msg_t *m)
 {
     if (options & ZM_INTEREST_T) {
@@ -695,7 +683,6 @@ void zm_liveliness_interest(zm_peer_t *p, uint8_t options, const char *key, size
         }
     }
 }
-#endif
 
 /*
  * A peer's D_TOKEN or U_TOKEN, or the answer of one of our liveliness gets (a D_TOKEN with its

@@ -114,7 +114,6 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
     }
 }
 
-#if ZM_PEER_ACTIVITY
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 {
     S_LOCK(s);
@@ -126,7 +125,6 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
     }
     S_UNLOCK(s);
 }
-#endif
 
 
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)

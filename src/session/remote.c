@@ -330,27 +330,27 @@ static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
     return true;
 }
 
+/* Empties map, which others read under s->lock, and frees its entries unlocked. */
+static void map_free_shared(zm_session_t *s, zm_idmap_t *map)
+{
+    S_LOCK(s);
+    zm_idmap_t old = *map;
+    zm_idmap_init(map, old.seed);
+    S_UNLOCK(s);
+    zm_idmap_foreach(&old, rdecl_free_one, NULL);
+    zm_idmap_free(&old);
+}
+
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
-#if ZM_SUB_TRACKING
-    S_LOCK(s);
-    zm_idmap_t subs = p->remote.subs;
-    zm_idmap_init(&p->remote.subs, subs.seed);
-    S_UNLOCK(s);
-    zm_idmap_foreach(&subs, rdecl_free_one, NULL);
-    zm_idmap_free(&subs);
-#endif
-#if ZM_QBL_TRACKING
-    S_LOCK(s);
-    zm_idmap_t qbls = p->remote.qbls;
-    zm_idmap_init(&p->remote.qbls, qbls.seed);
-    S_UNLOCK(s);
-    zm_idmap_foreach(&qbls, rdecl_free_one, NULL);
-    zm_idmap_free(&qbls);
-#endif
-    ZM_UNUSED(s);
+    if (ZM_SUB_TRACKING) {
+        map_free_shared(s, &p->remote.subs);
+    }
+    if (ZM_QBL_TRACKING) {
+        map_free_shared(s, &p->remote.qbls);
+    }
     /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
      * nothing reads them in between */
 }

@@ -50,11 +50,9 @@ static bool connect_hello(const zm_hello_t *h, void *arg)
         if (zm_endpoint_parse(&ep, text, loc.len, ZM_ENDPOINT_CONNECT) != Z_OK || zm_link_ops_for(ep.proto) == NULL) {
             continue; /* a link this build does not have */
         }
-#if Z_FEATURE_LINK_UDP_MULTICAST
-        if (zm_endpoint_is_multicast(&ep)) {
+        if (Z_FEATURE_LINK_UDP_MULTICAST && zm_endpoint_is_multicast(&ep)) {
             continue; /* a group, not a node to connect to */
         }
-#endif
         c->found = true;
         c->last = zm_peer_connect(c->s, text);
         if (c->last == Z_OK) {
@@ -85,11 +83,9 @@ static z_result_t listened(const zm_session_t *s, zm_endpoint_t *ep)
     for (size_t i = 0; i < s->cfg.n_listen; i++) {
         const char *l = s->cfg.listen[i];
         ZM_TRY(zm_endpoint_parse(ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
-#if Z_FEATURE_LINK_UDP_MULTICAST
-        if (zm_endpoint_is_multicast(ep)) {
+        if (Z_FEATURE_LINK_UDP_MULTICAST && zm_endpoint_is_multicast(ep)) {
             continue; /* a group the session joined, not where it listens */
         }
-#endif
         return Z_OK;
     }
     return ZM_E_LOCATOR;

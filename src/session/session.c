@@ -107,7 +107,6 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 #define strings_free(s) ((void)(s))
 #endif
 
-#if Z_FEATURE_AUTO_RECONNECT
 static bool any_live(zm_session_t *s)
 {
     bool live = false;
@@ -118,7 +117,6 @@ static bool any_live(zm_session_t *s)
     S_UNLOCK(s);
     return live;
 }
-#endif
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /* Whether endpoint names a multicast group (a malformed one is not: connecting says why). */
@@ -240,9 +238,8 @@ static z_result_t lease_step(zm_session_t *s)
     }
     zm_peer_reap(s);
     zm_hub_tick(s, now);
-#if Z_FEATURE_AUTO_RECONNECT
     /* a client that lost its router tries again, and redeclares everything on success */
-    if (!zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
+    if (Z_FEATURE_AUTO_RECONNECT && !zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
         if (Z_FEATURE_SCOUTING && s->cfg.n_connect == 0) {
@@ -253,7 +250,6 @@ static z_result_t lease_step(zm_session_t *s)
             (void)connect_all(s);
         }
     }
-#endif
     return Z_OK;
 }
 
@@ -396,22 +392,14 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
 
 /* Links one zm_session_read waits on: the listener, pending handshakes and scouting socket of a
  * peer, then peers (and a multicast group). */
-#if Z_FEATURE_UNICAST_PEER
-#define READ_LINKS_MAX (1 + ZM_ACCEPT_PENDING_MAX + ZM_SCOUT_RESPONDER + ZM_PEERS_PIN)
-#else
-#define READ_LINKS_MAX ZM_PEERS_PIN
-#endif
+#define READ_LINKS_MAX (Z_FEATURE_UNICAST_PEER * (1 + ZM_ACCEPT_PENDING_MAX + ZM_SCOUT_RESPONDER) + ZM_PEERS_PIN)
 
 /* One read of peer p, without waiting: a batch of a unicast peer, a datagram of the group. */
 static z_result_t read_ready(zm_session_t *s, zm_peer_t *p)
 {
-#if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_group(p)) {
         return zm_mcast_read(s, p, false);
     }
-#else
-    ZM_UNUSED(s);
-#endif
     return zm_transport_try_read_once(&p->t);
 }
 
@@ -599,18 +587,16 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
               cfg->n_listen <= ZM_ENDPOINTS_MAX && (cfg->mode == ZM_MODE_PEER || cfg->n_listen == 0));
     bool no_endpoint = cfg->n_connect == 0 && cfg->n_listen == 0; /* then it scouts for one */
     ZM_ASSERT(!no_endpoint || (Z_FEATURE_SCOUTING && cfg->scouting && cfg->scout_locator != NULL));
-#if !Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT
-    /* a build without unicast peers: no listener, no peers of its own but a group's members */
-    for (size_t i = 0; i < cfg->n_listen; i++) {
-        if (!is_group(cfg->listen[i])) {
-            return ZM_E_UNSUPPORTED;
+    if (!Z_FEATURE_UNICAST_PEER && Z_FEATURE_MULTICAST_TRANSPORT) {
+        /* a build without unicast peers: no listener, no peers of its own but a group's members */
+        for (size_t i = 0; i < cfg->n_listen; i++) {
+            if (!is_group(cfg->listen[i])) {
+                return ZM_E_UNSUPPORTED;
+            }
         }
-    }
-#elif !Z_FEATURE_UNICAST_PEER
-    if (cfg->mode == ZM_MODE_PEER) {
+    } else if (!Z_FEATURE_UNICAST_PEER && cfg->mode == ZM_MODE_PEER) {
         return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
     }
-#endif
     zm_session_t *s = session_new();
     if (s == NULL) {
         return ZM_E_NOMEM;
@@ -638,17 +624,17 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (ZM_LIVELINESS_LATE) {
         atomic_init(&s->live_rx, NULL);
     }
-#if ZM_LKEY_MAP || Z_FEATURE_QUERY /* a list of keys starts empty: the session is zeroed */
-    uint32_t seed;
-    zm_port_random(&seed, sizeof(seed));
-#endif
+    uint32_t seed = 0;
+    if (ZM_LKEY_MAP || Z_FEATURE_QUERY) { /* a list of keys starts empty: the session is zeroed */
+        zm_port_random(&seed, sizeof(seed));
+    }
 #if ZM_LKEY_MAP
     zm_idmap_init(&s->keys, seed);
 #endif
-#if Z_FEATURE_QUERY
-    zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
-    s->next_rid = 1;
-#endif
+    if (Z_FEATURE_QUERY) {
+        zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
+        s->next_rid = 1;
+    }
     s->next_id = 1;
     s->next_key_id = 1;
 #if Z_FEATURE_UNICAST_PEER
@@ -744,9 +730,7 @@ void zm_session_close(zm_session_t *s)
         if (!pinned) {
             break;
         }
-#if Z_FEATURE_MULTI_THREAD
-        S_WAIT(s, 100u);
-#endif
+        S_WAIT(s, 100u); /* single-thread: none, the senders were this thread */
     }
     S_UNLOCK(s);
 #endif

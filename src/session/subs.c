@@ -36,7 +36,6 @@ z_result_t zm_subscribers_push(zm_session_t *s, zm_peer_t *p)
 }
 #endif
 
-#if ZM_DECODE_INTEREST
 void zm_subscribers_interest(zm_peer_t *p, uint8_t options, const char *rkey, size_t rlen, zm_network_msg_t *m)
 {
     if ((options & ZM_INTEREST_S) == 0) {
@@ -61,7 +60,6 @@ void zm_subscribers_interest(zm_peer_t *p, uint8_t options, const char *rkey, si
     }
     S_UNLOCK(s);
 }
-#endif
 
 z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_t len, uint8_t origin,
                                          zm_sample_fn fn, zm_drop_fn drop, void *ctx, uint32_t *id)
