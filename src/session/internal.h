@@ -109,9 +109,7 @@ typedef struct {
 
 /* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys. */
 typedef struct zm_lkey {
-#if ZM_SUB_TRACKING
-    zm_hits_t hits;
-#endif
+    zm_hits_t hits; /* ZM_SUB_TRACKING */
 #if !ZM_LKEY_MAP
     struct zm_lkey *next; /* the one declared before it (a lower id) */
 #endif
@@ -492,7 +490,6 @@ bool zm_liveliness_on_reply(zm_peer_t *p, const zm_declare_t *dm);
 /** The D_FINAL of interest_id from p: a liveliness get stops waiting for p. */
 void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id);
 
-#if ZM_LIVELINESS_LATE
 typedef struct zm_live_rx {
     z_result_t (*on_token)(zm_peer_t *p, const zm_declare_t *dm);
     void (*peer_gone)(zm_session_t *s, zm_peer_t *p);       /* ZM_LIVELINESS_SUBS */
@@ -501,8 +498,9 @@ typedef struct zm_live_rx {
     void (*on_final)(zm_peer_t *p, uint32_t interest_id);   /* ZM_LIVELINESS_GET */
 } zm_live_rx_t;
 
-/** The news takers, for s->live_rx. */
+/** The news takers, for s->live_rx (ZM_LIVELINESS_LATE builds). */
 extern const zm_live_rx_t zm_live_rx;
+#if ZM_LIVELINESS_LATE
 #define ZM_LIVE_RX(s) atomic_load_explicit(&(s)->live_rx, memory_order_acquire)
 #define ZM_LIVE_CALL(s, fn, none, ...) (ZM_LIVE_RX(s) != NULL ? ZM_LIVE_RX(s)->fn(__VA_ARGS__) : (none))
 #define ZM_LIVE_DO(s, fn, ...)              \

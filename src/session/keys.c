@@ -191,9 +191,9 @@ z_result_t zm_session_declare_keyexpr(zm_session_t *s, const char *key, size_t l
     k->id = kid;
     k->key_len = len;
     memcpy(k->key, key, len);
-#if ZM_SUB_TRACKING
-    zm_hits_count(s, key, len, &k->hits);
-#endif
+    if (ZM_SUB_TRACKING) {
+        zm_hits_count(s, key, len, &k->hits);
+    }
     if (lkey_link(s, k) != Z_OK) {
         S_UNLOCK(s);
         zm_free(k);

@@ -352,9 +352,9 @@ z_result_t zm_session_declare_liveliness_subscriber(zm_session_t *s, const char 
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-#if ZM_LIVELINESS_LATE
-    atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
-#endif
+    if (ZM_LIVELINESS_LATE) {
+        atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
+    }
     ZM_TRY(zm_keyexpr_validate(key, len));
     if (fn == NULL) {
         return Z_EINVAL;
@@ -596,9 +596,9 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-#if ZM_LIVELINESS_LATE
-    atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
-#endif
+    if (ZM_LIVELINESS_LATE) {
+        atomic_store_explicit(&s->live_rx, &zm_live_rx, memory_order_release); /* before our interest goes */
+    }
     ZM_TRY(zm_keyexpr_validate(key, len));
     if (fn == NULL) {
         return Z_EINVAL;

@@ -475,9 +475,7 @@ typedef struct {
     uint32_t waiting[WAIT_WORDS];
     uint8_t consolidation;
     bool any_key;
-#if ZM_LIVELINESS_GET
-    bool tokens; /* a liveliness get: its replies come as D_TOKEN, its finals as D_FINAL */
-#endif
+    bool tokens; /* a liveliness get (ZM_LIVELINESS_GET): its replies come as D_TOKEN, its finals as D_FINAL */
     bool ended;
     unsigned busy; /* reply callbacks running, plus the ender while it hands over kept replies */
     unsigned n_kept;
@@ -489,11 +487,7 @@ typedef struct {
     char key[];
 } zm_get_t;
 
-#if ZM_LIVELINESS_GET
-#define IS_TOKENS_GET(g) ((g)->tokens)
-#else
-#define IS_TOKENS_GET(g) false
-#endif
+#define IS_TOKENS_GET(g) (ZM_LIVELINESS_GET && (g)->tokens)
 
 static void wait_set(zm_get_t *g, unsigned bit) { g->waiting[bit / 32] |= 1u << (bit % 32); }
 
@@ -914,10 +908,10 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
             }
         }
     }
-#if Z_FEATURE_MULTICAST_TRANSPORT
     /* the group's members that ended their initial declarations answer every request (zmote
      * nodes); Rust members never do, they are not waited for */
-    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS && n > 0 && s->peers[ZM_GROUP_SLOT].state == PEER_LIVE &&
+    for (size_t i = ZM_GROUP_SLOT + 1; Z_FEATURE_MULTICAST_TRANSPORT && i < ZM_PEER_SLOTS && n > 0 &&
+                                       s->peers[ZM_GROUP_SLOT].state == PEER_LIVE &&
                                        a->destination != ZM_LOCALITY_SESSION_LOCAL;
          i++) {
         if (s->peers[i].state == PEER_LIVE && s->peers[i].declared) {
@@ -925,13 +919,11 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
             awaits = true;
         }
     }
-#endif
     bool local = Z_FEATURE_LOCAL_QUERYABLE && a->destination != ZM_LOCALITY_REMOTE;
     if (local) {
         wait_set(g, WAIT_LOCAL);
     } else if (!awaits) {
-#if Z_FEATURE_MULTICAST_TRANSPORT
-        if (n > 0) { /* the group only, none of whose members answers */
+        if (Z_FEATURE_MULTICAST_TRANSPORT && n > 0) { /* the group only, none of whose members answers */
             uint32_t rid = g->rid; /* g may end on another thread once unlocked */
             if (rid_out != NULL) {
                 *rid_out = rid;
@@ -942,7 +934,6 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
             zm_session_get_cancel(s, rid); /* asked nobody that answers: it ends with no reply, here */
             return Z_OK;
         }
-#endif
         get_end(s, g); /* asked nobody: it ends with no reply, here */
         S_UNLOCK(s);
         return Z_OK;

@@ -618,9 +618,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         zm_port_random(s->zid.id, sizeof(s->zid.id));
         s->zid.len = zm_zid_trim(s->zid.id); /* the wire form stops at the last nonzero byte */
     }
-#if Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING /* else a plain flag, false in the zeroed session */
-    zm_atomic_init(&s->closing, false);
-#endif
+    if (Z_FEATURE_MULTI_THREAD || Z_FEATURE_SCOUTING) { /* else a plain flag, false in the zeroed session */
+        zm_atomic_init(&s->closing, false);
+    }
     if (ZM_LIVELINESS_LATE) {
         atomic_init(&s->live_rx, NULL);
     }
@@ -719,21 +719,21 @@ void zm_session_close(zm_session_t *s)
             zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
         }
     }
-#if ZM_PEER_PINS
-    /* wait for senders that still hold a peer (they fail fast now the links are shut) */
-    S_LOCK(s);
-    for (;;) {
-        bool pinned = false;
-        for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
-            pinned |= s->peers[i].refs > 0;
+    if (ZM_PEER_PINS) {
+        /* wait for senders that still hold a peer (they fail fast now the links are shut) */
+        S_LOCK(s);
+        for (;;) {
+            bool pinned = false;
+            for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+                pinned |= s->peers[i].refs > 0;
+            }
+            if (!pinned) {
+                break;
+            }
+            S_WAIT(s, 100u); /* single-thread: none, the senders were this thread */
         }
-        if (!pinned) {
-            break;
-        }
-        S_WAIT(s, 100u); /* single-thread: none, the senders were this thread */
+        S_UNLOCK(s);
     }
-    S_UNLOCK(s);
-#endif
     zm_peer_reap(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
