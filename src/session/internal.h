@@ -9,6 +9,7 @@
 #define ZM_SESSION_INTERNAL_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "session/session.h"
 #include "transport/scout.h"
@@ -576,7 +577,36 @@ static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const 
     smp->source = put->source;
 }
 /** A local sample of a put's arguments (borrows from a). */
-void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a);
+static inline void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
+{
+    memset(smp, 0, sizeof(*smp));
+    smp->key = a->key;
+    smp->key_len = a->key_len;
+    smp->kind = a->kind;
+    const zm_put_t *b = &a->body;
+    if (a->kind == ZM_SAMPLE_PUT) {
+        smp->payload = b->payload;
+        if (b->has_encoding) {
+            smp->encoding = b->encoding;
+        }
+    }
+    if (b->has_timestamp) {
+        smp->has_timestamp = true;
+        smp->timestamp = b->timestamp;
+    }
+    if (b->exts & ZM_PUT_EXT_ATTACHMENT) {
+        smp->has_attachment = true;
+        smp->attachment = b->attachment;
+    }
+    if (b->exts & ZM_PUT_EXT_SOURCE) {
+        smp->has_source = true;
+        smp->source = b->source;
+    }
+    smp->priority = a->priority;
+    smp->block = a->block;
+    smp->express = a->express;
+    smp->reliable = a->reliable;
+}
 /** A received key that could not be resolved: dropped when its id is unknown, else the peer goes. */
 void zm_bad_key(zm_peer_t *p, z_result_t rc);
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
