@@ -112,22 +112,15 @@ static void entity_unlink(zm_entity_t **head, zm_entity_t *e)
 }
 
 /*
- * s->lock held. Ends one pin of e (a callback or a send that ran unlocked) and returns the
- * entity after it. The last pin of an undeclared entity frees it, unless its undeclare is
- * waiting for the pins to end (then that undeclare frees it); an undeclare made from a callback
- * does not wait, and leaves it to us.
+ * s->lock held: the last pin of an undeclared entity ended (zm_entity_unpin), and no undeclare
+ * waits for it (that one would free it): it goes now, unlocked while it is freed.
  */
-zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
+void zm_entity_release(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
 {
-    zm_entity_t *next = e->next;
-    if (--e->busy == 0 && e->removed && !e->awaited) {
-        entity_unlink(head, e);
-        S_UNLOCK(s);
-        entity_free(e);
-        S_LOCK(s);
-    }
-    S_BROADCAST(s);
-    return next;
+    entity_unlink(head, e);
+    S_UNLOCK(s);
+    entity_free(e);
+    S_LOCK(s);
 }
 #endif
 
@@ -162,21 +155,6 @@ uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
     uint32_t id = e->id;
     S_UNLOCK(s);
     return id;
-}
-
-void zm_callback_enter(zm_session_t *s, zm_cb_frame_t *frame)
-{
-    frame->next = s->frames;
-    s->frames = frame;
-}
-
-void zm_callback_leave(zm_session_t *s, zm_cb_frame_t *frame)
-{
-    zm_cb_frame_t **pp = &s->frames;
-    while (*pp != frame) {
-        pp = &(*pp)->next;
-    }
-    *pp = frame->next;
 }
 
 /* s->lock held */

@@ -536,8 +536,23 @@ bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
 void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
 
 /* decl.c: the table of local entities and their callbacks */
-/** s->lock held: ends one pin of e (on list *head) and returns the entity after it. */
-zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
+/** s->lock held: frees e, unlinked from *head, whose last pin ended after its undeclare. */
+void zm_entity_release(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
+/*
+ * s->lock held: ends one pin of e (on list *head: a callback or a send that ran unlocked) and
+ * returns the entity after it. The last pin of an undeclared entity frees it, unless its
+ * undeclare waits for the pins to end (that undeclare frees it); an undeclare made from a
+ * callback does not wait, and leaves it to us. Inline: every sample delivered ends one.
+ */
+static inline zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
+{
+    zm_entity_t *next = e->next;
+    if (--e->busy == 0 && e->removed && !e->awaited) {
+        zm_entity_release(s, head, e);
+    }
+    S_BROADCAST(s);
+    return next;
+}
 /** A new entity of key (copied) with every field zeroed; NULL when out of memory. */
 zm_entity_t *zm_entity_new(const char *key, size_t len);
 /** Links e on *head with a fresh id (returned). */
@@ -548,8 +563,20 @@ uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
  */
 ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bool *remote);
 /** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
-void zm_callback_enter(zm_session_t *s, struct zm_cb_frame *frame);
-void zm_callback_leave(zm_session_t *s, struct zm_cb_frame *frame);
+static inline void zm_callback_enter(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    frame->next = s->frames;
+    s->frames = frame;
+}
+/** s->lock held: the callback of frame returned. */
+static inline void zm_callback_leave(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    zm_cb_frame_t **pp = &s->frames;
+    while (*pp != frame) {
+        pp = &(*pp)->next;
+    }
+    *pp = frame->next;
+}
 void zm_entities_free_all(zm_entity_t **head);
 /** Builds a declaration of kind for entity id on key (suffix only, sender mapping). */
 void zm_decl_fill(zm_declaration_t *d, uint8_t kind, uint32_t id, const char *key, size_t len);
