@@ -211,7 +211,7 @@ else
 fi
 echo "single-thread: $((SECONDS - t))s"
 
-# A client with neither peers, a multicast group nor reconnection (session/internal.h): it pushes
+# A client with neither peers, a multicast group nor reconnection (src/switches.h): it pushes
 # no declarations (ZM_PUSH_DECLS 0), copies no endpoint strings (ZM_KEEPS_ENDPOINTS 0), opens
 # clients only, and takes liveliness news through the late-bound path (ZM_LIVELINESS_LATE 1):
 # its liveliness, example and query-example tests as a client of a Rust router.
@@ -228,7 +228,7 @@ fi
 echo "client-only: $((SECONDS - t))s"
 
 # A client that only publishes keeps no peer declarations and its own keys in a list, not the id
-# map (session/internal.h): its keys must still be declared, and declared again after a restart.
+# map (src/switches.h): its keys must still be declared, and declared again after a restart.
 stage "publisher-only client build + interop as a publisher through a router"
 t=$SECONDS
 if configure build/pubonly -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNICAST_PEER=0 \
