@@ -284,6 +284,36 @@ bool z_session_is_closed(const z_loaned_session_t *zs)
 
 /* ---- what a session knows -------------------------------------------------------------------------- */
 
+/* Undeclares entity id of session b through undeclare, and drops the entity's hold on b. */
+z_result_t zm_api_undeclare(zm_api_session_t *b, uint32_t id, z_result_t (*undeclare)(zm_session_t *s, uint32_t id))
+{
+    zm_session_t *s;
+    z_result_t r = zm_api_session_enter(b, &s);
+    if (r == Z_OK) {
+        r = undeclare(s, id);
+        zm_api_session_leave(b);
+    } else if (r == Z_ESESSION_CLOSED) {
+        r = Z_OK; /* closing the session ended it already */
+    }
+    zm_api_session_unref(b);
+    return r;
+}
+
+z_entity_global_id_t zm_api_entity_id(zm_api_session_t *b, uint32_t eid)
+{
+    z_entity_global_id_t id;
+    memset(&id, 0, sizeof(id));
+    zm_session_t *s;
+    if (zm_api_session_enter(b, &s) == Z_OK) {
+        zm_zid_t zid;
+        zm_session_zid(s, &zid);
+        id.zid = zm_api_id_from_zid(&zid);
+        id.eid = eid;
+        zm_api_session_leave(b);
+    }
+    return id;
+}
+
 z_id_t z_info_zid(const z_loaned_session_t *zs) { return zm_api_entity_id(record_of(zs), 0).zid; }
 
 #if ZM_UNSTABLE_API
