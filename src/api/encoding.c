@@ -104,7 +104,8 @@ static const z_owned_encoding_t encoding_default = {{0, {{NULL, 0, NULL}}}};
 const z_loaned_encoding_t *z_encoding_loan_default(void) { return &encoding_default._val; }
 #endif
 
-/* Rust's id for an encoding named by its text alone (zenoh-wire.md 1.6). */
+/* Rust's id for an encoding named by its text alone (zenoh-wire.md 1.6): received from Rust, it
+ * prints as that text. */
 #define ZM_ENCODING_CUSTOM 0xffffu
 
 /* ---- text form ---------------------------------------------------------------------------------- */
@@ -137,11 +138,9 @@ z_result_t z_encoding_from_substr(z_owned_encoding_t *encoding, const char *s, s
         size_t rest = sep + 1 < len ? len - sep - 1 : 0;
         return make(encoding, id, s + sep + 1, rest);
     }
-    /* as Rust does: a name it does not know travels whole, as the schema of the custom id */
-    return make(encoding, ZM_ENCODING_CUSTOM, s, len);
-#else
-    return make(encoding, 0, s, len);
 #endif
+    /* as zenoh-pico does: a name it does not know is the schema of the default id, zenoh/bytes */
+    return make(encoding, 0, s, len);
 }
 
 z_result_t z_encoding_from_str(z_owned_encoding_t *encoding, const char *s)

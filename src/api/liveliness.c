@@ -102,7 +102,7 @@ static z_result_t subscribe(const z_loaned_session_t *zs, const z_loaned_keyexpr
     if (callback == NULL) {
         return Z_EINVAL;
     }
-    if (!key_valid(keyexpr) || callback->_this._val.call == NULL) {
+    if (!key_valid(keyexpr)) {
         z_closure_sample_drop(callback);
         return Z_EINVAL;
     }
@@ -230,7 +230,7 @@ z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr
     struct zm_api_cancel *token = NULL;
     ZM_IF_UNSTABLE(token = o.cancellation_token != NULL ? o.cancellation_token->_this._rc.ptr : NULL;) /* the get links its own */
     z_result_t r = Z_EINVAL;
-    if (callback == NULL || !key_valid(keyexpr) || callback->_this._val.call == NULL) {
+    if (callback == NULL || !key_valid(keyexpr)) {
         z_closure_reply_drop(callback);
     } else {
         zm_api_get_ctx_t *c = zm_alloc(sizeof(*c));

@@ -67,7 +67,7 @@ z_result_t zm_api_matching_listen(zm_api_session_t *b, uint32_t id, uint8_t dest
     if (listener != NULL) {
         z_internal_matching_listener_null(listener);
     }
-    if (b == NULL || callback == NULL || callback->_this._val.call == NULL) {
+    if (b == NULL || callback == NULL) {
         z_closure_matching_status_drop(callback);
         return Z_EINVAL;
     }

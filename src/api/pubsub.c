@@ -381,7 +381,7 @@ static z_result_t subscribe(const z_loaned_session_t *zs, const z_loaned_keyexpr
 #else
     ZM_UNUSED(options);
 #endif
-    if (!key_valid(keyexpr) || callback->_this._val.call == NULL) {
+    if (!key_valid(keyexpr)) {
         z_closure_sample_drop(callback);
         return Z_EINVAL;
     }

@@ -289,7 +289,7 @@ static uint8_t consolidation_of(z_consolidation_mode_t m)
 static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_closure_reply_t *callback,
                               struct zm_api_cancel *token)
 {
-    if (callback == NULL || callback->_this._val.call == NULL) {
+    if (callback == NULL) {
         z_closure_reply_drop(callback);
         return Z_EINVAL;
     }
@@ -929,7 +929,7 @@ static z_result_t declare_queryable(const z_loaned_session_t *zs, const z_loaned
     uint8_t origin = ZM_LOCALITY_ANY;
     ZM_IF_LOCAL_QBL(origin = locality_valid(o.allowed_origin) ? (uint8_t)o.allowed_origin : 0xffu;)
     zm_api_session_t *b = record_of(zs);
-    if (callback == NULL || callback->_this._val.call == NULL || !key_valid(keyexpr) || origin == 0xffu ||
+    if (callback == NULL || !key_valid(keyexpr) || origin == 0xffu ||
         b == NULL) {
         z_closure_query_drop(callback);
         return Z_EINVAL;

@@ -236,6 +236,26 @@ static void test_pubsub(void)
     CHECK_EQ_INT(atomic_load(&junk.drops), 1);
     CHECK(!z_internal_check(cb));
     inbox_fini(&junk);
+
+    /* a closure without a call function is accepted, as zenoh-pico accepts it: samples reach it,
+     * nothing is called, and its drop runs once when the subscriber goes */
+    inbox_t quiet;
+    inbox_init(&quiet);
+    z_closure(&cb, NULL, on_drop, &quiet);
+    z_view_keyexpr_t quiet_all;
+    z_view_keyexpr_from_str(&quiet_all, "quiet/**");
+    z_owned_subscriber_t callless;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(a), &callless, z_loan(quiet_all), z_move(cb), NULL), Z_OK);
+    z_owned_bytes_t quiet_payload;
+    z_bytes_copy_from_str(&quiet_payload, "unheard");
+    z_view_keyexpr_t quiet_key;
+    z_view_keyexpr_from_str(&quiet_key, "quiet/x");
+    CHECK_EQ_INT(z_put(z_loan(a), z_loan(quiet_key), z_move(quiet_payload), NULL), Z_OK);
+    CHECK_EQ_INT(z_undeclare_subscriber(z_move(callless)), Z_OK);
+    CHECK_EQ_INT(atomic_load(&quiet.drops), 1);
+    CHECK_EQ_INT(quiet.count, 0);
+    inbox_fini(&quiet);
+
     z_owned_subscriber_t none;
     z_internal_null(&none);
     CHECK_EQ_INT(z_undeclare_subscriber(z_move(none)), Z_ENULL);
