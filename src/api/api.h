@@ -168,6 +168,11 @@ ZM_NODISCARD z_result_t zm_api_zid_parse(const char *text, zm_zid_t *zid);
  */
 ZM_NODISCARD z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator,
                                             uint8_t *what, uint32_t *timeout_ms);
+/** A key's value (fallback when c has none) as a boolean, "true" or "false"; Z_EINVAL otherwise. */
+ZM_NODISCARD z_result_t zm_api_config_bool(const zm_api_config_t *c, uint8_t key, const char *fallback, bool *out);
+/** A key's value (fallback when c has none) as milliseconds, decimal, or -1 for none; Z_EINVAL otherwise. */
+ZM_NODISCARD z_result_t zm_api_config_timeout(const zm_api_config_t *c, uint8_t key, const char *fallback,
+                                              int32_t *out);
 
 /** A zid of the protocol as the API's 16-byte id, and an id back into a zid (all of *zid written). */
 z_id_t zm_api_id_from_zid(const zm_zid_t *zid);

@@ -138,8 +138,8 @@ z_result_t z_config_default(z_owned_config_t *config)
     return Z_OK;
 }
 
-#if Z_FEATURE_SCOUTING
-/* ---- the scouting keys (z_scout and z_open read them) ------------------------------------------ */
+#if Z_FEATURE_SCOUTING || ZM_UNSTABLE_API
+/* ---- values of keys that z_open and z_scout read ------------------------------------------------ */
 
 /* A decimal number of at most max, no sign, no spaces. */
 static bool parse_u32(const char *text, uint32_t max, uint32_t *out)
@@ -167,17 +167,43 @@ static const char *config_or(const zm_api_config_t *c, uint8_t key, const char *
     return v != NULL ? v : fallback;
 }
 
-z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator, uint8_t *what,
-                               uint32_t *timeout_ms)
+z_result_t zm_api_config_bool(const zm_api_config_t *c, uint8_t key, const char *fallback, bool *out)
 {
-    const char *on = config_or(c, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT);
-    if (strcmp(on, "true") == 0) {
-        *enabled = true;
-    } else if (strcmp(on, "false") == 0) {
-        *enabled = false;
+    const char *v = config_or(c, key, fallback);
+    if (strcmp(v, "true") == 0) {
+        *out = true;
+    } else if (strcmp(v, "false") == 0) {
+        *out = false;
     } else {
         return Z_EINVAL;
     }
+    return Z_OK;
+}
+#endif
+
+#if ZM_UNSTABLE_API
+z_result_t zm_api_config_timeout(const zm_api_config_t *c, uint8_t key, const char *fallback, int32_t *out)
+{
+    const char *v = config_or(c, key, fallback);
+    uint32_t ms;
+    if (strcmp(v, "-1") == 0) {
+        *out = -1;
+    } else if (parse_u32(v, INT32_MAX, &ms)) {
+        *out = (int32_t)ms;
+    } else {
+        return Z_EINVAL;
+    }
+    return Z_OK;
+}
+#endif
+
+#if Z_FEATURE_SCOUTING
+/* ---- the scouting keys (z_scout and z_open read them) ------------------------------------------ */
+
+z_result_t zm_api_scout_config(const zm_api_config_t *c, bool *enabled, const char **locator, uint8_t *what,
+                               uint32_t *timeout_ms)
+{
+    ZM_TRY(zm_api_config_bool(c, Z_CONFIG_MULTICAST_SCOUTING_KEY, Z_CONFIG_MULTICAST_SCOUTING_DEFAULT, enabled));
     *locator = config_or(c, Z_CONFIG_MULTICAST_LOCATOR_KEY, Z_CONFIG_MULTICAST_LOCATOR_DEFAULT);
     uint32_t w;
     if (!parse_u32(config_or(c, Z_CONFIG_SCOUTING_WHAT_KEY, Z_CONFIG_SCOUTING_WHAT_DEFAULT), 7u, &w) || w == 0) {

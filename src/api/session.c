@@ -209,6 +209,22 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     if (Z_FEATURE_AUTO_RECONNECT) { /* else false, as the memset left it */
         sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;
     }
+    /* zenoh-pico's defaults, as the memset left them: each endpoint once, a peer goes on without
+     * some connect endpoints but not without its listen endpoint (a client always needs one) */
+#if ZM_UNSTABLE_API
+    bool listen_exit;
+    ZM_TRY(zm_api_config_timeout(c, Z_CONFIG_CONNECT_TIMEOUT_KEY, Z_CONFIG_CONNECT_TIMEOUT_DEFAULT,
+                                 &sc->connect_timeout_ms));
+    ZM_TRY(zm_api_config_bool(c, Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY,
+                              sc->mode == ZM_MODE_CLIENT ? Z_CONFIG_CONNECT_EXIT_ON_FAILURE_CLIENT_DEFAULT
+                                                         : Z_CONFIG_CONNECT_EXIT_ON_FAILURE_PEER_DEFAULT,
+                              &sc->connect_exit_on_failure));
+    ZM_TRY(zm_api_config_timeout(c, Z_CONFIG_LISTEN_TIMEOUT_KEY, Z_CONFIG_LISTEN_TIMEOUT_DEFAULT,
+                                 &sc->listen_timeout_ms));
+    ZM_TRY(zm_api_config_bool(c, Z_CONFIG_LISTEN_EXIT_ON_FAILURE_KEY, Z_CONFIG_LISTEN_EXIT_ON_FAILURE_DEFAULT,
+                              &listen_exit));
+    sc->listen_may_fail = !listen_exit;
+#endif
     return Z_OK;
 }
 

@@ -142,26 +142,105 @@ static z_result_t groups_join(zm_session_t *s)
 #define is_group(endpoint) ((void)(endpoint), false)
 #endif
 
-/* Client: the first endpoint that answers. Peer: every endpoint; those that fail are skipped. */
-static z_result_t connect_all(zm_session_t *s)
+/* Whether opening an endpoint that failed with rc may succeed later: nobody listening yet, a
+ * network or a host down, an address or a line held. A malformed or unsupported one never does. */
+static bool retryable(z_result_t rc)
 {
+    return rc == ZM_E_REFUSED || rc == ZM_E_TIMEOUT || rc == ZM_E_CLOSED || rc == ZM_E_UNREACHABLE ||
+           rc == ZM_E_NO_HOST || rc == ZM_E_ADDR_IN_USE || rc == ZM_E_BUSY || rc == Z_ENETWORK || rc == Z_EIO;
+}
+
+/*
+ * Between two rounds of a retry that started at start, with timeout_ms (0: no retry, -1: no
+ * end): pauses *pause ms (less if the timeout is nearer), then doubles it up to a second. False,
+ * without pausing, once the timeout is spent.
+ */
+static bool retry_pause(uint64_t start, int32_t timeout_ms, uint32_t *pause)
+{
+    uint32_t wait = *pause;
+    if (timeout_ms == 0) {
+        return false;
+    }
+    if (timeout_ms > 0) {
+        uint64_t elapsed = zm_port_clock_ms() - start;
+        if (elapsed >= (uint32_t)timeout_ms) {
+            return false;
+        }
+        wait = (uint32_t)timeout_ms - (uint32_t)elapsed < wait ? (uint32_t)timeout_ms - (uint32_t)elapsed : wait;
+    }
+    zm_port_sleep_ms(wait);
+    *pause = *pause < 500u ? *pause * 2u : 1000u;
+    return true;
+}
+
+/* Open's retries, as configured where the build reads them (the unstable API), else none. */
+#if ZM_UNSTABLE_API
+#define CONNECT_TIMEOUT(s) ((s)->cfg.connect_timeout_ms)
+#define LISTEN_TIMEOUT(s) ((s)->cfg.listen_timeout_ms)
+#else
+#define CONNECT_TIMEOUT(s) ((void)(s), 0)
+#define LISTEN_TIMEOUT(s) ((void)(s), 0)
+#endif
+
+/* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
+static bool alone_useful(const zm_session_t *s)
+{
+    bool useful = false;
+#if Z_FEATURE_UNICAST_PEER
+    useful = s->listening;
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    useful = useful || s->mcast.open;
+#endif
+    ZM_UNUSED(s);
+    return useful;
+}
+
+/*
+ * Connects to the connect endpoints: a client to the first that answers, a peer to every one.
+ * Those that fail for a while are tried again, in rounds, for timeout_ms (0: one round, -1: no
+ * end) while the session lacks what it needs: a client its router; a peer one link (listening or
+ * a group counts), or all its endpoints with exit_on_failure. One that fails for good is tried no
+ * more, and with a peer's exit_on_failure ends the connecting with its error.
+ */
+static z_result_t connect_all(zm_session_t *s, int32_t timeout_ms, bool exit_on_failure)
+{
+    bool strict = zm_session_is_peer(s) && exit_on_failure;
+    bool retries = timeout_ms != 0;
+    uint32_t settled = 0; /* with retries, bit i: connect[i] reached, or failed for good */
+    size_t left;          /* endpoints of the round that failed for a while */
     z_result_t last = Z_ENETWORK;
     bool any = false;
-    for (size_t i = 0; i < s->cfg.n_connect; i++) {
-        if (is_group(s->cfg.connect[i])) {
-            continue; /* groups_join's */
-        }
-        z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
-        if (rc == Z_OK) {
-            any = true;
-            if (!zm_session_is_peer(s)) {
-                return Z_OK;
+    uint64_t start = retries ? zm_port_clock_ms() : 0u;
+    uint32_t pause = 10;
+    do {
+        left = 0;
+        for (size_t i = 0; i < s->cfg.n_connect; i++) {
+            if (is_group(s->cfg.connect[i]) || (retries && (settled & (1u << i)) != 0)) {
+                continue; /* groups are groups_join's */
             }
-        } else {
+            z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
+            if (retries && (rc == Z_OK || !retryable(rc))) {
+                settled |= 1u << i;
+            }
+            if (rc == Z_OK) {
+                any = true;
+                if (!zm_session_is_peer(s)) {
+                    return Z_OK;
+                }
+                continue;
+            }
             last = rc;
+            if (!retryable(rc) && strict) {
+                return rc;
+            }
+            left += retryable(rc) ? 1u : 0u;
         }
+    } while (left > 0 && (strict || !(any || alone_useful(s))) && retry_pause(start, timeout_ms, &pause));
+    if (strict) {
+        return left == 0 ? Z_OK : last;
     }
-    return any ? Z_OK : last;
+    return any || alone_useful(s) ? Z_OK : last;
 }
 
 #if Z_FEATURE_UNICAST_PEER
@@ -178,7 +257,13 @@ static z_result_t listen_first(zm_session_t *s)
     }
     const char *l = s->cfg.listen[i];
     ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
-    ZM_TRY(zm_link_listen(&s->listener, &ep));
+    uint64_t start = LISTEN_TIMEOUT(s) != 0 ? zm_port_clock_ms() : 0u;
+    uint32_t pause = 10;
+    z_result_t rc;
+    while ((rc = zm_link_listen(&s->listener, &ep)) != Z_OK && retryable(rc) &&
+           retry_pause(start, LISTEN_TIMEOUT(s), &pause)) {
+    }
+    ZM_TRY(rc);
     zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
     s->listening = true;
     return Z_OK;
@@ -198,20 +283,6 @@ static size_t connect_count(const zm_session_t *s)
 #else
 #define connect_count(s) ((s)->cfg.n_connect)
 #endif
-
-/* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
-static bool alone_useful(const zm_session_t *s)
-{
-    bool useful = false;
-#if Z_FEATURE_UNICAST_PEER
-    useful = s->listening;
-#endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    useful = useful || s->mcast.open;
-#endif
-    ZM_UNUSED(s);
-    return useful;
-}
 
 static z_result_t lease_step(zm_session_t *s)
 {
@@ -247,7 +318,7 @@ static z_result_t lease_step(zm_session_t *s)
             ZM_UNUSED(rc);
         } else
         {
-            (void)connect_all(s);
+            (void)connect_all(s, 0, false);
         }
     }
     return Z_OK;
@@ -638,8 +709,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     s->next_id = 1;
     s->next_key_id = 1;
 #if Z_FEATURE_UNICAST_PEER
+    z_result_t listen_rc = Z_OK;
     if (cfg->n_listen > 0) {
-        rc = listen_first(s);
+        listen_rc = listen_first(s);
+        rc = cfg->listen_may_fail ? Z_OK : listen_rc;
     }
 #endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
@@ -659,11 +732,13 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     bool connects = !(Z_FEATURE_SCOUTING || Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT) ||
                     connect_count(s) > 0;
     if (rc == Z_OK && connects) {
-        rc = connect_all(s);
-        if (rc != Z_OK && alone_useful(s)) {
-            rc = Z_OK; /* a listening peer is useful alone: others will connect to it */
-        }
+        rc = connect_all(s, CONNECT_TIMEOUT(s), cfg->connect_exit_on_failure);
     }
+#if Z_FEATURE_UNICAST_PEER
+    if (rc == Z_OK && !connects && listen_rc != Z_OK && !alone_useful(s)) {
+        rc = listen_rc; /* no listener, and nothing else: a session of no use */
+    }
+#endif
     if (Z_FEATURE_MULTI_THREAD && rc == Z_OK && cfg->start_tasks) {
         rc = zm_session_start_read_task(s);
         if (rc == Z_OK) {

@@ -38,6 +38,12 @@ typedef struct {
     const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
     uint32_t scout_timeout_ms; /* how long a scout for a node to connect to lasts */
     uint8_t scout_what;        /* ZM_WHAT_* mask of the nodes it looks for */
+    /* open's retries of endpoints whose failure may pass (0: each once, -1: no end); whether a
+     * peer missing a connect endpoint fails the open; whether a peer goes on without listening */
+    int32_t connect_timeout_ms;
+    bool connect_exit_on_failure;
+    int32_t listen_timeout_ms;
+    bool listen_may_fail;
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */

@@ -186,6 +186,131 @@ static void count_zid(const z_id_t *id, void *ctx)
     seen->id[15] = (uint8_t)(seen->id[15] + 1); /* marks a call: the zids used here end in 0 */
 }
 
+#ifdef Z_FEATURE_UNSTABLE_API
+/* ---- connection establishment: the connect and listen timeouts and exit_on_failure ------------ */
+
+/* open_session with the connection establishment keys given as (key, value) pairs, 0-terminated. */
+static z_result_t open_with(z_owned_session_t *s, const char *mode, const char *listen, const char *const *connect,
+                            const uint8_t *keys, const char *const *values)
+{
+    z_owned_config_t c;
+    z_config_default(&c);
+    zp_config_insert(z_loan_mut(c), Z_CONFIG_MODE_KEY, mode);
+    zp_config_insert(z_loan_mut(c), Z_CONFIG_MULTICAST_SCOUTING_KEY, "false");
+    if (listen != NULL) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_LISTEN_KEY, listen);
+    }
+    for (size_t i = 0; connect != NULL && connect[i] != NULL; i++) {
+        zp_config_insert(z_loan_mut(c), Z_CONFIG_CONNECT_KEY, connect[i]);
+    }
+    for (size_t i = 0; keys != NULL && keys[i] != 0; i++) {
+        zp_config_insert(z_loan_mut(c), keys[i], values[i]);
+    }
+    return z_open(s, z_move(c), NULL);
+}
+
+typedef struct {
+    char endpoint[64];
+    uint32_t after_ms;
+    z_owned_session_t s;
+    z_result_t rc;
+} late_listener_t;
+
+/* A peer that starts listening on its endpoint after_ms after the thread starts: what a client
+ * meets when it starts before its router. */
+static void *listen_late(void *arg)
+{
+    late_listener_t *l = arg;
+    z_sleep_ms(l->after_ms);
+    l->rc = open_session(&l->s, "peer", l->endpoint, NULL, NULL);
+    return NULL;
+}
+
+static size_t peers_of(const z_owned_session_t *s)
+{
+    z_id_t seen;
+    memset(&seen, 0, sizeof(seen));
+    z_owned_closure_zid_t zc;
+    z_closure(&zc, count_zid, NULL, &seen);
+    CHECK_EQ_INT(z_info_peers_zid(z_loan(*s), z_move(zc)), Z_OK);
+    return seen.id[15];
+}
+
+static void test_open_retries(void)
+{
+    long before = atomic_load(&allocs) - atomic_load(&frees);
+    z_owned_session_t s;
+    char closed[64];
+    snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", free_port());
+    const char *to_closed[] = {closed, NULL};
+
+    /* a connect timeout retries an endpoint nobody listens on yet: the client gets its router */
+    late_listener_t late = {.after_ms = 300};
+    snprintf(late.endpoint, sizeof(late.endpoint), "tcp/127.0.0.1:%u", free_port());
+    const char *to_late[] = {late.endpoint, NULL};
+    const uint8_t connect_timeout[] = {Z_CONFIG_CONNECT_TIMEOUT_KEY, 0};
+    const char *const ten_s[] = {"10000"};
+    z_owned_task_t task;
+    CHECK_EQ_INT(z_task_init(&task, NULL, listen_late, &late), Z_OK);
+    uint64_t t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(open_with(&s, "client", NULL, to_late, connect_timeout, ten_s), Z_OK);
+    CHECK(zm_port_clock_ms() - t0 >= 250);
+    CHECK_EQ_INT(z_task_join(z_move(task)), Z_OK);
+    CHECK_EQ_INT(late.rc, Z_OK);
+    z_drop(z_move(s));
+    z_drop(z_move(late.s));
+
+    /* without a timeout, one try; with one, tries until it is spent, then the error */
+    CHECK(open_with(&s, "client", NULL, to_closed, NULL, NULL) < 0);
+    const char *const short_timeout[] = {"400"};
+    t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(open_with(&s, "client", NULL, to_closed, connect_timeout, short_timeout), ZM_E_REFUSED);
+    uint64_t took = zm_port_clock_ms() - t0;
+    CHECK_CTX(took >= 400 && took < 5000, "retried for %llu ms", (unsigned long long)took);
+
+    /* a listen endpoint in use: the open fails, unless the peer may go on without it */
+    z_owned_session_t a;
+    char a_ep[64];
+    snprintf(a_ep, sizeof(a_ep), "tcp/127.0.0.1:%u", free_port());
+    CHECK_EQ_INT(open_session(&a, "peer", a_ep, NULL, "c1000000000000000000000000000000"), Z_OK);
+    const char *to_a[] = {a_ep, NULL};
+    CHECK_EQ_INT(open_with(&s, "peer", a_ep, to_a, NULL, NULL), ZM_E_ADDR_IN_USE);
+    const uint8_t listen_exit[] = {Z_CONFIG_LISTEN_EXIT_ON_FAILURE_KEY, 0};
+    const char *const no[] = {"false"};
+    CHECK_EQ_INT(open_with(&s, "peer", a_ep, to_a, listen_exit, no), Z_OK);
+    CHECK_EQ_INT(peers_of(&s), 1);
+    z_drop(z_move(s));
+
+    /* a peer goes on without some connect endpoints, unless exit_on_failure: then an endpoint
+     * that fails for good fails the open at once, one that fails for a while at the timeout */
+    const char *good_and_bad[] = {a_ep, "tcp/127.0.0.1:99999", NULL};
+    CHECK_EQ_INT(open_with(&s, "peer", NULL, good_and_bad, NULL, NULL), Z_OK);
+    CHECK_EQ_INT(peers_of(&s), 1);
+    z_drop(z_move(s));
+    const uint8_t strict[] = {Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY, 0};
+    const char *const yes[] = {"true"};
+    CHECK(open_with(&s, "peer", NULL, good_and_bad, strict, yes) < 0);
+    const char *good_and_closed[] = {a_ep, closed, NULL};
+    const uint8_t strict_timeout[] = {Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY, Z_CONFIG_CONNECT_TIMEOUT_KEY, 0};
+    const char *const yes_300[] = {"true", "300"};
+    t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(open_with(&s, "peer", NULL, good_and_closed, strict_timeout, yes_300), ZM_E_REFUSED);
+    CHECK(zm_port_clock_ms() - t0 >= 300);
+    CHECK_EQ_INT(open_with(&s, "peer", NULL, to_a, strict, yes), Z_OK); /* all reached */
+    z_drop(z_move(s));
+    z_drop(z_move(a));
+
+    /* values that are neither milliseconds nor -1, nor a boolean */
+    const char *const bad[][1] = {{"abc"}, {"-2"}, {""}};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_EQ_INT(open_with(&s, "client", NULL, to_closed, connect_timeout, bad[i]), Z_EINVAL);
+    }
+    const char *const maybe[] = {"maybe"};
+    CHECK_EQ_INT(open_with(&s, "peer", NULL, to_closed, strict, maybe), Z_EINVAL);
+    CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), before);
+}
+#endif
+
 static void test_pubsub(void)
 {
     long before = atomic_load(&allocs) - atomic_load(&frees);
@@ -553,6 +678,9 @@ int main(void)
     zm_allocator_t counting = {count_alloc, count_free, NULL};
     zm_allocator_set(&counting);
     test_open_errors();
+#ifdef Z_FEATURE_UNSTABLE_API
+    test_open_retries();
+#endif
     test_pubsub();
     test_zero_alloc();
     CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), 0);

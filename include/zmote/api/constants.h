@@ -15,8 +15,8 @@ extern "C" {
 
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
- * z_open reads the mode, the connect and listen locators, the zid and the scouting keys (z_scout
- * reads those too). The other keys are stored and returned by zp_config_get, for programs written
+ * z_open reads the mode, the connect and listen locators, the zid, the scouting keys (z_scout
+ * reads those too) and the connection establishment keys. The other keys are stored and returned by zp_config_get, for programs written
  * for zenoh-pico, but change nothing: zmote has no TLS, authentication or automatic timestamps.
  */
 
@@ -86,6 +86,41 @@ extern "C" {
 #define Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY 0x55
 /** Whether TLS checks the server's name (stored, not used). */
 #define Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY 0x56
+
+/*
+ * Connection establishment (zenoh-pico's and Rust's connect/listen timeout and exit_on_failure):
+ * how long z_open retries the endpoints whose failure may pass (nobody listening yet, a network
+ * down, a line held), and whether a failure ends it. Milliseconds as decimal text: "0" tries each
+ * endpoint once, "-1" retries until it succeeds; retries pause 10 ms, doubling up to 1 s. An
+ * endpoint that fails for good (malformed, unsupported) is not retried. Read by z_open only where
+ * Z_FEATURE_UNSTABLE_API is defined; elsewhere the defaults apply.
+ */
+#ifdef Z_FEATURE_UNSTABLE_API
+/**
+ * How long z_open retries the connect endpoints: a client until one answers, a peer until it has
+ * a link (listening counts) or, with Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY "true", all of them.
+ */
+#define Z_CONFIG_CONNECT_TIMEOUT_KEY 0x57
+/**
+ * "true": a peer's z_open fails unless every connect endpoint is reached within the timeout, and
+ * at once when one fails for good. A client needs one endpoint whatever it says.
+ */
+#define Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY 0x58
+/** How long z_open retries the listen endpoint. */
+#define Z_CONFIG_LISTEN_TIMEOUT_KEY 0x59
+/** "true": z_open fails when the listen endpoint cannot be opened; "false": the peer goes on without. */
+#define Z_CONFIG_LISTEN_EXIT_ON_FAILURE_KEY 0x5A
+#endif
+/** Default of Z_CONFIG_CONNECT_TIMEOUT_KEY: each endpoint once. */
+#define Z_CONFIG_CONNECT_TIMEOUT_DEFAULT "0"
+/** Default of Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY in client mode. */
+#define Z_CONFIG_CONNECT_EXIT_ON_FAILURE_CLIENT_DEFAULT "true"
+/** Default of Z_CONFIG_CONNECT_EXIT_ON_FAILURE_KEY in peer mode. */
+#define Z_CONFIG_CONNECT_EXIT_ON_FAILURE_PEER_DEFAULT "false"
+/** Default of Z_CONFIG_LISTEN_TIMEOUT_KEY: once. */
+#define Z_CONFIG_LISTEN_TIMEOUT_DEFAULT "0"
+/** Default of Z_CONFIG_LISTEN_EXIT_ON_FAILURE_KEY. */
+#define Z_CONFIG_LISTEN_EXIT_ON_FAILURE_DEFAULT "true"
 
 /* ---- protocol and timing constants ---------------------------------------------------------- */
 /* Values programs written for zenoh-pico read; those zmote itself uses say so. */
