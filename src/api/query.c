@@ -310,6 +310,22 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
 #else
     ZM_UNUSED(token);
 #endif
+    /* Rust reads a get's acceptance of replies on any key from its parameters, as "_anyke": added
+     * to a copy of them, which the session reads during the call only */
+    char *with_anyke = NULL;
+    if (r == Z_OK && a->any_key && !zm_params_have(a->parameters, "_anyke")) {
+        size_t n = a->parameters.len;
+        with_anyke = zm_alloc(n + sizeof(";_anyke"));
+        r = with_anyke != NULL ? Z_OK : ZM_E_NOMEM;
+        if (with_anyke != NULL) {
+            if (n > 0) {
+                memcpy(with_anyke, a->parameters.ptr, n);
+                with_anyke[n++] = ';';
+            }
+            memcpy(with_anyke + n, "_anyke", 6);
+            a->parameters = zm_slice(with_anyke, n + 6);
+        }
+    }
     zm_session_t *s;
     uint32_t rid = 0;
     if (r == Z_OK) {
@@ -319,6 +335,7 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
         r = zm_session_get(s, a, zm_api_get_deliver, zm_api_get_release, c, &rid);
         zm_api_session_leave(b);
     }
+    zm_free(with_anyke);
     if (r != Z_OK) {
         zm_api_get_release(c);
         return r;

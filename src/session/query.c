@@ -15,8 +15,7 @@
 
 #if Z_FEATURE_QUERY || Z_FEATURE_QUERYABLE
 
-/* Whether a selector's parameters (name[=value] separated by ';' or '&') hold name. */
-static bool params_have(zm_slice_t params, const char *name)
+bool zm_params_have(zm_slice_t params, const char *name)
 {
     size_t nlen = strlen(name);
     const char *p = (const char *)params.ptr;
@@ -318,7 +317,7 @@ static ZM_NOINLINE zm_query_rec_t *request_answer(zm_peer_t *p, const zm_network
     q.route.gen = p->gen;
     q.route.rid = rq->rid;
     q.route.qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT;
-    q.route.any_key = params_have(q.parameters, "_anyke");
+    q.route.any_key = zm_params_have(q.parameters, "_anyke");
     q.route.key = key;
     q.route.key_len = (uint16_t)len;
     uint8_t target = (m->ext.present & ZM_NET_EXT_TARGET) ? m->ext.target : ZM_TARGET_BEST_MATCHING;
@@ -881,7 +880,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     g->any_key = a->any_key;
     g->consolidation = a->consolidation;
     if (g->consolidation == ZM_CONSOLIDATION_AUTO) { /* as Rust: none for time ranges, else latest */
-        g->consolidation = params_have(a->parameters, "_time") ? ZM_CONSOLIDATION_NONE : ZM_CONSOLIDATION_LATEST;
+        g->consolidation = zm_params_have(a->parameters, "_time") ? ZM_CONSOLIDATION_NONE : ZM_CONSOLIDATION_LATEST;
     }
     g->deadline_ms = zm_port_clock_ms() + a->timeout_ms;
     g->fn = fn;

@@ -304,6 +304,9 @@ void zm_query_release(zm_session_t *s, zm_query_rec_t *rec);
  */
 void zm_query_release_during(zm_query_in_t *q, zm_query_rec_t *rec);
 
+/** Whether a selector's parameters (name[=value] separated by ';' or '&') hold name. */
+bool zm_params_have(zm_slice_t params, const char *name);
+
 /**
  * Sends a get; fn(reply, ctx) runs for each reply, and drop(ctx) once when the get ends (final
  * responses from everyone asked, or timeout, or close). On error drop has not been called.

@@ -223,6 +223,20 @@ def test_reply_outside_the_query_is_dropped_unless_any_key_is_accepted(router, r
     assert q.wait_exit(15) == 0
 
 
+def test_zmote_get_accepting_any_key_gets_a_reply_outside_the_query(router, rust, children):
+    s = rust.client(router.endpoint)
+    ans = Answers(s, [("other/k2", b"far", None)])
+    s.declare_queryable("zm/k2/**", ans)
+    queryable_known(s, "zm/k2/a")
+    get = children.zm("zm_query", "get", "-m", "client", "-e", router.endpoint, "-k", "zm/k2/a", "-a")
+    assert end_of(get)[0] == 1
+    assert replies_of(get)[0].startswith("reply ok other/k2 kind=PUT len=3 "), get.output()
+    # by default the query accepts replies on its own keys only: Rust refuses to send that one
+    get = children.zm("zm_query", "get", "-m", "client", "-e", router.endpoint, "-k", "zm/k2/a")
+    assert end_of(get)[0] == 0
+    assert len(ans.queries) == 2
+
+
 # ---- large payloads, replies after the callback ----------------------------------------------------
 
 
