@@ -127,7 +127,7 @@
 #ifndef Z_FEATURE_CONNECTIVITY
 #define Z_FEATURE_CONNECTIVITY 0
 #endif
-/** Advanced publishers (zenoh-ext): not implemented yet (1 is refused). */
+/** Advanced publishers (zenoh-ext's, zmote/api/advanced.h): off by default, as in zenoh-pico; needs the unstable API. */
 #ifndef Z_FEATURE_ADVANCED_PUBLICATION
 #define Z_FEATURE_ADVANCED_PUBLICATION 0
 #endif
@@ -631,8 +631,12 @@
 #if Z_FEATURE_CONNECTIVITY
 #error "zmote does not implement the connectivity API yet: leave Z_FEATURE_CONNECTIVITY at 0"
 #endif
-#if Z_FEATURE_ADVANCED_PUBLICATION || Z_FEATURE_ADVANCED_SUBSCRIPTION
-#error "zmote does not implement advanced publishers or subscribers yet: leave them at 0"
+#if Z_FEATURE_ADVANCED_PUBLICATION &&                                                                       \
+    !(defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_PUBLICATION && Z_FEATURE_QUERYABLE && Z_FEATURE_LIVELINESS)
+#error "Z_FEATURE_ADVANCED_PUBLICATION needs Z_FEATURE_UNSTABLE_API, PUBLICATION, QUERYABLE and LIVELINESS"
+#endif
+#if Z_FEATURE_ADVANCED_SUBSCRIPTION
+#error "zmote does not implement advanced subscribers yet: leave Z_FEATURE_ADVANCED_SUBSCRIPTION at 0"
 #endif
 #if Z_FEATURE_LINK_TLS || Z_FEATURE_LINK_WS || Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || \
     Z_FEATURE_RAWETH_TRANSPORT

@@ -9,6 +9,7 @@
 #ifndef ZMOTE_API_MACROS_H
 #define ZMOTE_API_MACROS_H
 
+#include "zmote/api/advanced.h"
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
 #include "zmote/api/liveliness.h"
@@ -26,6 +27,15 @@
 #else
 /** Nothing: a build without queries or the unstable API has no cancellation tokens. */
 #define ZM_GENERIC_CANCEL(type, fn)
+#endif
+
+/* An association of advanced publishers, which exist with Z_FEATURE_ADVANCED_PUBLICATION only. */
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_PUBLICATION == 1
+/** An association `type: fn,` of the generic macros, for advanced publishers. */
+#define ZM_GENERIC_ADV_PUB(type, fn) type: fn,
+#else
+/** Nothing: a build without advanced publishers. */
+#define ZM_GENERIC_ADV_PUB(type, fn)
 #endif
 
 /** Borrows an owned or view object (an lvalue): `const z_loaned_X_t *`. */
@@ -68,6 +78,7 @@
         z_owned_matching_listener_t: z_matching_listener_loan, \
         z_owned_closure_matching_status_t: z_closure_matching_status_loan, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan) \
         z_owned_closure_sample_t: z_closure_sample_loan,           \
         z_owned_closure_zid_t: z_closure_zid_loan,                 \
         z_owned_closure_hello_t: z_closure_hello_loan)(&(x))
@@ -99,6 +110,7 @@
         z_owned_querier_t: z_querier_loan_mut, \
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan_mut) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan_mut) \
         z_owned_liveliness_token_t: z_liveliness_token_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
@@ -147,6 +159,7 @@
         z_owned_matching_listener_t: z_matching_listener_move, \
         z_owned_closure_matching_status_t: z_closure_matching_status_move, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_move) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_move) \
         z_owned_closure_sample_t: z_closure_sample_move,           \
         z_owned_closure_zid_t: z_closure_zid_move,                 \
         z_owned_closure_hello_t: z_closure_hello_move)(&(x))
@@ -188,6 +201,7 @@
         z_moved_matching_listener_t *: z_matching_listener_drop, \
         z_moved_closure_matching_status_t *: z_closure_matching_status_drop, \
         ZM_GENERIC_CANCEL(z_moved_cancellation_token_t *, z_cancellation_token_drop) \
+        ZM_GENERIC_ADV_PUB(ze_moved_advanced_publisher_t *, ze_advanced_publisher_drop) \
         z_moved_closure_sample_t *: z_closure_sample_drop,           \
         z_moved_closure_zid_t *: z_closure_zid_drop,                 \
         z_moved_closure_hello_t *: z_closure_hello_drop)(x)
@@ -226,6 +240,7 @@
         z_owned_matching_listener_t: z_internal_matching_listener_check, \
         z_owned_closure_matching_status_t: z_internal_closure_matching_status_check, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_internal_cancellation_token_check) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_internal_advanced_publisher_check) \
         z_owned_closure_sample_t: z_internal_closure_sample_check,           \
         z_owned_closure_zid_t: z_internal_closure_zid_check,                 \
         z_owned_closure_hello_t: z_internal_closure_hello_check)(&(x))
@@ -284,6 +299,7 @@
         z_owned_matching_listener_t *: z_matching_listener_take, \
         z_owned_closure_matching_status_t *: z_closure_matching_status_take, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_take) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_advanced_publisher_take) \
         z_owned_closure_sample_t *: z_closure_sample_take,         \
         z_owned_closure_zid_t *: z_closure_zid_take,               \
         z_owned_closure_hello_t *: z_closure_hello_take)(this_, x)
@@ -343,6 +359,7 @@
         z_owned_matching_listener_t *: z_internal_matching_listener_null, \
         z_owned_closure_matching_status_t *: z_internal_closure_matching_status_null, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_internal_cancellation_token_null) \
+        ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_internal_advanced_publisher_null) \
         z_owned_closure_sample_t *: z_internal_closure_sample_null,         \
         z_owned_closure_zid_t *: z_internal_closure_zid_null,               \
         z_owned_closure_hello_t *: z_internal_closure_hello_null)(x)
@@ -552,6 +569,9 @@ ZM_CXX_OWNED_BASE(z, matching_listener)
 #if Z_FEATURE_QUERY == 1 && defined(Z_FEATURE_UNSTABLE_API)
 ZM_CXX_OWNED_BASE(z, cancellation_token)
 ZM_CXX_CLONE(z, cancellation_token)
+#endif
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_PUBLICATION == 1
+ZM_CXX_OWNED_BASE(ze, advanced_publisher)
 #endif
 ZM_CXX_VIEW(keyexpr)
 ZM_CXX_VIEW(string)
