@@ -23,6 +23,10 @@
 
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_PUBLICATION == 1
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** How an advanced publisher sends heartbeats: the sequence number of its last sample. */
 typedef enum {
     ZE_ADVANCED_PUBLISHER_HEARTBEAT_MODE_NONE,     /**< none */
@@ -156,6 +160,10 @@ z_result_t ze_advanced_publisher_declare_matching_listener(const ze_loaned_advan
 /** As z_publisher_declare_background_matching_listener, for its plain publisher. */
 z_result_t ze_advanced_publisher_declare_background_matching_listener(const ze_loaned_advanced_publisher_t *publisher,
                                                                       z_moved_closure_matching_status_t *callback);
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif /* Z_FEATURE_UNSTABLE_API && Z_FEATURE_ADVANCED_PUBLICATION */
