@@ -117,6 +117,13 @@ typedef struct zm_transport {
     bool closed; /* one thread: nothing to order it against */
 #endif
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    /* a member's: written by the thread receiving on the group, read by the lease task */
+    ZM_ATOMIC(uint32_t) join_ms;   /* low clock bits of its last JOIN that agreed with its first */
+    ZM_ATOMIC(bool) contradicted;  /* another JOIN came from its address: only join_ms keeps it */
+    bool has_data;                 /* its FRAMEs or FRAGMENTs came in its window, the last at data_ms */
+    uint32_t data_ms;              /* low clock bits; the group's receiving thread only */
+#endif
 } zm_transport_t;
 
 /**
@@ -323,10 +330,15 @@ ZM_NODISCARD z_result_t zm_mcast_newcomer(zm_slice_t batch, const zm_zid_t *self
 /** Sets up m as the receive state of a member from its first JOIN (m is zeroed first). */
 ZM_NODISCARD z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j);
 
-/** A later JOIN of member m: ZM_E_FIELD if it contradicts its first one (the member must go). */
-ZM_NODISCARD z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j);
+/**
+ * A later JOIN of member m. One that contradicts its first (another zid, lease, ...) is ignored,
+ * and from then on m lives only as long as its own JOINs keep coming; one that agrees keeps it
+ * and moves back a channel whose accepted SN is ahead of what it announces (a forged FRAME).
+ * An error only for a JOIN that cannot be read.
+ */
+ZM_NODISCARD z_result_t zm_mcast_member_join(zm_transport_t *m, const zm_join_t *j);
 
-/** True when member m has been silent for longer than its lease at now_ms. */
+/** True when member m has been silent (or, contradicted, without its JOIN) longer than its lease. */
 bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms);
 
 /** Frees what member m's receive state holds (its reassembly buffers). */
