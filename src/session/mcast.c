@@ -183,6 +183,10 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
     }
     if (rc == ZM_E_CLOSED) {
         zm_peer_kill(m, ZM_CLOSE_GENERIC, NULL);
+    } else if (rc == ZM_E_SN_RANGE) {
+        /* anyone can send from its address: an SN beyond the resolution costs that batch only
+         * (Rust drops what is outside the window; beyond the resolution it fails altogether) */
+        ZM_LOG_I("a batch from a multicast member with an SN beyond the resolution: dropped");
     } else if (rc != Z_OK) {
         zm_peer_kill(m, ZM_CLOSE_INVALID, "what it sent to the group could not be read, or its JOIN changed");
     }

@@ -319,8 +319,8 @@ def test_squatting_members_make_room(group, rust, children):
 
 def test_contradicting_join_and_forged_frame(group, children):
     """A JOIN with another zid from a member's address is ignored (the member's samples keep coming);
-    a FRAME forged from its address at an SN far ahead, inside the window, mutes it only until its
-    next JOIN, which tells where its SNs really are."""
+    a FRAME at an SN beyond the resolution is dropped; one forged from its address at an SN far
+    ahead, inside the window, mutes it only until its next JOIN, which tells where its SNs are."""
     ep = group["ep"]
     sub = children.probe("sub", "-m", "peer", "-l", ep, "-k", "zm/mc/who", "-n", "0", "-t", "60000")
     sub.wait_line("^ready$")
@@ -340,9 +340,12 @@ def test_contradicting_join_and_forged_frame(group, children):
             sn += 1
         sub.wait_lines(r"^sample sub=0 .*len=2 ", 3, timeout=10)
 
-        m.sendto(frame((sn + 2**31 - 2) % 2**32, "zm/mc/who", b""), to)  # forged: far ahead, in the window
+        # SNs have 28 bits (resolution 0x0a): beyond them the batch is dropped, the member stays
+        m.sendto(frame(sn + 2**31, "zm/mc/who", b"dddd"), to)
+        m.sendto(frame(sn + 2**27 - 2, "zm/mc/who", b""), to)  # forged: far ahead, in the window
         m.sendto(join(zid, 10, sn), to)  # the member's own JOIN: its next SN is sn
         for _ in range(3):
             m.sendto(frame(sn, "zm/mc/who", b"ccc"), to)
             sn += 1
         sub.wait_lines(r"^sample sub=0 .*len=3 ", 3, timeout=10)
+    assert not sub.matches(r"^sample sub=0 .*len=4 ")
