@@ -9,7 +9,9 @@
  * datagram waits in the socket until its own link reads it, straight into that link's buffer:
  * nothing is copied or allocated per datagram, and a link that watches the socket in a poll sees
  * its datagram there. The price is that the socket serves its links in order: while the next
- * datagram waits for a link that is busy, the others wait too (Rust's listener does the same).
+ * datagram waits for a link that is busy, the others wait too (Rust's listener does the same),
+ * but for HOLD_MS at most: then that datagram is dropped (unhold), so that one busy peer, whose
+ * reader sits in a callback or paces large replies, costs only itself.
  */
 #include <string.h>
 
@@ -171,6 +173,11 @@ static void udp_close(zm_link_t *l) { zm_port_socket_close(&l->sock); }
 /* Datagrams one look may drop or hand over: a flood of strays does not hold the caller longer. */
 #define LOOK_MAX 64u
 
+/* How long the next datagram may wait for a link that is not receiving (its reader busy in a
+ * callback, or pacing what it sends) while others need the socket: then it is dropped, a loss
+ * that link's peer alone bears, as UDP may lose it anyway. */
+#define HOLD_MS 100u
+
 enum { PEER_FREE = 0, PEER_NEW, PEER_OPEN };
 
 typedef struct udp_listener udp_listener_t;
@@ -209,6 +216,7 @@ struct udp_listener {
 #endif
     unsigned users;
     uint16_t head;   /* the peer whose datagram is next, HEAD_UNKNOWN or HEAD_WAKE */
+    uint64_t head_ms; /* when a peer's datagram became next */
     uint16_t poller; /* the peer (or POLLER_ACCEPT) that waits in the socket, if polling */
     bool polling;
     bool shut; /* the listener was shut down or closed: accepts end, newcomers are dropped */
@@ -320,10 +328,40 @@ static z_result_t look(udp_listener_t *L, uint16_t who)
             continue;
         }
         L->head = (uint16_t)i;
+        L->head_ms = zm_port_clock_ms();
         L_BROADCAST(L);
         return Z_OK;
     }
     return ZM_E_AGAIN;
+}
+
+/*
+ * Lock held. Fairness: the next datagram is another's (not who's) whose link is not receiving,
+ * and it has held the socket for HOLD_MS: it is dropped, so that the others' datagrams behind it
+ * come through. Returns when the caller must look again at the latest (0: no datagram is held).
+ */
+static uint64_t unhold(udp_listener_t *L, uint16_t who)
+{
+    if (L->head >= UDP_PEERS || L->head == who) {
+        return 0;
+    }
+    const udp_peer_t *p = &L->peer[L->head];
+    if (p->waiting || (L->polling && L->poller == L->head)) {
+        return 0; /* it is about to take it */
+    }
+    uint64_t until = L->head_ms + HOLD_MS;
+    if (zm_port_clock_ms() < until) {
+        return until;
+    }
+    ZM_LOG_I("udp: a source's datagram dropped: its link did not receive it for %u ms", (unsigned)HOLD_MS);
+    drop(L);
+    return 0;
+}
+
+/* The earlier of two deadlines, 0 standing for none. */
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return a == 0 ? b : b == 0 || a < b ? a : b;
 }
 
 /*
@@ -365,6 +403,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
         if (L->head == me) {
             return buf != NULL ? take(L, buf, cap, n) : Z_OK;
         }
+        uint64_t held = unhold(L, me);
         z_result_t rc = L->head == HEAD_UNKNOWN ? look(L, me) : ZM_E_AGAIN;
         if (rc == Z_OK) {
             continue; /* the next datagram has an owner: p, or another */
@@ -385,7 +424,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
             p->waiting = true;
             p->wbuf = buf;
             p->wcap = cap;
-            l_wait(L, deadline);
+            l_wait(L, earliest(deadline, held));
             p->waiting = false;
         }
     }
@@ -530,6 +569,7 @@ static z_result_t listener_next(udp_listener_t *L, uint64_t deadline, zm_link_t 
             }
             return Z_OK;
         }
+        uint64_t held = unhold(L, POLLER_ACCEPT);
         z_result_t rc = L->head == HEAD_UNKNOWN ? look(L, POLLER_ACCEPT) : ZM_E_AGAIN;
         if (rc == Z_OK) {
             continue;
@@ -543,7 +583,7 @@ static z_result_t listener_next(udp_listener_t *L, uint64_t deadline, zm_link_t 
         if (L->head == HEAD_UNKNOWN && !L->polling) {
             ZM_TRY(poll_socket(L, POLLER_ACCEPT, deadline));
         } else {
-            l_wait(L, deadline);
+            l_wait(L, earliest(deadline, held));
         }
     }
 }
