@@ -488,6 +488,12 @@ static z_result_t accepted_send(zm_link_t *l, const uint8_t *batch, size_t len, 
     return rc == ZM_E_TIMEOUT ? ZM_E_AGAIN : rc;
 }
 
+static const zm_addr_t *accepted_sender(const zm_link_t *l)
+{
+    const udp_peer_t *p = l->ctx;
+    return &p->addr; /* stays put while the link is open */
+}
+
 static z_result_t accepted_local_port(const zm_link_t *l, uint16_t *port)
 {
     const udp_peer_t *p = l->ctx;
@@ -712,6 +718,7 @@ static const zm_link_ops_t udp_listener_ops = {
 
 static const zm_link_ops_t udp_accepted_ops = {
     .shared = true,
+    .sender = accepted_sender,
     .mtu = ZM_UDP_MTU,
     .local_port = accepted_local_port,
     .wait_readable = accepted_wait_readable,

@@ -165,6 +165,7 @@ typedef struct zm_handshake {
     uint8_t state;        /* ZM_HANDSHAKE_* */
     uint64_t deadline_ms; /* zm_port_clock_ms() value past which it fails; 0: none */
     uint8_t cookie[ZM_HANDSHAKE_COOKIE_LEN];
+    const uint8_t *key; /* the acceptor's cookie key (NULL: none): see zm_acceptor_t */
     /* negotiated from the InitSyn, kept for the OpenSyn */
     zm_zid_t remote_zid;
     uint8_t remote_whatami;
@@ -207,6 +208,10 @@ void zm_handshake_abort(zm_handshake_t *h, uint8_t reason);
  * handshake_timeout_ms from their arrival, and when all ZM_ACCEPT_PENDING_MAX slots are taken
  * a newcomer evicts the oldest (CLOSE MAX_LINKS), so a flood of idle connections costs a real
  * peer at most its own handshake time. Memory is fixed: ZM_ACCEPT_PENDING_MAX handshakes.
+ * On a shared datagram socket (UDP), where a source address costs nothing to forge, an InitSyn
+ * leaves no state at all: its InitAck carries what was negotiated in a cookie keyed with key and
+ * bound to the source, the link ends at once, and only an OpenSyn that brings a valid cookie back
+ * from that source (within the handshake timeout) makes a transport, as Rust's stateless cookie.
  */
 typedef struct {
     zm_handshake_t slot[ZM_ACCEPT_PENDING_MAX];
@@ -214,6 +219,7 @@ typedef struct {
     uint8_t ready[ZM_ACCEPT_PENDING_MAX];    /* reported ready by the last wait, not stepped yet */
     uint32_t arrivals;
     uint32_t timeout_ms;
+    uint8_t key[16]; /* keys the stateless cookies of links on a shared socket (UDP), random */
 } zm_acceptor_t;
 
 /** An empty set whose handshakes each get timeout_ms (ZM_ACCEPT_TIMEOUT_MS for a session). */
