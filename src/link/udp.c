@@ -194,6 +194,7 @@ typedef struct {
     uint8_t state;
     bool shut;
     bool waiting;
+    bool busy; /* one of its datagrams was dropped for holding the socket, and it did not receive since */
     bool got;
     uint8_t *wbuf; /* NULL: the waiter only wants to know its datagram is next */
     size_t wcap;
@@ -291,6 +292,7 @@ static size_t peer_for(udp_listener_t *L, const zm_addr_t *a)
     p->state = PEER_NEW;
     p->shut = false;
     p->waiting = false;
+    p->busy = false;
     p->got = false;
     return room;
 }
@@ -338,22 +340,27 @@ static z_result_t look(udp_listener_t *L, uint16_t who)
 /*
  * Lock held. Fairness: the next datagram is another's (not who's) whose link is not receiving,
  * and it has held the socket for HOLD_MS: it is dropped, so that the others' datagrams behind it
- * come through. Returns when the caller must look again at the latest (0: no datagram is held).
+ * come through, and so are that source's next ones at once until its link receives again: a
+ * busy source holds the others up for HOLD_MS once, not once per datagram. Returns when the
+ * caller must look again at the latest (0: no datagram is held).
  */
 static uint64_t unhold(udp_listener_t *L, uint16_t who)
 {
     if (L->head >= UDP_PEERS || L->head == who) {
         return 0;
     }
-    const udp_peer_t *p = &L->peer[L->head];
+    udp_peer_t *p = &L->peer[L->head];
     if (p->waiting || (L->polling && L->poller == L->head)) {
         return 0; /* it is about to take it */
     }
     uint64_t until = L->head_ms + HOLD_MS;
-    if (zm_port_clock_ms() < until) {
+    if (!p->busy && zm_port_clock_ms() < until) {
         return until;
     }
-    ZM_LOG_I("udp: a source's datagram dropped: its link did not receive it for %u ms", (unsigned)HOLD_MS);
+    if (!p->busy) {
+        ZM_LOG_I("udp: a source's datagrams dropped: its link did not receive for %u ms", (unsigned)HOLD_MS);
+    }
+    p->busy = true; /* until it receives again, its datagrams hold nobody up: dropped at once */
     drop(L);
     return 0;
 }
@@ -391,6 +398,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
 {
     udp_listener_t *L = p->L;
     uint16_t me = (uint16_t)(p - L->peer);
+    p->busy = false; /* it receives */
     for (;;) {
         if (p->shut) {
             return ZM_E_CLOSED;

@@ -359,8 +359,18 @@ static void test_link_demux(void)
     uint64_t start = zm_port_clock_ms();
     expect_text(&acc_b, rx_b, sizeof(rx_b), "b6");
     CHECK(zm_port_clock_ms() - start < WAIT_MS / 2u);
+    /* still busy: its next datagrams are dropped at once, the other link's come through */
     CHECK_EQ_INT(send_text(&a, "a6"), Z_OK);
-    expect_text(&acc_a, rx_a, sizeof(rx_a), "a6");
+    CHECK_EQ_INT(send_text(&a, "a7"), Z_OK);
+    CHECK_EQ_INT(send_text(&b, "b7"), Z_OK);
+    start = zm_port_clock_ms();
+    expect_text(&acc_b, rx_b, sizeof(rx_b), "b7");
+    CHECK(zm_port_clock_ms() - start < 50u);
+    /* once it receives again, it is served as before */
+    zm_slice_t none;
+    CHECK_EQ_INT(zm_link_try_recv_batch(&acc_a, rx_a, sizeof(rx_a), &none), ZM_E_AGAIN);
+    CHECK_EQ_INT(send_text(&a, "a8"), Z_OK);
+    expect_text(&acc_a, rx_a, sizeof(rx_a), "a8");
 
     /* A shut link's receive ends; its peer's datagrams no longer reach it. */
     zm_link_shutdown(&acc_a);
