@@ -257,3 +257,35 @@ def test_initsyn_flood_does_not_keep_a_peer_out(children, rust):
         for f in socks:
             f.close()
     print(f"Rust peer in after {took:.1f} s; flood: {counts['sent']} InitSyns, {counts['acks']} InitAcks")
+
+
+@pytest.mark.serial
+def test_busy_peer_does_not_starve_another(children, rust):
+    """Two Rust peers on one zmote udp listener: the first floods samples into a callback that
+    blocks 300 ms on each (its link's reader is busy all along), the second only keeps its lease.
+    After 25 s, longer than two leases, the second is still connected (never dropped) and its
+    sample arrives; what the first loses is its own."""
+    import time
+
+    ep = udp(free_port())
+    busy_key, calm_key = "zm/udp/busy", "zm/udp/calm"
+    p = children.probe("sub", "-k", busy_key, "-k", calm_key, "-n", "0", "-z", "300", "-t", "90000",
+                       "-m", "peer", "-l", ep)
+    p.wait_line(r"^ready")
+    calm = rust.peer(connect=[ep])
+    calm_pub = calm.declare_publisher(calm_key)
+    harness.wait_matching(calm_pub, others=[p])
+    busy = rust.peer(connect=[ep])
+    busy_pub = busy.declare_publisher(busy_key)
+    harness.wait_matching(busy_pub, others=[p])
+    end = time.monotonic() + 25
+    n = 0
+    while time.monotonic() < end:
+        busy_pub.put(pattern(n, 4000))
+        n += 1
+        time.sleep(0.002)
+    assert p.matches(r"^sample sub=0 "), p.describe()  # the busy peer was heard
+    calm_pub.put(pattern(0, 8))
+    p.wait_line(r"^sample sub=1 ", timeout=15)
+    assert not p.matches(r"dropped \(close: expired\)"), p.describe()
+    assert len(p.matches(r"^sample sub=0 ")) < n  # the busy one lost part of its flood, nobody else
