@@ -134,7 +134,7 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
 }
 #endif /* !ZM_LINK_DIRECT */
 
-#if Z_FEATURE_LINK_UDP_MULTICAST
+#if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED
 const zm_addr_t *zm_link_sender(const zm_link_t *l)
 {
     return l->ops->sender != NULL ? l->ops->sender(l) : NULL;

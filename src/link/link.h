@@ -90,8 +90,9 @@ typedef struct {
      * keeps l->rx_len at its size (rx_pos 0), so that zm_link_rebuffer carries it along.
      */
     z_result_t (*recv)(zm_link_t *l, uint8_t *buf, size_t cap, bool wait, size_t *n);
-#if Z_FEATURE_LINK_UDP_MULTICAST
-    /* Datagram links that hear many senders (a group): the sender of the last batch recv handed out. */
+#if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED
+    /* Datagram links that hear many senders (a group): the sender of the last batch recv handed
+     * out; links a shared socket accepted: their one peer. */
     const zm_addr_t *(*sender)(const zm_link_t *l);
 #endif
     void (*shutdown)(zm_link_t *l);
@@ -150,8 +151,11 @@ void zm_serial_link_close(zm_link_t *l);
  * the receive buffer, empty ones and our own are dropped inside the receive.
  */
 ZM_NODISCARD z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep);
+#endif
+#if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED
 /** The sender of the last batch a receive handed out on a link that hears many (the receiving
- *  thread's; valid until its next receive), NULL for a link that cannot tell. */
+ *  thread's; valid until its next receive), or the one peer of a link a shared socket accepted;
+ *  NULL for a link that cannot tell. */
 const zm_addr_t *zm_link_sender(const zm_link_t *l);
 #endif
 

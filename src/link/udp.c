@@ -9,7 +9,9 @@
  * datagram waits in the socket until its own link reads it, straight into that link's buffer:
  * nothing is copied or allocated per datagram, and a link that watches the socket in a poll sees
  * its datagram there. The price is that the socket serves its links in order: while the next
- * datagram waits for a link that is busy, the others wait too (Rust's listener does the same).
+ * datagram waits for a link that is busy, the others wait too (Rust's listener does the same),
+ * but for HOLD_MS at most: then that datagram is dropped (unhold), so that one busy peer, whose
+ * reader sits in a callback or paces large replies, costs only itself.
  */
 #include <string.h>
 
@@ -171,6 +173,11 @@ static void udp_close(zm_link_t *l) { zm_port_socket_close(&l->sock); }
 /* Datagrams one look may drop or hand over: a flood of strays does not hold the caller longer. */
 #define LOOK_MAX 64u
 
+/* How long the next datagram may wait for a link that is not receiving (its reader busy in a
+ * callback, or pacing what it sends) while others need the socket: then it is dropped, a loss
+ * that link's peer alone bears, as UDP may lose it anyway. */
+#define HOLD_MS 100u
+
 enum { PEER_FREE = 0, PEER_NEW, PEER_OPEN };
 
 typedef struct udp_listener udp_listener_t;
@@ -187,6 +194,7 @@ typedef struct {
     uint8_t state;
     bool shut;
     bool waiting;
+    bool busy; /* one of its datagrams was dropped for holding the socket, and it did not receive since */
     bool got;
     uint8_t *wbuf; /* NULL: the waiter only wants to know its datagram is next */
     size_t wcap;
@@ -209,6 +217,7 @@ struct udp_listener {
 #endif
     unsigned users;
     uint16_t head;   /* the peer whose datagram is next, HEAD_UNKNOWN or HEAD_WAKE */
+    uint64_t head_ms; /* when a peer's datagram became next */
     uint16_t poller; /* the peer (or POLLER_ACCEPT) that waits in the socket, if polling */
     bool polling;
     bool shut; /* the listener was shut down or closed: accepts end, newcomers are dropped */
@@ -283,6 +292,7 @@ static size_t peer_for(udp_listener_t *L, const zm_addr_t *a)
     p->state = PEER_NEW;
     p->shut = false;
     p->waiting = false;
+    p->busy = false;
     p->got = false;
     return room;
 }
@@ -320,10 +330,45 @@ static z_result_t look(udp_listener_t *L, uint16_t who)
             continue;
         }
         L->head = (uint16_t)i;
+        L->head_ms = zm_port_clock_ms();
         L_BROADCAST(L);
         return Z_OK;
     }
     return ZM_E_AGAIN;
+}
+
+/*
+ * Lock held. Fairness: the next datagram is another's (not who's) whose link is not receiving,
+ * and it has held the socket for HOLD_MS: it is dropped, so that the others' datagrams behind it
+ * come through, and so are that source's next ones at once until its link receives again: a
+ * busy source holds the others up for HOLD_MS once, not once per datagram. Returns when the
+ * caller must look again at the latest (0: no datagram is held).
+ */
+static uint64_t unhold(udp_listener_t *L, uint16_t who)
+{
+    if (L->head >= UDP_PEERS || L->head == who) {
+        return 0;
+    }
+    udp_peer_t *p = &L->peer[L->head];
+    if (p->waiting || (L->polling && L->poller == L->head)) {
+        return 0; /* it is about to take it */
+    }
+    uint64_t until = L->head_ms + HOLD_MS;
+    if (!p->busy && zm_port_clock_ms() < until) {
+        return until;
+    }
+    if (!p->busy) {
+        ZM_LOG_I("udp: a source's datagrams dropped: its link did not receive for %u ms", (unsigned)HOLD_MS);
+    }
+    p->busy = true; /* until it receives again, its datagrams hold nobody up: dropped at once */
+    drop(L);
+    return 0;
+}
+
+/* The earlier of two deadlines, 0 standing for none. */
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return a == 0 ? b : b == 0 || a < b ? a : b;
 }
 
 /*
@@ -353,6 +398,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
 {
     udp_listener_t *L = p->L;
     uint16_t me = (uint16_t)(p - L->peer);
+    p->busy = false; /* it receives */
     for (;;) {
         if (p->shut) {
             return ZM_E_CLOSED;
@@ -365,6 +411,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
         if (L->head == me) {
             return buf != NULL ? take(L, buf, cap, n) : Z_OK;
         }
+        uint64_t held = unhold(L, me);
         z_result_t rc = L->head == HEAD_UNKNOWN ? look(L, me) : ZM_E_AGAIN;
         if (rc == Z_OK) {
             continue; /* the next datagram has an owner: p, or another */
@@ -385,7 +432,7 @@ static z_result_t peer_next(udp_peer_t *p, uint8_t *buf, size_t cap, bool wait, 
             p->waiting = true;
             p->wbuf = buf;
             p->wcap = cap;
-            l_wait(L, deadline);
+            l_wait(L, earliest(deadline, held));
             p->waiting = false;
         }
     }
@@ -447,6 +494,12 @@ static z_result_t accepted_send(zm_link_t *l, const uint8_t *batch, size_t len, 
     /* p->addr stays put while the link is open; datagrams from many threads never mix */
     z_result_t rc = zm_port_udp_send(&p->L->sock, batch, len, &p->addr, start_deadline_ms);
     return rc == ZM_E_TIMEOUT ? ZM_E_AGAIN : rc;
+}
+
+static const zm_addr_t *accepted_sender(const zm_link_t *l)
+{
+    const udp_peer_t *p = l->ctx;
+    return &p->addr; /* stays put while the link is open */
 }
 
 static z_result_t accepted_local_port(const zm_link_t *l, uint16_t *port)
@@ -530,6 +583,7 @@ static z_result_t listener_next(udp_listener_t *L, uint64_t deadline, zm_link_t 
             }
             return Z_OK;
         }
+        uint64_t held = unhold(L, POLLER_ACCEPT);
         z_result_t rc = L->head == HEAD_UNKNOWN ? look(L, POLLER_ACCEPT) : ZM_E_AGAIN;
         if (rc == Z_OK) {
             continue;
@@ -543,7 +597,7 @@ static z_result_t listener_next(udp_listener_t *L, uint64_t deadline, zm_link_t 
         if (L->head == HEAD_UNKNOWN && !L->polling) {
             ZM_TRY(poll_socket(L, POLLER_ACCEPT, deadline));
         } else {
-            l_wait(L, deadline);
+            l_wait(L, earliest(deadline, held));
         }
     }
 }
@@ -672,6 +726,7 @@ static const zm_link_ops_t udp_listener_ops = {
 
 static const zm_link_ops_t udp_accepted_ops = {
     .shared = true,
+    .sender = accepted_sender,
     .mtu = ZM_UDP_MTU,
     .local_port = accepted_local_port,
     .wait_readable = accepted_wait_readable,

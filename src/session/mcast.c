@@ -4,7 +4,8 @@
  * node heard on the group becomes a member in another slot when its JOIN comes, a remote peer
  * like a unicast one (its declarations, its queries, its tokens), found by the address its
  * datagrams come from through a fixed hash table: a flood of JOINs fills ZM_MCAST_PEERS_MAX slots
- * and no more, and allocates nothing. One thread receives on the group (its read task, or
+ * and no more, and allocates nothing; a newcomer takes the place of an idle member (member_idlest),
+ * never of one that sends data. One thread receives on the group (its read task, or
  * zm_session_read) and so owns every member's receive state; the lease task sends our JOINs and
  * drops the members that fell silent.
  */
@@ -16,6 +17,9 @@
 
 /* Newcomers get our declarations again at most this often, however many come (a flood of JOINs). */
 #define ANNOUNCE_GAP_MS 100u
+
+/* A member that sent data (a FRAME or FRAGMENT in its window) this recently is never evicted. */
+#define EVICT_IDLE_MS ZM_LEASE_MS
 
 zm_transport_params_t zm_mcast_params(const zm_session_t *s)
 {
@@ -86,6 +90,58 @@ static zm_peer_t *member_admit(zm_session_t *s, const zm_addr_t *from, const zm_
     return p;
 }
 
+/*
+ * s->lock held: the member a newcomer takes the place of when every slot is taken, pinned, or
+ * NULL. Only a member without data may go: none since its JOIN, or none for EVICT_IDLE_MS; of
+ * those, the one heard from least recently. A member that publishes keeps its place however many
+ * come; a table held by members that only JOIN (or send a datagram a minute under a long lease)
+ * makes room for every newcomer. None goes while another is being dropped: its slot comes first.
+ */
+static zm_peer_t *member_idlest(zm_session_t *s, uint32_t now)
+{
+    zm_peer_t *victim = NULL;
+    uint32_t victim_silent = 0;
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &s->peers[i];
+        if (p->state != PEER_LIVE) {
+            return NULL; /* dead and not reaped yet: a slot soon free, for the next JOIN */
+        }
+        uint32_t silent = now - zm_atomic_load_relaxed(&p->t.last_rx_ms);
+        silent = silent < UINT32_MAX / 2u ? silent : 0u; /* heard since now was read */
+        bool idle = !p->t.has_data || now - p->t.data_ms > EVICT_IDLE_MS;
+        if (idle && (victim == NULL || silent > victim_silent)) {
+            victim = p;
+            victim_silent = silent;
+        }
+    }
+    if (victim != NULL) {
+        victim->refs++;
+    }
+    return victim;
+}
+
+/* Drops member p (pinned once by the caller) for a newcomer, and frees its slot at once when
+ * nobody else holds it: a member has no link nor reader, nothing to wait for. */
+static void member_evict(zm_session_t *s, zm_peer_t *p)
+{
+    zm_peer_kill(p, ZM_CLOSE_MAX_SESSIONS, "evicted: the member table is full and it sent no data lately");
+    S_LOCK(s);
+    p->refs--;
+    bool reap = p->state == PEER_DEAD && p->refs == 0;
+    if (reap) {
+        p->state = PEER_REAPING; /* ours alone: the lease task's reap passes it by */
+    }
+    S_UNLOCK(s);
+    if (reap) {
+        zm_mcast_member_free(&p->t);
+        zm_hub_peer_gone(s, p);
+        S_LOCK(s);
+        p->state = PEER_FREE;
+        S_BROADCAST(s);
+        S_UNLOCK(s);
+    }
+}
+
 z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
 {
     zm_slice_t batch;
@@ -104,15 +160,33 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
         }
         S_LOCK(s);
         m = member_admit(s, from, &j);
+        zm_peer_t *victim = m == NULL && !s->closing ? member_idlest(s, (uint32_t)zm_port_clock_ms()) : NULL;
         S_UNLOCK(s);
+        if (victim != NULL) {
+            member_evict(s, victim);
+            S_LOCK(s);
+            m = member_admit(s, from, &j);
+            S_UNLOCK(s);
+        }
         if (m == NULL) {
             return Z_OK;
         }
         ZM_LOG_I("a peer joined the multicast group (%u members at most)", (unsigned)ZM_MCAST_PEERS_MAX);
     }
+    /* whether it sent data: a FRAME or FRAGMENT in its window moves one of its channels */
+    uint32_t sns[ZM_TX_CHANNELS];
+    memcpy(sns, m->t.rx_sn, sizeof(sns));
     z_result_t rc = zm_transport_rx_batch(&m->t, batch);
+    if (memcmp(sns, m->t.rx_sn, sizeof(sns)) != 0) {
+        m->t.has_data = true;
+        m->t.data_ms = (uint32_t)zm_port_clock_ms();
+    }
     if (rc == ZM_E_CLOSED) {
         zm_peer_kill(m, ZM_CLOSE_GENERIC, NULL);
+    } else if (rc == ZM_E_SN_RANGE) {
+        /* anyone can send from its address: an SN beyond the resolution costs that batch only
+         * (Rust drops what is outside the window; beyond the resolution it fails altogether) */
+        ZM_LOG_I("a batch from a multicast member with an SN beyond the resolution: dropped");
     } else if (rc != Z_OK) {
         zm_peer_kill(m, ZM_CLOSE_INVALID, "what it sent to the group could not be read, or its JOIN changed");
     }

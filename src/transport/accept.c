@@ -16,14 +16,17 @@
 
 /* No CLOSE for the peer: it closed, or the link failed under us. */
 #define NO_CLOSE 0xffu
+/* No CLOSE either: its InitSyn was answered with a stateless cookie, the link ends quietly. */
+#define ANSWERED 0xfeu
 
 /*
  * The acceptor's answers are of a size it decides: an InitAck is at most 42 bytes (header,
- * version, whatami and a 16-byte zid, sizes, the 8-byte cookie, QoS and patch extensions), an
+ * version, whatami and a 16-byte zid, sizes, the cookie (8 bytes, 35 when stateless), QoS and
+ * patch extensions: 69 bytes), an
  * OpenAck at most 15. They go out through a buffer of this size, not zm_transport_send_one's
  * 386 bytes: they are sent at the bottom of the deepest path of zp_read in peer mode.
  */
-#define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 64u)
+#define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 96u)
 
 /* Newcomers accepted per round at most: the listener stays readable for the next round, so a
  * connection storm cannot keep the thread from its pending handshakes. */
@@ -42,6 +45,136 @@ void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadl
     h->deadline_ms = deadline_ms;
     h->state = ZM_HANDSHAKE_WAIT_INIT;
 }
+
+#if ZM_LINK_SHARED
+/*
+ * The stateless cookie of a shared datagram link: what the InitSyn negotiated, when, and a MAC
+ * over that and the source address under the acceptor's key (SipHash-2-4), so that an OpenSyn
+ * can be trusted with no state kept from its InitSyn: a flood of forged InitSyns costs one
+ * InitAck each and holds nothing. Layout: issued (ms, u32 LE), whatami, resolution, batch size
+ * (u16 LE), qos, patch, zid length, zid (16 bytes, zero padded), MAC (u64 LE).
+ */
+#define COOKIE_BODY 27u
+#define COOKIE_LEN (COOKIE_BODY + 8u)
+
+static uint64_t rotl(uint64_t x, unsigned b) { return (x << b) | (x >> (64u - b)); }
+
+static uint64_t le64(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;) {
+        v = (v << 8) | p[i];
+    }
+    return v;
+}
+
+static void sip_rounds(uint64_t v[4], unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        v[0] += v[1];
+        v[1] = rotl(v[1], 13) ^ v[0];
+        v[0] = rotl(v[0], 32);
+        v[2] += v[3];
+        v[3] = rotl(v[3], 16) ^ v[2];
+        v[0] += v[3];
+        v[3] = rotl(v[3], 21) ^ v[0];
+        v[2] += v[1];
+        v[1] = rotl(v[1], 17) ^ v[2];
+        v[2] = rotl(v[2], 32);
+    }
+}
+
+static uint64_t siphash(const uint8_t key[16], const uint8_t *in, size_t len)
+{
+    uint64_t k0 = le64(key, 8), k1 = le64(key + 8, 8);
+    uint64_t v[4] = {k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull, k0 ^ 0x6c7967656e657261ull,
+                     k1 ^ 0x7465646279746573ull};
+    size_t whole = len - len % 8u;
+    for (size_t i = 0; i < whole; i += 8u) {
+        uint64_t m = le64(in + i, 8);
+        v[3] ^= m;
+        sip_rounds(v, 2);
+        v[0] ^= m;
+    }
+    uint64_t last = ((uint64_t)(len & 0xffu) << 56) | le64(in + whole, len % 8u);
+    v[3] ^= last;
+    sip_rounds(v, 2);
+    v[0] ^= last;
+    v[2] ^= 0xffu;
+    sip_rounds(v, 4);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* The MAC of a cookie's body from the link's source; false if the link cannot tell its source. */
+static bool cookie_mac(const zm_handshake_t *h, const uint8_t *body, uint64_t *mac)
+{
+    uint8_t msg[64 + COOKIE_BODY];
+    const zm_addr_t *from = zm_link_sender(&h->link);
+    size_t n = from != NULL ? zm_port_addr_format(from, (char *)msg, 64) : 0u;
+    if (n == 0) {
+        return false;
+    }
+    memcpy(msg + n, body, COOKIE_BODY);
+    *mac = siphash(h->key, msg, n + COOKIE_BODY);
+    return true;
+}
+
+/* Whether h answers InitSyn statelessly: its link shares its socket, and an acceptor keys it. */
+static bool stateless(const zm_handshake_t *h) { return h->key != NULL && h->link.ops->shared; }
+
+static bool cookie_make(const zm_handshake_t *h, uint8_t out[COOKIE_LEN])
+{
+    memset(out, 0, COOKIE_LEN);
+    uint32_t now = (uint32_t)zm_port_clock_ms();
+    for (unsigned i = 0; i < 4u; i++) {
+        out[i] = (uint8_t)(now >> (8u * i));
+    }
+    out[4] = h->remote_whatami;
+    out[5] = h->resolution;
+    out[6] = (uint8_t)(h->batch_size & 0xffu);
+    out[7] = (uint8_t)(h->batch_size >> 8);
+    out[8] = h->qos;
+    out[9] = h->patch;
+    out[10] = h->remote_zid.len;
+    memcpy(out + 11, h->remote_zid.id, h->remote_zid.len);
+    uint64_t mac;
+    if (!cookie_mac(h, out, &mac)) {
+        return false;
+    }
+    for (unsigned i = 0; i < 8u; i++) {
+        out[COOKIE_BODY + i] = (uint8_t)(mac >> (8u * i));
+    }
+    return true;
+}
+
+/* An OpenSyn's cookie from the link's source, made by us within the handshake timeout: what it
+ * carries is restored into h. */
+static bool cookie_take(zm_handshake_t *h, zm_slice_t c)
+{
+    uint64_t mac;
+    if (c.len != COOKIE_LEN || c.ptr[10] > sizeof(h->remote_zid.id) || !cookie_mac(h, c.ptr, &mac) ||
+        mac != le64(c.ptr + COOKIE_BODY, 8)) {
+        return false;
+    }
+    uint32_t issued = (uint32_t)le64(c.ptr, 4);
+    if ((uint32_t)zm_port_clock_ms() - issued > ZM_ACCEPT_TIMEOUT_MS) {
+        return false;
+    }
+    h->remote_whatami = c.ptr[4];
+    h->resolution = c.ptr[5];
+    h->batch_size = (uint16_t)(c.ptr[6] | (c.ptr[7] << 8));
+    h->qos = c.ptr[8] != 0;
+    h->patch = c.ptr[9];
+    h->remote_zid.len = c.ptr[10];
+    memcpy(h->remote_zid.id, c.ptr + 11, h->remote_zid.len);
+    return true;
+}
+#else
+#define COOKIE_LEN ZM_HANDSHAKE_COOKIE_LEN
+#define stateless(h) ((void)(h), false)
+#define cookie_make(h, out) ((void)(h), (void)(out), false)
+#define cookie_take(h, c) ((void)(h), (void)(c), false)
+#endif
 
 static z_result_t send_ack(zm_link_t *link, const zm_transport_msg_t *ack)
 {
@@ -83,13 +216,23 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     h->qos = p->qos && (syn->exts & ZM_INIT_EXT_QOS);
     h->patch = (syn->exts & ZM_INIT_EXT_PATCH) && syn->patch >= 1 ? 1u : 0u;
 
-    zm_port_random(h->cookie, sizeof(h->cookie));
+    uint8_t cookie[COOKIE_LEN];
+    zm_slice_t c = zm_slice(h->cookie, sizeof(h->cookie));
+    if (stateless(h)) {
+        if (!cookie_make(h, cookie)) {
+            *reason = NO_CLOSE;
+            return ZM_E_UNSUPPORTED; /* a link that cannot tell its source: nothing to bind to */
+        }
+        c = zm_slice(cookie, sizeof(cookie));
+    } else {
+        zm_port_random(h->cookie, sizeof(h->cookie));
+    }
     zm_transport_msg_t *ack = m; /* the InitSyn is read: syn is dead from here */
     memset(ack, 0, sizeof(*ack));
     ack->id = ZM_MID_INIT;
     zm_transport_init_fill(&ack->body.init, p, h->resolution, h->batch_size);
     ack->body.init.ack = true;
-    ack->body.init.cookie = zm_slice(h->cookie, sizeof(h->cookie));
+    ack->body.init.cookie = c;
     if (h->qos) {
         ack->body.init.exts |= ZM_INIT_EXT_QOS;
     }
@@ -98,6 +241,10 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     }
     /* a failed send: the link is gone or the peer does not read, no CLOSE */
     ZM_TRY(send_ack(&h->link, ack));
+    if (stateless(h)) {
+        *reason = ANSWERED; /* the cookie holds it all: the OpenSyn comes as a newcomer */
+        return ZM_E_CLOSED;
+    }
     h->state = ZM_HANDSHAKE_WAIT_OPEN;
     return Z_OK;
 }
@@ -157,7 +304,12 @@ static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p,
         return ZM_E_FIELD;
     }
     const zm_open_t *syn = &m->body.open;
-    if (!zm_slice_eq(syn->cookie, zm_slice(h->cookie, sizeof(h->cookie)))) {
+    bool known = stateless(h) ? cookie_take(h, syn->cookie)
+                              : zm_slice_eq(syn->cookie, zm_slice(h->cookie, sizeof(h->cookie)));
+    if (!known) {
+        if (stateless(h)) {
+            *reason = NO_CLOSE; /* forged, stale, or from elsewhere: not worth an answer */
+        }
         return ZM_E_FIELD;
     }
     if (syn->initial_sn > zm_sn_mask(h->resolution & 3u)) {
@@ -198,7 +350,7 @@ static z_result_t advance(zm_handshake_t *h, const zm_transport_params_t *p, zm_
         if (m.id == ZM_MID_CLOSE) {
             return ZM_E_CLOSED;
         }
-        if (h->state == ZM_HANDSHAKE_WAIT_INIT) {
+        if (h->state == ZM_HANDSHAKE_WAIT_INIT && !(stateless(h) && m.id == ZM_MID_OPEN)) {
             ZM_TRY(on_init_syn(h, p, &m, reason));
             continue; /* the OpenSyn may be buffered already */
         }
@@ -228,7 +380,9 @@ z_result_t zm_handshake_step(zm_handshake_t *h, const zm_transport_params_t *p, 
     if (rc == Z_OK || rc == ZM_E_AGAIN) {
         return rc;
     }
-    refuse(h, rc, reason);
+    if (reason != ANSWERED) {
+        refuse(h, rc, reason);
+    }
     zm_link_close(&h->link);
     h->state = ZM_HANDSHAKE_IDLE;
     return rc;
@@ -289,6 +443,7 @@ void zm_acceptor_init(zm_acceptor_t *a, uint32_t timeout_ms)
     }
     a->arrivals = 0;
     a->timeout_ms = timeout_ms;
+    zm_port_random(a->key, sizeof(a->key));
 }
 
 /*
@@ -325,6 +480,7 @@ void zm_acceptor_add(zm_acceptor_t *a, const zm_link_t *link)
     size_t i = slot_take(a);
     uint64_t deadline = zm_port_clock_ms() + a->timeout_ms;
     zm_handshake_start(&a->slot[i], link, deadline);
+    a->slot[i].key = a->key;
     a->arrival[i] = a->arrivals++;
     a->ready[i] = 1; /* its InitSyn may be in already: try without waiting */
 }

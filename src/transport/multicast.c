@@ -104,6 +104,41 @@ static uint32_t join_lease_ms(const zm_join_t *j)
     return zm_transport_open_lease_ms(&o);
 }
 
+/*
+ * The SNs a JOIN announces, one a channel: the next each channel of its sender sends. The first
+ * JOIN sets where each channel starts; a later one only moves a channel back, to the SN before
+ * the one announced, when what we accepted is ahead of it: what its sender has not sent yet came
+ * from someone else (a forged FRAME inside the window), and would keep its sender's own FRAMEs out
+ * until the SNs wrap. A JOIN thus unmutes a member within one JOIN interval.
+ */
+static z_result_t join_sns(zm_transport_t *m, const zm_join_t *j, bool first)
+{
+    uint32_t next[ZM_TX_CHANNELS] = {0};
+    if (!m->qos) {
+        next[ZM_CHANNEL(true, ZM_PRIO_DATA)] = (uint32_t)j->next_sn_reliable;
+        next[ZM_CHANNEL(false, ZM_PRIO_DATA)] = (uint32_t)j->next_sn_best_effort;
+    } else {
+        /* 0x51: a (reliable, best-effort) pair per priority, checked when decoded */
+        zm_reader_t r;
+        zm_reader_init(&r, j->qos_sns.ptr, j->qos_sns.len);
+        for (unsigned prio = 0; prio < 8u; prio++) {
+            uint64_t rel = 0, be = 0;
+            ZM_TRY(zm_read_zint(&r, &rel));
+            ZM_TRY(zm_read_zint(&r, &be));
+            next[ZM_CHANNEL(true, prio)] = (uint32_t)rel;
+            next[ZM_CHANNEL(false, prio)] = (uint32_t)be;
+        }
+    }
+    for (unsigned ch = 0; ch < ZM_TX_CHANNELS; ch++) {
+        uint32_t last = (next[ch] - 1u) & m->sn_mask;
+        uint32_t ahead = (m->rx_sn[ch] - last) & m->sn_mask;
+        if (first || (ahead != 0 && ahead <= m->sn_mask / 2u)) {
+            m->rx_sn[ch] = last;
+        }
+    }
+    return Z_OK;
+}
+
 z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
 {
     memset(m, 0, sizeof(*m));
@@ -120,37 +155,38 @@ z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
     m->sn_mask = zm_sn_mask(j->resolution & 3u);
     m->qos = (j->exts & ZM_JOIN_EXT_QOS) != 0;
     m->patch = (j->exts & ZM_JOIN_EXT_PATCH) && j->patch >= 1 ? 1 : 0;
-    if (!m->qos) {
-        zm_transport_sn_start(m, 0, j->next_sn_reliable);
-        m->rx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)] = (j->next_sn_best_effort - 1u) & m->sn_mask;
-    } else {
-        /* 0x51: a (reliable, best-effort) pair per priority, checked when decoded */
-        zm_reader_t r;
-        zm_reader_init(&r, j->qos_sns.ptr, j->qos_sns.len);
-        for (unsigned prio = 0; prio < 8u; prio++) {
-            uint64_t rel = 0, be = 0;
-            ZM_TRY(zm_read_zint(&r, &rel));
-            ZM_TRY(zm_read_zint(&r, &be));
-            m->rx_sn[ZM_CHANNEL(true, prio)] = ((uint32_t)rel - 1u) & m->sn_mask;
-            m->rx_sn[ZM_CHANNEL(false, prio)] = ((uint32_t)be - 1u) & m->sn_mask;
-        }
-    }
-    zm_atomic_store_relaxed(&m->last_rx_ms, (uint32_t)zm_port_clock_ms());
+    ZM_TRY(join_sns(m, j, true));
+    uint32_t now = (uint32_t)zm_port_clock_ms();
+    zm_atomic_store_relaxed(&m->last_rx_ms, now);
+    zm_atomic_store_relaxed(&m->join_ms, now);
+    zm_atomic_store_relaxed(&m->contradicted, false);
     return Z_OK;
 }
 
-z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j)
+z_result_t zm_mcast_member_join(zm_transport_t *m, const zm_join_t *j)
 {
     bool same = j->version == ZM_PROTO_VERSION && j->whatami == m->remote_whatami &&
                 j->zid.len == m->remote_zid.len && memcmp(j->zid.id, m->remote_zid.id, j->zid.len) == 0 &&
                 join_lease_ms(j) == m->remote_lease_ms && zm_sn_mask(j->resolution & 3u) == m->sn_mask &&
                 ((j->exts & ZM_JOIN_EXT_QOS) != 0) == m->qos;
-    return same ? Z_OK : ZM_E_FIELD;
+    if (!same) {
+        /* Ignored, as Rust ignores it; but from now on only the member's own JOINs keep it, so
+         * that a node that restarted at its address takes its place once it stops sending them. */
+        if (!zm_atomic_load_relaxed(&m->contradicted)) {
+            ZM_LOG_I("a JOIN from a member's address contradicts its first one: ignored");
+            zm_atomic_store_relaxed(&m->contradicted, true);
+        }
+        return Z_OK;
+    }
+    zm_atomic_store_relaxed(&m->join_ms, (uint32_t)zm_port_clock_ms());
+    return join_sns(m, j, false);
 }
 
 bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms)
 {
-    uint32_t last = zm_atomic_load_relaxed(&m->last_rx_ms);
+    /* once contradicted, only its own JOINs keep it (zm_mcast_member_join) */
+    uint32_t last = zm_atomic_load_relaxed(&m->contradicted) ? zm_atomic_load_relaxed(&m->join_ms)
+                                                              : zm_atomic_load_relaxed(&m->last_rx_ms);
     uint32_t silent = (uint32_t)now_ms - last;
     /* a reading newer than now (stored after ours was taken) is no silence at all */
     return silent < UINT32_MAX / 2u && silent > m->remote_lease_ms;

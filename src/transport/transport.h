@@ -117,6 +117,13 @@ typedef struct zm_transport {
     bool closed; /* one thread: nothing to order it against */
 #endif
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
+#if Z_FEATURE_MULTICAST_TRANSPORT
+    /* a member's: written by the thread receiving on the group, read by the lease task */
+    ZM_ATOMIC(uint32_t) join_ms;   /* low clock bits of its last JOIN that agreed with its first */
+    ZM_ATOMIC(bool) contradicted;  /* another JOIN came from its address: only join_ms keeps it */
+    bool has_data;                 /* its FRAMEs or FRAGMENTs came in its window, the last at data_ms */
+    uint32_t data_ms;              /* low clock bits; the group's receiving thread only */
+#endif
 } zm_transport_t;
 
 /**
@@ -158,6 +165,7 @@ typedef struct zm_handshake {
     uint8_t state;        /* ZM_HANDSHAKE_* */
     uint64_t deadline_ms; /* zm_port_clock_ms() value past which it fails; 0: none */
     uint8_t cookie[ZM_HANDSHAKE_COOKIE_LEN];
+    const uint8_t *key; /* the acceptor's cookie key (NULL: none): see zm_acceptor_t */
     /* negotiated from the InitSyn, kept for the OpenSyn */
     zm_zid_t remote_zid;
     uint8_t remote_whatami;
@@ -200,6 +208,10 @@ void zm_handshake_abort(zm_handshake_t *h, uint8_t reason);
  * handshake_timeout_ms from their arrival, and when all ZM_ACCEPT_PENDING_MAX slots are taken
  * a newcomer evicts the oldest (CLOSE MAX_LINKS), so a flood of idle connections costs a real
  * peer at most its own handshake time. Memory is fixed: ZM_ACCEPT_PENDING_MAX handshakes.
+ * On a shared datagram socket (UDP), where a source address costs nothing to forge, an InitSyn
+ * leaves no state at all: its InitAck carries what was negotiated in a cookie keyed with key and
+ * bound to the source, the link ends at once, and only an OpenSyn that brings a valid cookie back
+ * from that source (within the handshake timeout) makes a transport, as Rust's stateless cookie.
  */
 typedef struct {
     zm_handshake_t slot[ZM_ACCEPT_PENDING_MAX];
@@ -207,6 +219,7 @@ typedef struct {
     uint8_t ready[ZM_ACCEPT_PENDING_MAX];    /* reported ready by the last wait, not stepped yet */
     uint32_t arrivals;
     uint32_t timeout_ms;
+    uint8_t key[16]; /* keys the stateless cookies of links on a shared socket (UDP), random */
 } zm_acceptor_t;
 
 /** An empty set whose handshakes each get timeout_ms (ZM_ACCEPT_TIMEOUT_MS for a session). */
@@ -323,10 +336,15 @@ ZM_NODISCARD z_result_t zm_mcast_newcomer(zm_slice_t batch, const zm_zid_t *self
 /** Sets up m as the receive state of a member from its first JOIN (m is zeroed first). */
 ZM_NODISCARD z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j);
 
-/** A later JOIN of member m: ZM_E_FIELD if it contradicts its first one (the member must go). */
-ZM_NODISCARD z_result_t zm_mcast_member_join(const zm_transport_t *m, const zm_join_t *j);
+/**
+ * A later JOIN of member m. One that contradicts its first (another zid, lease, ...) is ignored,
+ * and from then on m lives only as long as its own JOINs keep coming; one that agrees keeps it
+ * and moves back a channel whose accepted SN is ahead of what it announces (a forged FRAME).
+ * An error only for a JOIN that cannot be read.
+ */
+ZM_NODISCARD z_result_t zm_mcast_member_join(zm_transport_t *m, const zm_join_t *j);
 
-/** True when member m has been silent for longer than its lease at now_ms. */
+/** True when member m has been silent (or, contradicted, without its JOIN) longer than its lease. */
 bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms);
 
 /** Frees what member m's receive state holds (its reassembly buffers). */

@@ -261,3 +261,91 @@ def test_join_flood_is_bounded(group, children):
     pub.wait_line("^sent$")
     pub.send("stop")
     assert pub.wait_exit(15) == 0
+
+
+# ---- members that squat, or speak for another ----------------------------------------------------------
+
+
+def frame(sn: int, key: str, payload: bytes) -> bytes:
+    """A reliable FRAME at sn with one PUSH (full key, M=0) of a PUT."""
+    k = key.encode()
+    return b"\x25" + zint(sn) + b"\x3d\x00" + zint(len(k)) + k + b"\x01" + zint(len(payload)) + payload
+
+
+def fake_member() -> socket.socket:
+    f = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    f.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("127.0.0.1"))
+    f.bind(("127.0.0.1", 0))
+    return f
+
+
+@pytest.mark.serial
+def test_squatting_members_make_room(group, rust, children):
+    """16 members that only JOIN (lease 60 s, one JOIN every 2 s, no data) fill the member table: a
+    Rust peer that comes next takes the place of the idlest, and its samples arrive within 10 s."""
+    ep = group["ep"]
+    sub = children.probe("sub", "-m", "peer", "-l", ep, "-k", "zm/mc/squat", "-n", "0", "-t", "60000")
+    sub.wait_line("^ready$")
+    squatters = [fake_member() for _ in range(16)]
+    stop = threading.Event()
+
+    def squat():
+        while not stop.is_set():
+            for i, f in enumerate(squatters):
+                f.sendto(join(b"\x5a\x17" + i.to_bytes(4, "little"), 60, 0), (GROUP, group["port"]))
+            stop.wait(2.0)
+
+    squatter = threading.Thread(target=squat, daemon=True)
+    squatter.start()
+    try:
+        time.sleep(0.5)  # the squatters' first JOINs in: the table is full before the Rust peer comes
+        start = time.monotonic()
+        s = rust.peer(listen=[ep])
+        pub = s.declare_publisher("zm/mc/squat")
+        harness.wait_until(lambda: pub.put(b"x") is None and sub.matches(r"^sample sub=0 "), 10,
+                           "a Rust member's sample at zmote, with 16 squatters", [sub])
+        took = time.monotonic() - start
+        # in, it stays: its samples keep coming while the squatters go on
+        n = len(sub.matches(r"^sample sub=0 "))
+        harness.wait_until(lambda: pub.put(b"y") is None and len(sub.matches(r"^sample sub=0 ")) >= n + 20, 10,
+                           "the Rust member's samples still arriving", [sub])
+        print(f"first sample of the Rust member after {took:.1f} s")
+    finally:
+        stop.set()
+        squatter.join(10)
+        for f in squatters:
+            f.close()
+
+
+def test_contradicting_join_and_forged_frame(group, children):
+    """A JOIN with another zid from a member's address is ignored (the member's samples keep coming);
+    a FRAME at an SN beyond the resolution is dropped; one forged from its address at an SN far
+    ahead, inside the window, mutes it only until its next JOIN, which tells where its SNs are."""
+    ep = group["ep"]
+    sub = children.probe("sub", "-m", "peer", "-l", ep, "-k", "zm/mc/who", "-n", "0", "-t", "60000")
+    sub.wait_line("^ready$")
+    to = (GROUP, group["port"])
+    zid = b"\x11\x22\x33\x44"
+    with fake_member() as m:
+        m.sendto(join(zid, 10, 100), to)
+        sn = 100
+        for _ in range(3):
+            m.sendto(frame(sn, "zm/mc/who", b"a"), to)
+            sn += 1
+        sub.wait_lines(r"^sample sub=0 .*len=1 ", 3, timeout=10)
+
+        m.sendto(join(b"\x99\x88\x77\x66", 10, 0), to)  # another zid, same address
+        for _ in range(3):
+            m.sendto(frame(sn, "zm/mc/who", b"bb"), to)
+            sn += 1
+        sub.wait_lines(r"^sample sub=0 .*len=2 ", 3, timeout=10)
+
+        # SNs have 28 bits (resolution 0x0a): beyond them the batch is dropped, the member stays
+        m.sendto(frame(sn + 2**31, "zm/mc/who", b"dddd"), to)
+        m.sendto(frame(sn + 2**27 - 2, "zm/mc/who", b""), to)  # forged: far ahead, in the window
+        m.sendto(join(zid, 10, sn), to)  # the member's own JOIN: its next SN is sn
+        for _ in range(3):
+            m.sendto(frame(sn, "zm/mc/who", b"ccc"), to)
+            sn += 1
+        sub.wait_lines(r"^sample sub=0 .*len=3 ", 3, timeout=10)
+    assert not sub.matches(r"^sample sub=0 .*len=4 ")

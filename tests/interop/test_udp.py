@@ -192,3 +192,100 @@ def test_examples_over_udp(udp_router, children, rust):
     assert sub.wait_exit(15) == 0
     assert [line for line in sub.output().splitlines() if line.startswith(">>")] == [
         f">> [Subscriber] Received ('demo/example/rust': 'over udp {i}')" for i in range(3)]
+
+
+# ---- hostile sources -------------------------------------------------------------------------------
+
+
+def init_syn(zid: bytes) -> bytes:
+    """A peer's InitSyn with the default sizes (no S flag), as one UDP batch."""
+    return bytes([0x01, 0x09, ((len(zid) - 1) << 4) | 0x01]) + zid
+
+
+@pytest.mark.serial
+def test_initsyn_flood_does_not_keep_a_peer_out(children, rust):
+    """InitSyns from 64 sources that never send an OpenSyn, as fast as they go, all through a Rust
+    peer's arrival on the same zmote udp listener: each is answered (a stateless cookie) and holds
+    nothing, and the Rust peer connects and publishes."""
+    import socket
+    import threading
+    import time
+
+    port = free_port()
+    ep = udp(port)
+    p = children.probe("sub", "-k", KEY, "-n", "0", "-t", "90000", "-m", "peer", "-l", ep)
+    p.wait_line(r"^ready")
+    socks = []
+    for _ in range(64):
+        f = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        f.bind(("127.0.0.1", 0))
+        f.setblocking(False)
+        socks.append(f)
+    stop = threading.Event()
+    counts = {"sent": 0, "acks": 0}
+
+    def flood():
+        i = 0
+        while not stop.is_set():
+            for f in socks:
+                try:
+                    f.sendto(init_syn(b"\xf1\x00" + i.to_bytes(4, "little")), ("127.0.0.1", port))
+                    counts["sent"] += 1
+                except OSError:
+                    pass
+                try:
+                    while True:
+                        f.recv(2048)
+                        counts["acks"] += 1
+                except OSError:
+                    pass
+                i += 1
+
+    flooder = threading.Thread(target=flood, daemon=True)
+    flooder.start()
+    try:
+        harness.wait_until(lambda: counts["acks"] >= 1000, 20, "the flood answered", [p])
+        start = time.monotonic()
+        s = rust.peer(connect=[ep])
+        pub = s.declare_publisher(KEY)
+        harness.wait_until(lambda: pub.put(pattern(0, 8)) is None and p.matches(r"^sample "), 20,
+                           "a sample of the Rust peer through the flood", [p])
+        took = time.monotonic() - start
+    finally:
+        stop.set()
+        flooder.join(10)
+        for f in socks:
+            f.close()
+    print(f"Rust peer in after {took:.1f} s; flood: {counts['sent']} InitSyns, {counts['acks']} InitAcks")
+
+
+@pytest.mark.serial
+def test_busy_peer_does_not_starve_another(children, rust):
+    """Two Rust peers on one zmote udp listener: the first floods samples into a callback that
+    blocks 300 ms on each (its link's reader is busy all along), the second only keeps its lease.
+    After 25 s, longer than two leases, the second is still connected (never dropped) and its
+    sample arrives; what the first loses is its own."""
+    import time
+
+    ep = udp(free_port())
+    busy_key, calm_key = "zm/udp/busy", "zm/udp/calm"
+    p = children.probe("sub", "-k", busy_key, "-k", calm_key, "-n", "0", "-z", "300", "-t", "90000",
+                       "-m", "peer", "-l", ep)
+    p.wait_line(r"^ready")
+    calm = rust.peer(connect=[ep])
+    calm_pub = calm.declare_publisher(calm_key)
+    harness.wait_matching(calm_pub, others=[p])
+    busy = rust.peer(connect=[ep])
+    busy_pub = busy.declare_publisher(busy_key)
+    harness.wait_matching(busy_pub, others=[p])
+    end = time.monotonic() + 25
+    n = 0
+    while time.monotonic() < end:
+        busy_pub.put(pattern(n, 4000))
+        n += 1
+        time.sleep(0.002)
+    assert p.matches(r"^sample sub=0 "), p.describe()  # the busy peer was heard
+    calm_pub.put(pattern(0, 8))
+    p.wait_line(r"^sample sub=1 ", timeout=15)
+    assert not p.matches(r"dropped \(close: expired\)"), p.describe()
+    assert len(p.matches(r"^sample sub=0 ")) < n  # the busy one lost part of its flood, nobody else

@@ -5,7 +5,8 @@
  * "go"/"stop" lines so tests wait on events, never on sleeps; everything ends at the -t deadline.
  * For floods, -q N prints one put or sample line in N, -w stamps sample lines with the wall
  * clock (to measure delivery delays against a sender's clock), -y reports the connected peers,
- * -g KEY makes a subscriber also put a greeting on KEY now and then (for nodes that wait for one).
+ * -g KEY makes a subscriber also put a greeting on KEY now and then (for nodes that wait for one),
+ * -z MS makes the first subscriber's callback block for MS after each sample (a slow application).
  * Pattern of sample q: byte i = byte i%4 of the little-endian u32 ((q%256) << 24) + i/4.
  */
 #include <errno.h>
@@ -19,7 +20,7 @@
 
 #include "zenoh-pico.h"
 
-#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:"
+#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:z:"
 #define SUBS_MAX 4
 #define CHECK_CHUNK 65536
 #define SYNC_PERIOD_MS 50
@@ -54,6 +55,7 @@ typedef struct {
 
 static struct timespec started;
 static long quiet = 1;
+static long slow_ms; /* -z: the first subscriber's callback sleeps this long after each sample */
 static bool wall_clock;
 
 /* ---- small utilities ------------------------------------------------------------------------- */
@@ -343,6 +345,11 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
 
     atomic_fetch_add(&sub->received, 1);
     atomic_fetch_add(&total_received, 1);
+    if (slow_ms > 0 && sub->index == 0) {
+        fflush(stdout); /* the line is out before the callback blocks */
+        struct timespec nap = {slow_ms / 1000, (slow_ms % 1000) * 1000000L};
+        nanosleep(&nap, NULL);
+    }
 }
 
 static void on_sync(z_loaned_sample_t *sample, void *ctx)
@@ -668,7 +675,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: zm_probe pub|sub [-m MODE] [-e EP]... [-l EP] [-k KEY]... [-n N] [-s SIZE] [-P] [-d]\n"
             "                [-a ATTACHMENT] [-c ENCODING] [-T] [-p PRIORITY] [-x] [-b] [-i MS] [-S SYNC_KEY]\n"
-            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y] [-g KEY]\n");
+            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y] [-g KEY] [-z MS]\n");
     return 2;
 }
 
@@ -759,6 +766,9 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
             break;
         case 'g':
             args->greet_key = optarg;
+            break;
+        case 'z':
+            slow_ms = atol(optarg);
             break;
         default:
             return usage();

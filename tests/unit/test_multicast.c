@@ -523,18 +523,137 @@ static void test_who_joins(void)
     pump();
     CHECK_EQ_INT(members(), 2);
     CHECK_EQ_INT(heard.n, 1);
-    /* a JOIN that contradicts the first (another zid on the same address) drops the member; the
-     * newcomer is taken at its next JOIN */
+    /* a JOIN that contradicts the first (another zid on the same address) is ignored: the member
+     * stays, and its frames still count */
     join_peer(40005, 9, 0, 10);
-    pump();
-    CHECK_EQ_INT(members(), 1);
-    rc = zm_session_send_keep_alive(session); /* reaps */
-    CHECK_EQ_INT(rc, Z_OK);
-    join_peer(40005, 9, 0, 10);
-    push_from(40005, true, 0, -1, "mc/x", 3);
+    push_from(40005, true, 8, -1, "mc/x", 3);
     pump();
     CHECK_EQ_INT(members(), 2);
     CHECK_EQ_INT(heard.n, 2);
+    /* from then on only its own JOINs keep it: silent on them for longer than its lease, it goes
+     * however much else comes from its address, and the newcomer is taken at its next JOIN */
+    zm_peer_t *m = NULL;
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        if (session->peers[i].state == PEER_LIVE && session->peers[i].t.remote_zid.id[2] == 5) {
+            m = &session->peers[i];
+        }
+    }
+    CHECK(m != NULL);
+    if (m != NULL) {
+        uint32_t now = (uint32_t)zm_port_clock_ms();
+        CHECK(!zm_mcast_member_expired(&m->t, now));
+        atomic_store(&m->t.join_ms, now - 10001u);
+        CHECK(zm_mcast_member_expired(&m->t, now));
+    }
+    rc = zm_session_send_keep_alive(session); /* expires it */
+    CHECK_EQ_INT(rc, Z_OK);
+    rc = zm_session_send_keep_alive(session); /* reaps it */
+    CHECK_EQ_INT(rc, Z_OK);
+    CHECK_EQ_INT(members(), 1);
+    join_peer(40005, 9, 0, 10);
+    push_from(40005, true, 0, -1, "mc/x", 4);
+    pump();
+    CHECK_EQ_INT(members(), 2);
+    CHECK_EQ_INT(heard.n, 3);
+    close_session();
+}
+
+/* A FRAME forged from a member's address far ahead of its SNs (but inside the window) keeps its
+ * own FRAMEs out only until its next JOIN, which moves the channel back to what it announces; a
+ * FRAME outside the window, or beyond the SN resolution, is dropped and the member stays. */
+static void test_forged_sn_undone_by_join(void)
+{
+    open_session();
+    uint32_t id;
+    z_result_t rc = zm_session_declare_subscriber(session, "mc/**", 5, ZM_LOCALITY_ANY, on_sample, NULL, NULL, &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    memset(&heard, 0, sizeof(heard));
+    join_peer(44001, 1, 100, 10);
+    push_from(44001, true, 100, -1, "mc/a", 1);
+    push_from(44001, true, 100u + 0x08000000u, -1, "mc/a", 99); /* half the space ahead: outside */
+    push_from(44001, true, 100u + 0x80000000u, -1, "mc/a", 99); /* beyond the resolution */
+    push_from(44001, true, 101, -1, "mc/a", 2);
+    push_from(44001, true, 101u + 0x07fffff0u, -1, "mc/a", 3); /* forged: inside, far ahead */
+    push_from(44001, true, 102, -1, "mc/a", 99);                /* its own: behind now */
+    pump();
+    CHECK_EQ_INT(heard.n, 3);
+    join_peer(44001, 1, 102, 10); /* its own JOIN: 102 is next on both channels */
+    push_from(44001, true, 102, -1, "mc/a", 4);
+    push_from(44001, false, 102, -1, "mc/a", 5); /* best effort: not moved back (not ahead) */
+    pump();
+    CHECK_EQ_INT(heard.n, 5);
+    static const uint8_t want[] = {1, 2, 3, 4, 5};
+    CHECK_EQ_MEM(heard.tags, heard.n < 5 ? heard.n : 5, want, sizeof(want));
+    CHECK_EQ_INT(members(), 1);
+    close_session();
+}
+
+/* A full table makes room for a newcomer: the member evicted is the one heard from least recently
+ * among those without data (none since their JOIN, or none for ZM_LEASE_MS); a member that sends
+ * data keeps its place; when all did lately, the newcomer is ignored. */
+static void test_full_table_evicts_idlest(void)
+{
+    open_session();
+    uint32_t id;
+    z_result_t rc = zm_session_declare_subscriber(session, "mc/**", 5, ZM_LOCALITY_ANY, on_sample, NULL, NULL, &id);
+    CHECK_EQ_INT(rc, Z_OK);
+    memset(&heard, 0, sizeof(heard));
+    for (unsigned i = 0; i < ZM_MCAST_PEERS_MAX; i++) {
+        join_peer((uint16_t)(45000 + i), (uint8_t)(10 + i), 0, 60);
+        if (i % 2 == 0) {
+            push_from((uint16_t)(45000 + i), true, 0, -1, "mc/d", (uint8_t)i); /* the even ones publish */
+        }
+        pump();
+    }
+    CHECK_EQ_INT(members(), ZM_MCAST_PEERS_MAX);
+    /* the odd ones only JOIN; member 3 was heard from least recently of them */
+    uint32_t now = (uint32_t)zm_port_clock_ms();
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &session->peers[i];
+        uint8_t z = p->t.remote_zid.id[2];
+        atomic_store(&p->t.last_rx_ms, now - (z == 13 ? 5000u : (z % 2 == 0) ? 9000u : 1000u));
+    }
+    join_peer(45100, 100, 0, 10);
+    push_from(45100, true, 0, -1, "mc/new", 100); /* taken at once: its data counts */
+    pump();
+    CHECK_EQ_INT(members(), ZM_MCAST_PEERS_MAX);
+    CHECK_EQ_INT(heard.n, (int)ZM_MCAST_PEERS_MAX / 2 + 1);
+    bool gone = true, newcomer = false;
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &session->peers[i];
+        if (p->state == PEER_LIVE) {
+            gone = gone && p->t.remote_zid.id[2] != 13;
+            newcomer = newcomer || p->t.remote_zid.id[2] == 100;
+        }
+    }
+    CHECK(gone);
+    CHECK(newcomer);
+    /* a member whose data is older than ZM_LEASE_MS is idle again */
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &session->peers[i];
+        if (p->t.remote_zid.id[2] == 10) {
+            p->t.data_ms = now - ZM_LEASE_MS - 1000u;
+            atomic_store(&p->t.last_rx_ms, now - 30000u);
+        }
+    }
+    join_peer(45101, 101, 0, 10);
+    pump();
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &session->peers[i];
+        CHECK(p->state != PEER_LIVE || p->t.remote_zid.id[2] != 10);
+    }
+    CHECK_EQ_INT(members(), ZM_MCAST_PEERS_MAX);
+    /* every member sent data lately: a newcomer is ignored */
+    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+        zm_peer_t *p = &session->peers[i];
+        p->t.has_data = true;
+        p->t.data_ms = now;
+    }
+    join_peer(45102, 102, 0, 10);
+    push_from(45102, true, 0, -1, "mc/late", 102);
+    pump();
+    CHECK_EQ_INT(members(), ZM_MCAST_PEERS_MAX);
+    CHECK_EQ_INT(heard.n, (int)ZM_MCAST_PEERS_MAX / 2 + 1);
     close_session();
 }
 
@@ -663,6 +782,9 @@ static void test_bound_and_lease(void)
     long before = atomic_load(&allocs);
     for (unsigned i = 0; i < ZM_MCAST_PEERS_MAX + 20u; i++) {
         join_peer((uint16_t)(43000 + i), (uint8_t)(10 + i), 0, i == 0 ? 1 : 10);
+        if (i < ZM_MCAST_PEERS_MAX) { /* data: no newcomer evicts them */
+            push_from((uint16_t)(43000 + i), false, 0, -1, "mc/data", 0);
+        }
         pump();
     }
     CHECK_EQ_INT(atomic_load(&allocs) - before, 0);
@@ -1036,6 +1158,8 @@ int main(void)
     test_sn_per_member();
     test_fragments();
     test_bound_and_lease();
+    test_forged_sn_undone_by_join();
+    test_full_table_evicts_idlest();
     test_no_alloc_per_sample();
     test_put_once();
 #if Z_FEATURE_QUERY

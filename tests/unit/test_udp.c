@@ -352,12 +352,150 @@ static void test_link_demux(void)
     CHECK_EQ_INT(zm_link_accept(&listener, &acc_b, WAIT_MS), Z_OK);
     expect_text(&acc_b, rx_b, sizeof(rx_b), "b5");
 
+    /* A datagram whose link does not receive it holds the socket for a while, not for ever: the
+     * other link's receive drops it and gets its own; the busy link loses that one only. */
+    CHECK_EQ_INT(send_text(&a, "a5"), Z_OK);
+    CHECK_EQ_INT(send_text(&b, "b6"), Z_OK);
+    uint64_t start = zm_port_clock_ms();
+    expect_text(&acc_b, rx_b, sizeof(rx_b), "b6");
+    CHECK(zm_port_clock_ms() - start < WAIT_MS / 2u);
+    /* still busy: its next datagrams are dropped at once, the other link's come through */
+    CHECK_EQ_INT(send_text(&a, "a6"), Z_OK);
+    CHECK_EQ_INT(send_text(&a, "a7"), Z_OK);
+    CHECK_EQ_INT(send_text(&b, "b7"), Z_OK);
+    start = zm_port_clock_ms();
+    expect_text(&acc_b, rx_b, sizeof(rx_b), "b7");
+    CHECK(zm_port_clock_ms() - start < 50u);
+    /* once it receives again, it is served as before */
+    zm_slice_t none;
+    CHECK_EQ_INT(zm_link_try_recv_batch(&acc_a, rx_a, sizeof(rx_a), &none), ZM_E_AGAIN);
+    CHECK_EQ_INT(send_text(&a, "a8"), Z_OK);
+    expect_text(&acc_a, rx_a, sizeof(rx_a), "a8");
+
     /* A shut link's receive ends; its peer's datagrams no longer reach it. */
     zm_link_shutdown(&acc_a);
     CHECK_EQ_INT(zm_link_try_recv_batch(&acc_a, rx_a, sizeof(rx_a), &batch), ZM_E_CLOSED);
     CHECK_EQ_INT(send_text(&acc_a, "late"), ZM_E_CLOSED);
     zm_link_close(&acc_a);
     zm_link_close(&acc_b);
+    zm_link_close(&a);
+    zm_link_close(&b);
+    zm_link_close(&listener);
+}
+
+/* ---- stateless handshakes -------------------------------------------------------------------- */
+
+static zm_acceptor_t acceptor;
+static zm_transport_params_t params(uint8_t id, uint16_t batch);
+
+/* Sends transport message m from l as one batch. */
+static z_result_t send_msg(zm_link_t *l, const zm_transport_msg_t *m)
+{
+    uint8_t buf[ZM_LINK_HEADROOM + 256];
+    zm_writer_t w;
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
+    ZM_TRY(zm_transport_encode(&w, m));
+    uint64_t now = zm_port_clock_ms();
+    return zm_link_send_batch(l, buf + ZM_LINK_HEADROOM, w.len, now + WAIT_MS, now + WAIT_MS);
+}
+
+static z_result_t send_open_syn(zm_link_t *l, const uint8_t *cookie, size_t len)
+{
+    zm_transport_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_OPEN;
+    m.body.open.lease_secs = true;
+    m.body.open.lease = 10;
+    m.body.open.initial_sn = 7;
+    m.body.open.cookie = zm_slice(cookie, len);
+    return send_msg(l, &m);
+}
+
+/* Steps the acceptor until it has nothing more to do now: Z_OK if a transport came out in *t. */
+static z_result_t serve(const zm_transport_params_t *p, zm_transport_t *t, zm_link_t *listener)
+{
+    z_result_t rc;
+    uint64_t until = zm_port_clock_ms() + 200u;
+    do {
+        rc = zm_acceptor_step(&acceptor, listener, p, 20, t);
+    } while (rc != Z_OK && zm_port_clock_ms() < until);
+    return rc;
+}
+
+/*
+ * An InitSyn on a shared socket is answered with a cookie that holds it all, and leaves no
+ * pending handshake; an OpenSyn makes a transport only with its cookie intact and from the
+ * source it was given to; a bad one gets no answer.
+ */
+static void test_stateless_handshake(void)
+{
+    zm_link_t listener, a, b;
+    uint16_t port = 0;
+    if (!listen_any(&listener, &port)) {
+        return;
+    }
+    if (!dial(&a, port) || !dial(&b, port)) {
+        zm_link_close(&listener);
+        return;
+    }
+    zm_acceptor_init(&acceptor, WAIT_MS);
+    zm_transport_params_t p = params(1, 8192);
+    zm_transport_msg_t m;
+    memset(&m, 0, sizeof(m));
+    m.id = ZM_MID_INIT;
+    m.body.init.version = ZM_PROTO_VERSION;
+    m.body.init.whatami = ZM_WAI_PEER;
+    m.body.init.zid.len = 4;
+    memcpy(m.body.init.zid.id, "\xaa\xbb\xcc\xdd", 4);
+    CHECK_EQ_INT(send_msg(&a, &m), Z_OK);
+    zm_transport_t t;
+    CHECK(serve(&p, &t, &listener) != Z_OK);
+    zm_link_t *pending[ZM_ACCEPT_PENDING_MAX];
+    uint64_t deadline;
+    CHECK_EQ_INT(zm_acceptor_links(&acceptor, pending, ZM_ACCEPT_PENDING_MAX, &deadline), 0);
+
+    zm_slice_t batch = zm_slice(NULL, 0);
+    zm_link_set_deadline(&a, zm_port_clock_ms() + WAIT_MS);
+    CHECK_EQ_INT(zm_link_recv_batch(&a, rx_a, sizeof(rx_a), &batch), Z_OK);
+    zm_reader_t r;
+    zm_reader_init(&r, batch.ptr, batch.len);
+    CHECK_EQ_INT(zm_transport_decode(&r, ZM_SN_MASK_DEFAULT, &m), Z_OK);
+    CHECK(m.id == ZM_MID_INIT && m.body.init.ack);
+    uint8_t cookie[64];
+    size_t len = m.body.init.cookie.len;
+    CHECK_EQ_INT(len, 35);
+    if (len != 35) {
+        zm_link_close(&a);
+        zm_link_close(&b);
+        zm_link_close(&listener);
+        return;
+    }
+    memcpy(cookie, m.body.init.cookie.ptr, len);
+
+    /* altered, cut short, or from another source: nothing comes of it, no answer */
+    cookie[12] ^= 1u;
+    CHECK_EQ_INT(send_open_syn(&a, cookie, len), Z_OK);
+    cookie[12] ^= 1u;
+    CHECK_EQ_INT(send_open_syn(&a, cookie, len - 1), Z_OK);
+    CHECK_EQ_INT(send_open_syn(&b, cookie, len), Z_OK);
+    CHECK(serve(&p, &t, &listener) != Z_OK);
+    CHECK_EQ_INT(zm_link_try_recv_batch(&a, rx_a, sizeof(rx_a), &batch), ZM_E_AGAIN);
+    CHECK_EQ_INT(zm_link_try_recv_batch(&b, rx_b, sizeof(rx_b), &batch), ZM_E_AGAIN);
+
+    /* intact, from its source: the transport, with what the InitSyn negotiated */
+    CHECK_EQ_INT(send_open_syn(&a, cookie, len), Z_OK);
+    CHECK_EQ_INT(serve(&p, &t, &listener), Z_OK);
+    CHECK_EQ_INT(t.remote_zid.len, 4);
+    CHECK_EQ_MEM(t.remote_zid.id, t.remote_zid.len, "\xaa\xbb\xcc\xdd", 4);
+    CHECK_EQ_INT(t.remote_lease_ms, 10000);
+    zm_link_set_deadline(&a, zm_port_clock_ms() + WAIT_MS);
+    CHECK_EQ_INT(zm_link_recv_batch(&a, rx_a, sizeof(rx_a), &batch), Z_OK);
+    zm_reader_init(&r, batch.ptr, batch.len);
+    CHECK_EQ_INT(zm_transport_decode(&r, ZM_SN_MASK_DEFAULT, &m), Z_OK);
+    CHECK(m.id == ZM_MID_OPEN && m.body.open.ack);
+    zm_transport_close(&t, ZM_CLOSE_GENERIC);
+    zm_transport_free(&t);
+    zm_acceptor_close(&acceptor);
     zm_link_close(&a);
     zm_link_close(&b);
     zm_link_close(&listener);
@@ -842,6 +980,7 @@ int main(void)
 #endif
     test_link_batches();
     test_link_demux();
+    test_stateless_handshake();
     test_link_table_bound();
 #if Z_FEATURE_MULTI_THREAD
     test_link_threads();
