@@ -120,8 +120,8 @@ static void on_reply(z_loaned_reply_t *reply, void *ctx)
 
 static void put_sample(const z_loaned_publisher_t *pub, uint32_t idx, const char *what)
 {
-    char text[48] = "[    ] ";
-    size_t pos = 5;
+    char text[48] = "[    ] "; /* "[   n] what", as zenoh-pico's examples print it */
+    size_t pos = 4;
     uint32_t v = idx;
     do {
         text[pos--] = (char)('0' + v % 10u);
