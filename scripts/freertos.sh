@@ -35,6 +35,7 @@ echo "freertos: port/freertos compiles against the stand-in headers (tests/freer
 
 # 2. The firmware, with the real kernel and FreeRTOS+TCP.
 if [ ! -f "$kernel/tasks.c" ] || [ ! -f "$tcp/source/FreeRTOS_IP.c" ]; then
+    rm -rf "$out/firmware" # no stale firmware for the tests to find
     echo "freertos: SKIPPED the FreeRTOS firmware and its QEMU tests: no FreeRTOS-Kernel at $kernel or no"
     echo "freertos: FreeRTOS-Plus-TCP at $tcp (set ZM_FREERTOS_KERNEL and ZM_FREERTOS_TCP, see README.md)"
     exit 0

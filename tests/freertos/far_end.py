@@ -18,10 +18,13 @@ import threading
 import zenoh
 
 MCU_KEY = "demo/example/zmote-mcu"
+_out = threading.Lock()
 
 
 def say(line):
-    print(line, flush=True)
+    """Prints one whole line: the callbacks run on several threads."""
+    with _out:
+        print(line, flush=True)
 
 
 def main():

@@ -153,7 +153,11 @@ def test_tcp_reconnects_after_router_restart():
             far = start_far_end(f"tcp/127.0.0.1:{port}")
             children.append(far)
             # The session finds the router gone, reconnects, declares again: samples flow both ways.
-            far.wait_line(r"^sample n=\d+ key=demo/example/zmote-mcu payload=\[ *\d+\] after restart$", 120)
+            try:
+                far.wait_line(r"^sample n=\d+ key=demo/example/zmote-mcu payload=\[ *\d+\] after restart$", 120)
+            except AssertionError as e:
+                q.wait_exit(60)
+                raise AssertionError(f"{e}\n{q.describe()}") from None
             rc = q.wait_exit(120)
     finally:
         for c in children:

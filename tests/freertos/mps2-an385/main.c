@@ -257,6 +257,11 @@ static int run(void)
             put_sample(z_loan(pub), n++, "after restart");
             z_sleep_ms(200);
         }
+        /* The host is heard again, so it hears these: the session has its declarations back. */
+        for (uint32_t i = 0; i < PUT_COUNT; i++) {
+            put_sample(z_loan(pub), n++, "after restart");
+            z_sleep_ms(PUT_PERIOD_MS);
+        }
         board_puts("zmote-freertos: after restart received ");
         board_put_u32(received_after_restart);
         board_puts("\n");
