@@ -24,8 +24,11 @@
 #if configUSE_MUTEXES != 1
 #error "port/freertos needs configUSE_MUTEXES 1 in FreeRTOSConfig.h"
 #endif
-#if Z_FEATURE_MULTI_THREAD && configUSE_TASK_NOTIFICATIONS != 1
-#error "port/freertos needs configUSE_TASK_NOTIFICATIONS 1 in FreeRTOSConfig.h (condition variables)"
+#if Z_FEATURE_MULTI_THREAD && (configUSE_TASK_NOTIFICATIONS != 1 || configTASK_NOTIFICATION_ARRAY_ENTRIES < 2)
+#error "port/freertos needs configUSE_TASK_NOTIFICATIONS 1 and configTASK_NOTIFICATION_ARRAY_ENTRIES >= 2 (condition variables use the last)"
+#endif
+#if Z_FEATURE_MULTI_THREAD && (INCLUDE_vTaskDelete != 1 || INCLUDE_xTaskGetCurrentTaskHandle != 1)
+#error "port/freertos needs INCLUDE_vTaskDelete 1 and INCLUDE_xTaskGetCurrentTaskHandle 1 in FreeRTOSConfig.h"
 #endif
 #if ZM_PORT_UDP
 #error "port/freertos has TCP and serial links only: build it with Z_FEATURE_SCOUTING=0 and no UDP link"

@@ -5,8 +5,8 @@
  * publisher, a queryable and a liveliness token, gets from the host's queryable, publishes
  * FW_PUT_COUNT samples and waits for FW_EXPECT samples, a reply and a query. With FW_RECONNECT
  * it then keeps publishing until it hears again from the host after the router's restart. It
- * prints its memory figures (the kernel heap's low-water mark, every task's stack high-water
- * mark) before QEMU exits with the status below.
+ * prints its memory figures (every task's stack high-water mark before the session closes, the
+ * kernel heap's low-water mark) before QEMU exits with the status below.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -139,16 +139,12 @@ static void put_sample(const z_loaned_publisher_t *pub, uint32_t idx, const char
     }
 }
 
-/* The figures the test log shows: the kernel heap's use at its peak, and each task's stack. */
-static void report_memory(void)
+/* Free bytes of the kernel's heap before the session opened. */
+static size_t heap_free_before_open;
+
+/* The figures the test log shows: each task's unused stack (the session's tasks still alive). */
+static void report_tasks(void)
 {
-    board_puts("mem: heap total=");
-    board_put_u32(configTOTAL_HEAP_SIZE);
-    board_puts(" min_free=");
-    board_put_u32((uint32_t)xPortGetMinimumEverFreeHeapSize());
-    board_puts(" free=");
-    board_put_u32((uint32_t)xPortGetFreeHeapSize());
-    board_puts("\n");
     TaskStatus_t tasks[12];
     UBaseType_t n = uxTaskGetSystemState(tasks, 12, NULL);
     for (UBaseType_t i = 0; i < n; i++) {
@@ -158,7 +154,20 @@ static void report_memory(void)
         board_put_u32((uint32_t)(tasks[i].usStackHighWaterMark * sizeof(StackType_t)));
         board_puts("\n");
     }
-    board_puts("mem: uart0 rx_dropped=");
+}
+
+/* And the kernel heap's: its size, its free bytes before the session opened, at the fullest and now. */
+static void report_heap(void)
+{
+    board_puts("mem: heap total=");
+    board_put_u32(configTOTAL_HEAP_SIZE);
+    board_puts(" free_before_open=");
+    board_put_u32((uint32_t)heap_free_before_open);
+    board_puts(" min_free=");
+    board_put_u32((uint32_t)xPortGetMinimumEverFreeHeapSize());
+    board_puts(" free=");
+    board_put_u32((uint32_t)xPortGetFreeHeapSize());
+    board_puts("\nmem: uart0 rx_dropped=");
     board_put_u32(board_uart0_rx_dropped());
     board_puts("\n");
 }
@@ -182,6 +191,7 @@ static int run(void)
     zp_config_insert(z_loan_mut(config), Z_CONFIG_CONNECT_KEY, FW_LOCATOR);
 
     board_puts("zmote-freertos: opening session on " FW_LOCATOR "\n");
+    heap_free_before_open = xPortGetFreeHeapSize();
     z_owned_session_t s;
     z_result_t r = z_open(&s, z_move(config), NULL);
     if (r != Z_OK) {
@@ -269,6 +279,7 @@ static int run(void)
     }
 #endif
 
+    report_tasks();
     z_drop(z_move(token));
     z_drop(z_move(qable));
     z_drop(z_move(pub));
@@ -296,7 +307,7 @@ static void app_task(void *arg)
 #else
     status = run();
 #endif
-    report_memory();
+    report_heap();
     board_puts("zmote-freertos: exit ");
     board_put_i32(status);
     board_puts("\n");

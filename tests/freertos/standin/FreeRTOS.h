@@ -16,6 +16,8 @@
 #define configSUPPORT_STATIC_ALLOCATION 1
 #define configTICK_RATE_HZ 1000u
 #define configSTACK_DEPTH_TYPE uint16_t
+#define INCLUDE_vTaskDelete 1
+#define INCLUDE_xTaskGetCurrentTaskHandle 1
 
 typedef long BaseType_t;
 typedef unsigned long UBaseType_t;
