@@ -1,6 +1,7 @@
 /*
  * The FreeRTOS port's opaque types for zmote/port.h: kernel mutexes and tasks, condition variables
- * made of a list of waiting tasks woken by task notifications, FreeRTOS+TCP sockets and the
+ * made of a list of waiting tasks woken by task notifications, FreeRTOS+TCP sockets (TCP, and UDP
+ * unicast: FreeRTOS+TCP has no multicast membership) and the
  * board's UARTs (port/baremetal/zmote_board.h) for serial links. With configSUPPORT_STATIC_ALLOCATION
  * the kernel objects live inside these structs; otherwise they come from the kernel's heap.
  */
@@ -30,8 +31,8 @@
 #if Z_FEATURE_MULTI_THREAD && (INCLUDE_vTaskDelete != 1 || INCLUDE_xTaskGetCurrentTaskHandle != 1)
 #error "port/freertos needs INCLUDE_vTaskDelete 1 and INCLUDE_xTaskGetCurrentTaskHandle 1 in FreeRTOSConfig.h"
 #endif
-#if ZM_PORT_UDP
-#error "port/freertos has TCP and serial links only: build it with Z_FEATURE_SCOUTING=0 and no UDP link"
+#if Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_SCOUTING
+#error "FreeRTOS+TCP joins no multicast group: build port/freertos with Z_FEATURE_LINK_UDP_MULTICAST=0 and Z_FEATURE_SCOUTING=0"
 #endif
 
 typedef struct {
@@ -62,10 +63,16 @@ typedef struct {
 } zm_task_t;
 
 #if ZM_PORT_SOCKETS
-/** A FreeRTOS+TCP socket; shut is raised by zm_port_socket_shutdown and read by every wait. */
+/** A FreeRTOS+TCP socket; shut is raised by zm_port_socket_shutdown and read by every wait. A UDP
+ *  socket opened connected keeps its peer, since FreeRTOS+TCP connects TCP sockets only. */
 typedef struct zm_socket {
     Socket_t sock;
     atomic_bool shut;
+#if ZM_PORT_UDP
+    bool udp;
+    bool connected;
+    struct freertos_sockaddr peer;
+#endif
 } zm_socket_t;
 #endif
 

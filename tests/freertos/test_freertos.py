@@ -1,6 +1,6 @@
 """The FreeRTOS firmware (tests/freertos/mps2-an385, built by scripts/freertos.sh) in QEMU's
 mps2-an385 against Rust Zenoh: a threaded zmote client on FreeRTOS reaches a router over TCP
-(FreeRTOS+TCP on the board's LAN9118, QEMU's user-mode network) or over its serial line (the
+(FreeRTOS+TCP on the board's LAN9118, QEMU's user-mode network), over UDP unicast, or over its serial line (the
 Rust serial router, $ZMOTE_SERIAL_ROUTER), and exchanges samples both ways with a Python node
 (far_end.py), answers its get, gets from its queryable, and shows it a liveliness token. Its
 console ends with its memory figures: the kernel heap's low-water mark and every task's unused
@@ -106,6 +106,28 @@ def test_tcp_with_rust_router():
         far = start_far_end(f"tcp/127.0.0.1:{port}")
         children.append(far)
         with Qemu(elf("zmote-freertos-tcp"), machine="mps2-an385", nic=user_net(port), timeout=180) as q:
+            q.wait_line(r"^zmote-freertos: session open", 90)
+            rc = q.wait_exit(120)
+        far.wait_line(rf"^sample n={PUT_COUNT - 1} ", 30)
+    finally:
+        for c in children:
+            c.kill()
+    check_exchange(q, far, rc)
+
+
+def test_udp_with_rust_router():
+    port = free_port()
+    children = []
+    try:
+        router = Child("router", [sys.executable, ROUTER, f"tcp/127.0.0.1:{port}", f"udp/127.0.0.1:{port}"])
+        children.append(router)
+        router.wait_line(r"^ready", 60)
+        far = start_far_end(f"tcp/127.0.0.1:{port}")
+        children.append(far)
+        # QEMU's user-mode network takes the guest's datagrams to 10.0.2.2 to the host's loopback.
+        with Qemu(elf("zmote-freertos-udp"), machine="mps2-an385", nic="user,model=lan9118",
+                  semihosting_args=["zmote", f"udp/10.0.2.2:{port}"], timeout=180) as q:
+            q.wait_line(rf"^zmote-freertos: opening session on udp/10\.0\.2\.2:{port}$", 60)
             q.wait_line(r"^zmote-freertos: session open", 90)
             rc = q.wait_exit(120)
         far.wait_line(rf"^sample n={PUT_COUNT - 1} ", 30)

@@ -60,7 +60,7 @@ __attribute__((section(".isr_vector"), used)) static const vector_table_t vector
         [14] = xPortSysTickHandler,
         [15 + IRQ_UART0_RX] = uart0_rx_handler,
         [15 + IRQ_UART0_TX] = uart0_tx_handler,
-#if FW_TCP
+#if FW_IP
         [15 + IRQ_ETHERNET] = EthernetISR,
 #endif
     },

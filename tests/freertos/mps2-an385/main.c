@@ -1,7 +1,7 @@
 /*
  * zmote-freertos: a threaded Zenoh client on FreeRTOS (mps2-an385, Cortex-M3). The application
- * task opens a session on FW_LOCATOR (a serial line on UART0, or TCP through FreeRTOS+TCP on the
- * board's LAN9118), whose read and lease tasks port/freertos starts; it declares a subscriber, a
+ * task opens a session on FW_LOCATOR (a serial line on UART0, or TCP or UDP through FreeRTOS+TCP
+ * on the board's LAN9118), whose read and lease tasks port/freertos starts; it declares a subscriber, a
  * publisher, a queryable and a liveliness token, gets from the host's queryable, publishes
  * FW_PUT_COUNT samples and waits for FW_EXPECT samples, a reply and a query. With FW_RECONNECT
  * it then keeps publishing until it hears again from the host after the router's restart. It
@@ -14,18 +14,23 @@
 
 #include "FreeRTOS.h"
 #include "board.h"
+#include "cortex_m.h"
 #include "task.h"
 #include "zenoh-pico.h"
-#if FW_TCP
+#if FW_IP
+#include "FreeRTOS_ARP.h"
 #include "FreeRTOS_IP.h"
 #endif
 
-/* The serial line on UART0, or the host's router through QEMU's user-mode network (a guestfwd
- * maps 10.0.2.100:7447 there). */
-#if FW_TCP
+/* The serial line on UART0, or the host's router through QEMU's user-mode network (for TCP, a
+ * guestfwd maps 10.0.2.100:7447 there; for UDP, 10.0.2.2 is the host). A locator given on QEMU's
+ * semihosting command line (-semihosting-config arg=...) takes the place of FW_LOCATOR. */
+#ifndef FW_LOCATOR
+#if FW_IP
 #define FW_LOCATOR "tcp/10.0.2.100:7447"
 #else
 #define FW_LOCATOR "serial/uart0#baudrate=115200"
+#endif
 #endif
 #define PUB_KEY "demo/example/zmote-mcu"
 #define SUB_KEY "demo/example/zmote-host/**"
@@ -45,6 +50,8 @@
 #define EXIT_DECLARE 9
 #define EXIT_TIMEOUT 10
 #define EXIT_NO_NETWORK 11
+
+#define SEMIHOST_SYS_GET_CMDLINE 0x15u
 
 static volatile uint32_t received;
 static volatile uint32_t received_after_restart;
@@ -183,14 +190,36 @@ static bool wait_for(const volatile uint32_t *count, uint32_t want, z_clock_t *s
     return true;
 }
 
+/* The last word of the semihosting command line if it is a locator, else FW_LOCATOR. */
+static const char *locator(void)
+{
+    static char line[96];
+    struct {
+        char *buf;
+        uint32_t len;
+    } block = {line, sizeof(line) - 1u};
+    if (semihost_call(SEMIHOST_SYS_GET_CMDLINE, &block) != 0u || block.len >= sizeof(line)) {
+        return FW_LOCATOR;
+    }
+    line[block.len] = '\0';
+    char *word = strrchr(line, ' ');
+    word = word != NULL ? word + 1 : line;
+    return strncmp(word, "tcp/", 4) == 0 || strncmp(word, "udp/", 4) == 0 || strncmp(word, "serial/", 7) == 0
+               ? word
+               : FW_LOCATOR;
+}
+
 static int run(void)
 {
+    const char *where = locator();
     z_owned_config_t config;
     z_config_default(&config);
     zp_config_insert(z_loan_mut(config), Z_CONFIG_MODE_KEY, Z_CONFIG_MODE_CLIENT);
-    zp_config_insert(z_loan_mut(config), Z_CONFIG_CONNECT_KEY, FW_LOCATOR);
+    zp_config_insert(z_loan_mut(config), Z_CONFIG_CONNECT_KEY, where);
 
-    board_puts("zmote-freertos: opening session on " FW_LOCATOR "\n");
+    board_puts("zmote-freertos: opening session on ");
+    board_puts(where);
+    board_puts("\n");
     heap_free_before_open = xPortGetFreeHeapSize();
     z_owned_session_t s;
     z_result_t r = z_open(&s, z_move(config), NULL);
@@ -292,7 +321,7 @@ static void app_task(void *arg)
 {
     (void)arg;
     int status = BOARD_EXIT_OK;
-#if FW_TCP
+#if FW_IP
     for (uint32_t waited = 0; !FreeRTOS_IsNetworkUp(); waited += 10u) {
         if (waited >= 10000u) {
             status = EXIT_NO_NETWORK;
@@ -302,6 +331,9 @@ static void app_task(void *arg)
     }
     if (status == BOARD_EXIT_OK) {
         board_puts("zmote-freertos: network up\n");
+        /* FreeRTOS+TCP sends an ARP request in place of a UDP datagram to an address it has no MAC
+         * for, and drops the datagram: learn the gateway's first, or a UDP session's first INIT is lost. */
+        (void)xARPWaitResolution(FreeRTOS_inet_addr_quick(10u, 0u, 2u, 2u), pdMS_TO_TICKS(2000));
         status = run();
     }
 #else
@@ -317,7 +349,7 @@ static void app_task(void *arg)
 int main(void)
 {
     board_puts("zmote-freertos: boot, mps2-an385, FreeRTOS " tskKERNEL_VERSION_NUMBER "\n");
-#if FW_TCP
+#if FW_IP
     /* QEMU's user-mode network: the guest at 10.0.2.15, the host's gateway at 10.0.2.2. */
     static const uint8_t ip[4] = {10, 0, 2, 15};
     static const uint8_t mask[4] = {255, 255, 255, 0};

@@ -1,7 +1,7 @@
 /*
  * zmote's options for the FreeRTOS firmware (ZM_CONFIG_DIR points here; scripts/freertos.sh also
  * compiles port/freertos against the stand-in headers with them): a threaded client over TCP
- * (FreeRTOS+TCP) or a serial line, with a publisher, a subscriber, a get, a queryable and a
+ * (FreeRTOS+TCP; UDP unicast too) or a serial line, with a publisher, a subscriber, a get, a queryable and a
  * liveliness token, its read and lease tasks on FreeRTOS tasks, blocks from the kernel's heap.
  */
 #ifndef ZMOTE_CONFIG_H
@@ -10,8 +10,8 @@
 #define Z_FEATURE_MULTI_THREAD 1
 #define Z_FEATURE_LINK_TCP 1
 #define Z_FEATURE_LINK_SERIAL 1
-#define Z_FEATURE_SCOUTING 0 /* no UDP in the port */
-#define Z_FEATURE_LINK_UDP_UNICAST 0
+#define Z_FEATURE_LINK_UDP_UNICAST 1
+#define Z_FEATURE_SCOUTING 0 /* FreeRTOS+TCP joins no multicast group */
 #define Z_FEATURE_LINK_UDP_MULTICAST 0
 #define Z_FEATURE_UNICAST_PEER 0
 #define Z_FEATURE_ADMIN_SPACE 0

@@ -26,8 +26,11 @@ struct freertos_sockaddr {
 
 #define FREERTOS_INVALID_SOCKET ((Socket_t)~0U)
 #define FREERTOS_AF_INET 2
+#define FREERTOS_SOCK_DGRAM 2
 #define FREERTOS_SOCK_STREAM 1
+#define FREERTOS_IPPROTO_UDP 17
 #define FREERTOS_IPPROTO_TCP 6
+#define FREERTOS_ZERO_COPY 1
 #define FREERTOS_MSG_PEEK 4
 #define FREERTOS_SO_RCVTIMEO 0
 #define FREERTOS_SO_SNDTIMEO 1
@@ -47,6 +50,10 @@ Socket_t FreeRTOS_accept(Socket_t s, struct freertos_sockaddr *a, socklen_t *len
 BaseType_t FreeRTOS_send(Socket_t s, const void *buf, size_t len, BaseType_t flags);
 BaseType_t FreeRTOS_recv(Socket_t s, void *buf, size_t len, BaseType_t flags);
 BaseType_t FreeRTOS_shutdown(Socket_t s, BaseType_t how);
+int32_t FreeRTOS_sendto(Socket_t s, const void *buf, size_t len, BaseType_t flags, const struct freertos_sockaddr *to,
+                        socklen_t tolen);
+int32_t FreeRTOS_recvfrom(ConstSocket_t s, void *buf, size_t len, BaseType_t flags, struct freertos_sockaddr *from,
+                          socklen_t *fromlen);
 uint32_t FreeRTOS_inet_addr(const char *text);
 SocketSet_t FreeRTOS_CreateSocketSet(void);
 void FreeRTOS_DeleteSocketSet(SocketSet_t set);
