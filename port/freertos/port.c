@@ -47,8 +47,7 @@ void zm_assert_fail(const char *expr, const char *file, int line)
 }
 
 #if ZM_LOG_LEVEL > 0
-/* Declared by util/log.h. Lines from two tasks may interleave; each is written whole by one call
- * per piece, which is what a console of a few tasks needs. */
+/* Declared by util/log.h. The console takes no lock: lines of two tasks may interleave. */
 void zm_port_log(uint8_t level, const char *line);
 
 void zm_port_log(uint8_t level, const char *line)

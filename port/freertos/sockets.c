@@ -1,9 +1,9 @@
 /*
  * Sockets on FreeRTOS+TCP's Berkeley API: TCP, and UDP unicast (FreeRTOS+TCP joins no multicast
- * group). Reads block with no timeout and are ended by
- * shutdown through FreeRTOS_SignalSocket (ipconfigSUPPORT_SIGNALS); writes wait for room in
- * steps of at most WRITE_STEP_MS, so that shutdown (a flag) ends them too. Host names resolve
- * through FreeRTOS+TCP's DNS client when it is built (ipconfigUSE_DNS), IPv4 literals always.
+ * group). Reads block with no timeout and are ended by shutdown through FreeRTOS_SignalSocket
+ * (ipconfigSUPPORT_SIGNALS); writes wait for room in steps of at most WRITE_STEP_MS, so that
+ * shutdown (a flag) ends them too. Host names resolve through FreeRTOS+TCP's DNS client when it
+ * is built (ipconfigUSE_DNS), IPv4 literals always.
  */
 #include <string.h>
 
@@ -55,230 +55,6 @@ static z_result_t resolve(struct freertos_sockaddr *a, const char *host, uint16_
 }
 
 #endif /* ZM_PORT_SOCKETS */
-
-#if ZM_PORT_UDP
-
-/* A zm_addr_t holds a struct freertos_sockaddr. */
-_Static_assert(sizeof(struct freertos_sockaddr) <= ZM_ADDR_SIZE, "a FreeRTOS+TCP address fits a zm_addr_t");
-
-static void addr_set(zm_addr_t *a, const struct freertos_sockaddr *sa)
-{
-    memset(a, 0, sizeof(*a));
-    a->len = (uint8_t)sizeof(*sa);
-    memcpy(a->raw, sa, sizeof(*sa));
-}
-
-static const struct freertos_sockaddr *addr_get(const zm_addr_t *a)
-{
-    return (const struct freertos_sockaddr *)(const void *)a->raw;
-}
-
-static bool same_peer(const struct freertos_sockaddr *a, const struct freertos_sockaddr *b)
-{
-    return a->sin_port == b->sin_port && a->sin_address.ulIP_IPv4 == b->sin_address.ulIP_IPv4;
-}
-
-z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port)
-{
-    struct freertos_sockaddr sa;
-    z_result_t r = resolve(&sa, host, port);
-    if (r == Z_OK) {
-        addr_set(a, &sa);
-    }
-    return r;
-}
-
-bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b)
-{
-    return a->len == b->len && (a->len == 0u || same_peer(addr_get(a), addr_get(b)));
-}
-
-uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed)
-{
-    uint32_t h = seed ^ 2166136261u;
-    if (a->len != 0u) {
-        const struct freertos_sockaddr *sa = addr_get(a);
-        uint32_t words[2] = {sa->sin_address.ulIP_IPv4, sa->sin_port};
-        const uint8_t *p = (const uint8_t *)words;
-        for (size_t i = 0; i < sizeof(words); i++) {
-            h = (h ^ p[i]) * 16777619u;
-        }
-    }
-    return h;
-}
-
-static size_t put_uint(char *buf, size_t at, size_t cap, unsigned v)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0u);
-    if (at + n >= cap) {
-        return cap;
-    }
-    while (n > 0) {
-        buf[at++] = digits[--n];
-    }
-    return at;
-}
-
-size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
-{
-    if (a->len == 0u || cap == 0u) {
-        return 0;
-    }
-    const struct freertos_sockaddr *sa = addr_get(a);
-    const uint8_t *ip = (const uint8_t *)&sa->sin_address.ulIP_IPv4; /* network order */
-    size_t at = 0;
-    for (size_t i = 0; i < 4u && at < cap; i++) {
-        at = put_uint(buf, at, cap, ip[i]);
-        if (at + 1u < cap) {
-            buf[at++] = i < 3u ? '.' : ':';
-        } else {
-            at = cap;
-        }
-    }
-    at = at < cap ? put_uint(buf, at, cap, FreeRTOS_ntohs(sa->sin_port)) : cap;
-    if (at >= cap) {
-        return 0;
-    }
-    buf[at] = '\0';
-    return at;
-}
-
-z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, bool connect)
-{
-    struct freertos_sockaddr a;
-    z_result_t r = resolve(&a, host, port);
-    if (r != Z_OK) {
-        return r;
-    }
-    s->sock = FreeRTOS_socket(FREERTOS_AF_INET, FREERTOS_SOCK_DGRAM, FREERTOS_IPPROTO_UDP);
-    if (s->sock == FREERTOS_INVALID_SOCKET || s->sock == NULL) {
-        return ZM_E_NOMEM;
-    }
-    atomic_init(&s->shut, false);
-    s->udp = true;
-    s->connected = connect;
-    s->peer = a;
-    struct freertos_sockaddr local;
-    memset(&local, 0, sizeof(local));
-    local.sin_len = (uint8_t)sizeof(local);
-    local.sin_family = FREERTOS_AF_INET;
-    if (FreeRTOS_bind(s->sock, connect ? &local : &a, sizeof(a)) != 0) {
-        (void)FreeRTOS_closesocket(s->sock);
-        s->sock = NULL;
-        return ZM_E_ADDR_IN_USE;
-    }
-    return Z_OK;
-}
-
-z_result_t zm_port_udp_local_addr(const zm_socket_t *s, zm_addr_t *a)
-{
-    struct freertos_sockaddr sa;
-    memset(&sa, 0, sizeof(sa));
-    (void)FreeRTOS_GetLocalAddress(s->sock, &sa);
-    sa.sin_len = (uint8_t)sizeof(sa);
-    sa.sin_family = FREERTOS_AF_INET;
-    addr_set(a, &sa);
-    return Z_OK;
-}
-
-z_result_t zm_port_udp_send(zm_socket_t *s, const uint8_t *buf, size_t len, const zm_addr_t *to,
-                            uint64_t deadline_ms)
-{
-    if (is_shut(s)) {
-        return ZM_E_CLOSED;
-    }
-    const struct freertos_sockaddr *dest = to != NULL ? addr_get(to) : &s->peer;
-    uint64_t now = zm_port_clock_ms();
-    set_timeout(s->sock, FREERTOS_SO_SNDTIMEO, ms_to_ticks(deadline_ms > now ? deadline_ms - now : 0u));
-    int32_t sent = FreeRTOS_sendto(s->sock, buf, len, 0, dest, sizeof(*dest));
-    if (sent == (int32_t)len) {
-        return Z_OK;
-    }
-    return len > ipconfigNETWORK_MTU ? ZM_E_TOO_LARGE : ZM_E_TIMEOUT; /* no network buffer came in time */
-}
-
-/* Takes the next datagram (waiting with the socket's receive timeout) without copying it: *payload
- * and its length, or a negative FreeRTOS+TCP error. Datagrams from others than a connected
- * socket's peer are dropped. With peek it stays queued. */
-static int32_t take(zm_socket_t *s, uint8_t **payload, struct freertos_sockaddr *from, bool peek)
-{
-    for (;;) {
-        if (is_shut(s)) {
-            return -pdFREERTOS_ERRNO_EINTR;
-        }
-        socklen_t len = sizeof(*from);
-        int32_t n = FreeRTOS_recvfrom(s->sock, payload, 0, FREERTOS_ZERO_COPY | (peek ? FREERTOS_MSG_PEEK : 0),
-                                      from, &len);
-        if (n < 0 || !s->connected || same_peer(from, &s->peer)) {
-            return n;
-        }
-        if (peek) { /* someone else's: take it off the queue, then look again */
-            n = FreeRTOS_recvfrom(s->sock, payload, 0, FREERTOS_ZERO_COPY, from, &len);
-            if (n < 0) {
-                return n;
-            }
-        }
-        FreeRTOS_ReleaseUDPPayloadBuffer(*payload);
-    }
-}
-
-z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n, zm_addr_t *from)
-{
-    *n = 0;
-    set_timeout(s->sock, FREERTOS_SO_RCVTIMEO, portMAX_DELAY);
-    for (;;) {
-        uint8_t *payload;
-        struct freertos_sockaddr sa;
-        int32_t got = take(s, &payload, &sa, false);
-        if (got == -pdFREERTOS_ERRNO_EINTR || is_shut(s)) {
-            if (got >= 0) {
-                FreeRTOS_ReleaseUDPPayloadBuffer(payload);
-            }
-            return ZM_E_CLOSED;
-        }
-        if (got < 0) {
-            continue; /* portMAX_DELAY ran out */
-        }
-        z_result_t r = Z_OK;
-        if ((size_t)got > cap) {
-            r = ZM_E_FIELD; /* dropped whole */
-        } else {
-            memcpy(buf, payload, (size_t)got);
-            *n = (size_t)got;
-            if (from != NULL) {
-                addr_set(from, &sa);
-            }
-        }
-        FreeRTOS_ReleaseUDPPayloadBuffer(payload);
-        return r;
-    }
-}
-
-#if Z_FEATURE_LINK_UDP_UNICAST
-z_result_t zm_port_udp_peek(zm_socket_t *s, size_t *n, zm_addr_t *from)
-{
-    set_timeout(s->sock, FREERTOS_SO_RCVTIMEO, 0);
-    uint8_t *payload;
-    struct freertos_sockaddr sa;
-    int32_t got = take(s, &payload, &sa, true);
-    if (is_shut(s)) {
-        return ZM_E_CLOSED;
-    }
-    if (got < 0) {
-        return ZM_E_AGAIN; /* FreeRTOS+TCP reports no refused datagram */
-    }
-    *n = (size_t)got;
-    addr_set(from, &sa);
-    return Z_OK;
-}
-#endif
-
-#endif /* ZM_PORT_UDP */
 
 #if Z_FEATURE_LINK_TCP
 
@@ -509,3 +285,227 @@ void zm_port_socket_close(zm_socket_t *s)
 }
 
 #endif /* ZM_PORT_SOCKETS */
+
+#if ZM_PORT_UDP
+
+/* A zm_addr_t holds a struct freertos_sockaddr. */
+_Static_assert(sizeof(struct freertos_sockaddr) <= ZM_ADDR_SIZE, "a FreeRTOS+TCP address fits a zm_addr_t");
+
+static void addr_set(zm_addr_t *a, const struct freertos_sockaddr *sa)
+{
+    memset(a, 0, sizeof(*a));
+    a->len = (uint8_t)sizeof(*sa);
+    memcpy(a->raw, sa, sizeof(*sa));
+}
+
+static const struct freertos_sockaddr *addr_get(const zm_addr_t *a)
+{
+    return (const struct freertos_sockaddr *)(const void *)a->raw;
+}
+
+static bool same_peer(const struct freertos_sockaddr *a, const struct freertos_sockaddr *b)
+{
+    return a->sin_port == b->sin_port && a->sin_address.ulIP_IPv4 == b->sin_address.ulIP_IPv4;
+}
+
+z_result_t zm_port_addr_resolve(zm_addr_t *a, const char *host, uint16_t port)
+{
+    struct freertos_sockaddr sa;
+    z_result_t r = resolve(&sa, host, port);
+    if (r == Z_OK) {
+        addr_set(a, &sa);
+    }
+    return r;
+}
+
+bool zm_port_addr_equal(const zm_addr_t *a, const zm_addr_t *b)
+{
+    return a->len == b->len && (a->len == 0u || same_peer(addr_get(a), addr_get(b)));
+}
+
+uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed)
+{
+    uint32_t h = seed ^ 2166136261u;
+    if (a->len != 0u) {
+        const struct freertos_sockaddr *sa = addr_get(a);
+        uint32_t words[2] = {sa->sin_address.ulIP_IPv4, sa->sin_port};
+        const uint8_t *p = (const uint8_t *)words;
+        for (size_t i = 0; i < sizeof(words); i++) {
+            h = (h ^ p[i]) * 16777619u;
+        }
+    }
+    return h;
+}
+
+static size_t put_uint(char *buf, size_t at, size_t cap, unsigned v)
+{
+    char digits[10];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0u);
+    if (at + n >= cap) {
+        return cap;
+    }
+    while (n > 0) {
+        buf[at++] = digits[--n];
+    }
+    return at;
+}
+
+size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
+{
+    if (a->len == 0u || cap == 0u) {
+        return 0;
+    }
+    const struct freertos_sockaddr *sa = addr_get(a);
+    const uint8_t *ip = (const uint8_t *)&sa->sin_address.ulIP_IPv4; /* network order */
+    size_t at = 0;
+    for (size_t i = 0; i < 4u && at < cap; i++) {
+        at = put_uint(buf, at, cap, ip[i]);
+        if (at + 1u < cap) {
+            buf[at++] = i < 3u ? '.' : ':';
+        } else {
+            at = cap;
+        }
+    }
+    at = at < cap ? put_uint(buf, at, cap, FreeRTOS_ntohs(sa->sin_port)) : cap;
+    if (at >= cap) {
+        return 0;
+    }
+    buf[at] = '\0';
+    return at;
+}
+
+z_result_t zm_port_udp_open(zm_socket_t *s, const char *host, uint16_t port, bool connect)
+{
+    struct freertos_sockaddr a;
+    z_result_t r = resolve(&a, host, port);
+    if (r != Z_OK) {
+        return r;
+    }
+    s->sock = FreeRTOS_socket(FREERTOS_AF_INET, FREERTOS_SOCK_DGRAM, FREERTOS_IPPROTO_UDP);
+    if (s->sock == FREERTOS_INVALID_SOCKET || s->sock == NULL) {
+        return ZM_E_NOMEM;
+    }
+    atomic_init(&s->shut, false);
+    s->udp = true;
+    s->connected = connect;
+    s->peer = a;
+    struct freertos_sockaddr local;
+    memset(&local, 0, sizeof(local));
+    local.sin_len = (uint8_t)sizeof(local);
+    local.sin_family = FREERTOS_AF_INET;
+    if (FreeRTOS_bind(s->sock, connect ? &local : &a, sizeof(a)) != 0) {
+        (void)FreeRTOS_closesocket(s->sock);
+        s->sock = NULL;
+        return ZM_E_ADDR_IN_USE;
+    }
+    return Z_OK;
+}
+
+z_result_t zm_port_udp_local_addr(const zm_socket_t *s, zm_addr_t *a)
+{
+    struct freertos_sockaddr sa;
+    memset(&sa, 0, sizeof(sa));
+    (void)FreeRTOS_GetLocalAddress(s->sock, &sa);
+    sa.sin_len = (uint8_t)sizeof(sa);
+    sa.sin_family = FREERTOS_AF_INET;
+    addr_set(a, &sa);
+    return Z_OK;
+}
+
+z_result_t zm_port_udp_send(zm_socket_t *s, const uint8_t *buf, size_t len, const zm_addr_t *to,
+                            uint64_t deadline_ms)
+{
+    if (is_shut(s)) {
+        return ZM_E_CLOSED;
+    }
+    const struct freertos_sockaddr *dest = to != NULL ? addr_get(to) : &s->peer;
+    uint64_t now = zm_port_clock_ms();
+    set_timeout(s->sock, FREERTOS_SO_SNDTIMEO, ms_to_ticks(deadline_ms > now ? deadline_ms - now : 0u));
+    int32_t sent = FreeRTOS_sendto(s->sock, buf, len, 0, dest, sizeof(*dest));
+    if (sent == (int32_t)len) {
+        return Z_OK;
+    }
+    return len > ipconfigNETWORK_MTU ? ZM_E_TOO_LARGE : ZM_E_TIMEOUT; /* no network buffer came in time */
+}
+
+/* Takes the next datagram (waiting with the socket's receive timeout) without copying it: *payload
+ * and its length, or a negative FreeRTOS+TCP error. Datagrams from others than a connected
+ * socket's peer are dropped. With peek it stays queued. */
+static int32_t take(zm_socket_t *s, uint8_t **payload, struct freertos_sockaddr *from, bool peek)
+{
+    for (;;) {
+        if (is_shut(s)) {
+            return -pdFREERTOS_ERRNO_EINTR;
+        }
+        socklen_t len = sizeof(*from);
+        int32_t n = FreeRTOS_recvfrom(s->sock, payload, 0, FREERTOS_ZERO_COPY | (peek ? FREERTOS_MSG_PEEK : 0),
+                                      from, &len);
+        if (n < 0 || !s->connected || same_peer(from, &s->peer)) {
+            return n;
+        }
+        if (peek) { /* someone else's: take it off the queue, then look again */
+            n = FreeRTOS_recvfrom(s->sock, payload, 0, FREERTOS_ZERO_COPY, from, &len);
+            if (n < 0) {
+                return n;
+            }
+        }
+        FreeRTOS_ReleaseUDPPayloadBuffer(*payload);
+    }
+}
+
+z_result_t zm_port_udp_recv(zm_socket_t *s, uint8_t *buf, size_t cap, size_t *n, zm_addr_t *from)
+{
+    *n = 0;
+    set_timeout(s->sock, FREERTOS_SO_RCVTIMEO, portMAX_DELAY);
+    for (;;) {
+        uint8_t *payload;
+        struct freertos_sockaddr sa;
+        int32_t got = take(s, &payload, &sa, false);
+        if (got == -pdFREERTOS_ERRNO_EINTR || is_shut(s)) {
+            if (got >= 0) {
+                FreeRTOS_ReleaseUDPPayloadBuffer(payload);
+            }
+            return ZM_E_CLOSED;
+        }
+        if (got < 0) {
+            continue; /* portMAX_DELAY ran out */
+        }
+        z_result_t r = Z_OK;
+        if ((size_t)got > cap) {
+            r = ZM_E_FIELD; /* dropped whole */
+        } else {
+            memcpy(buf, payload, (size_t)got);
+            *n = (size_t)got;
+            if (from != NULL) {
+                addr_set(from, &sa);
+            }
+        }
+        FreeRTOS_ReleaseUDPPayloadBuffer(payload);
+        return r;
+    }
+}
+
+#if Z_FEATURE_LINK_UDP_UNICAST
+z_result_t zm_port_udp_peek(zm_socket_t *s, size_t *n, zm_addr_t *from)
+{
+    set_timeout(s->sock, FREERTOS_SO_RCVTIMEO, 0);
+    uint8_t *payload;
+    struct freertos_sockaddr sa;
+    int32_t got = take(s, &payload, &sa, true);
+    if (is_shut(s)) {
+        return ZM_E_CLOSED;
+    }
+    if (got < 0) {
+        return ZM_E_AGAIN; /* FreeRTOS+TCP reports no refused datagram */
+    }
+    *n = (size_t)got;
+    addr_set(from, &sa);
+    return Z_OK;
+}
+#endif
+
+#endif /* ZM_PORT_UDP */
