@@ -25,11 +25,12 @@ cflags=(-mcpu=cortex-m4 -mthumb -Os -std=c11 -ffunction-sections -fdata-sections
         -DZM_ASSERT_ENABLED=0)
 ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=nosys.specs)
 
-# name (tools/sizes/app_NAME.c, tools/sizes/NAME.flags) | port dir | extra port sources | flash goal (bytes)
+# name (tools/sizes/app_NAME.c, tools/sizes/NAME.flags) | port dirs and files (the library's: each
+# folder is also on the include path) | sources outside the library | flash goal (bytes)
 # (zenoh-pico 1.9.0's share of the same apps, linked the same way: 26815 and 35001 bytes)
 apps=(
     "pub|port/baremetal|tools/sizes/board_stub.c|10240"
-    "pubsub|tools/sizes/rtos||20480"
+    "pubsub|port/freertos port/baremetal/serial.c tests/freertos/standin|tools/sizes/freertos_stub.c|20480"
     "full|tools/sizes/rtos||33792"
 )
 
@@ -42,11 +43,16 @@ for spec in "${apps[@]}"; do
     mapfile -t feat < <(grep -v '^#' "tools/sizes/$name.flags" | grep -v '^ *$')
     dir=$out/$name
     mkdir -p "$dir/lib"
-    mapfile -t lib_sources < <(find src "$port" -name '*.c' | sort)
+    read -r -a port_paths <<<"$port"
+    port_inc=()
+    for p in "${port_paths[@]}"; do
+        [ ! -d "$p" ] || port_inc+=("-I$p")
+    done
+    mapfile -t lib_sources < <(find src "${port_paths[@]}" -name '*.c' | sort)
     objs=()
     for src in "${lib_sources[@]}"; do
         obj=$dir/lib/$(echo "$src" | tr '/' '_' | sed 's/\.c$/.o/')
-        "$cc" "${cflags[@]}" "${feat[@]}" "-I$port" -c "$src" -o "$obj" &
+        "$cc" "${cflags[@]}" "${feat[@]}" "${port_inc[@]}" -c "$src" -o "$obj" &
         objs+=("$obj")
     done
     wait
@@ -54,7 +60,7 @@ for spec in "${apps[@]}"; do
     app_objs=()
     for src in $app $extra; do
         obj=$dir/$(basename "$src" .c).o
-        "$cc" "${cflags[@]}" "${feat[@]}" "-I$port" -c "$src" -o "$obj"
+        "$cc" "${cflags[@]}" "${feat[@]}" "${port_inc[@]}" -c "$src" -o "$obj"
         app_objs+=("$obj")
     done
     "$cc" "${ldflags[@]}" -Wl,-Map="$dir/app.map" "${app_objs[@]}" "$dir/libzmote.a" -o "$dir/app.elf"

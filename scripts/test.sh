@@ -6,7 +6,8 @@
 # among them) run alone afterwards (scripts/interop.sh); the threaded tests under TSan, a
 # single-thread build, the public headers and the examples (zmote's and zenoh-pico's) as
 # C++, every option combination a firmware uses, the no-heap build with its tests, a short
-# libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run in QEMU, the
+# libFuzzer run per fuzz target, the mps2-an386 firmware (bare-metal port) run in QEMU, port/freertos
+# compiled against stand-in headers and, with FreeRTOS checkouts, its mps2-an385 firmware in QEMU, the
 # freestanding Cortex-M4 build of the portable core, and the worst-case stack of the publish and
 # receive paths on Cortex-M4; zmote installed, then used by projects of their own (find_package,
 # pkg-config, add_subdirectory); the API reference (doxygen, warnings as errors) with the
@@ -357,6 +358,23 @@ else
     bad "firmware: build"
 fi
 echo "firmware: $((SECONDS - t))s"
+
+stage "freertos: port/freertos on stand-in headers; with FreeRTOS checkouts, its firmware in QEMU"
+t=$SECONDS
+# scripts/freertos.sh says when it skipped the firmware (no checkouts); a skipped test counts as failed.
+if scripts/freertos.sh --build-only build/freertos; then
+    ok
+    if [ -d build/freertos/firmware/freertos-firmware ]; then
+        ZMOTE_FREERTOS_DIR=build/freertos/firmware/freertos-firmware .venv/bin/python -m pytest tests/freertos \
+            -q -rP --junitxml=build/freertos/pytest.xml </dev/null
+        read -r fp ffl < <(.venv/bin/python scripts/junit-counts.py build/freertos/pytest.xml)
+        ok "$fp"
+        [ "$ffl" = 0 ] || bad "freertos firmware in QEMU: $ffl tests" "$ffl"
+    fi
+else
+    bad "freertos: build"
+fi
+echo "freertos: $((SECONDS - t))s"
 
 stage "Cortex-M4 freestanding build of the portable core"
 t=$SECONDS

@@ -554,6 +554,22 @@
 #define ZM_UDP_RCVBUF (4u << 20)
 #endif
 
+/* ---- port/freertos ------------------------------------------------------------------------- */
+
+/**
+ * Stack of each task the library starts (a link's read task, the lease task, the accept task),
+ * in bytes: the read task runs the application's callbacks on it, so it covers zp_read's bound
+ * (scripts/check-stack.sh) plus the deepest callback.
+ */
+#ifndef ZM_FREERTOS_TASK_STACK
+#define ZM_FREERTOS_TASK_STACK 3072u
+#endif
+
+/** FreeRTOS priority of the tasks the library starts: at or above the application's that use zmote. */
+#ifndef ZM_FREERTOS_TASK_PRIORITY
+#define ZM_FREERTOS_TASK_PRIORITY 2
+#endif
+
 /* ---- checks ------------------------------------------------------------------------------- */
 
 /** Internal invariant checks (ZM_ASSERT): on in debug, test and fuzz builds. */
@@ -563,6 +579,9 @@
 
 #if ZM_BATCH_UNICAST_SIZE > 65535 || ZM_BATCH_UNICAST_SIZE < 64
 #error "ZM_BATCH_UNICAST_SIZE must be within 64..65535 (a u16 on the wire)"
+#endif
+#if ZM_FREERTOS_TASK_STACK < 1024
+#error "ZM_FREERTOS_TASK_STACK must be at least 1024 bytes: a read task runs zp_read's frames and callbacks"
 #endif
 #if ZM_EXT_UNKNOWN_MAX < 0 || ZM_EXT_UNKNOWN_MAX > 16
 #error "ZM_EXT_UNKNOWN_MAX must be within 0..16"

@@ -41,14 +41,15 @@ def firmware(name: str) -> str:
 class Qemu:
     """One QEMU run of an ELF. Use as a context manager: leaving it kills QEMU if still running."""
 
-    def __init__(self, elf: str, paused: bool = False, timeout: float = 60.0):
+    def __init__(self, elf: str, paused: bool = False, timeout: float = 60.0, machine: str = "mps2-an386",
+                 nic: str = "none", semihosting_args=()):
         self.lines = []
         self._queue = queue.Queue()
         self._stderr = []
         self._tmp = tempfile.mkdtemp(prefix="zmote-qemu-")
         self._monitor_path = os.path.join(self._tmp, "monitor.sock")
-        cmd = ["qemu-system-arm", "-M", "mps2-an386", "-nodefaults", "-nic", "none", "-display", "none",
-               "-semihosting-config", "enable=on,target=native",
+        cmd = ["qemu-system-arm", "-M", machine, "-nodefaults", "-nic", nic, "-display", "none",
+               "-semihosting-config", "".join(["enable=on,target=native"] + [f",arg={a}" for a in semihosting_args]),
                "-chardev", "pty,id=zlink", "-serial", "chardev:zlink",
                "-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
                "-monitor", f"unix:{self._monitor_path},server=on,wait=off",
