@@ -131,7 +131,8 @@ typedef struct {
  * What one peer declared. keys: its D_KEYEXPR, used and changed by its read thread only. subs:
  * its D_SUBSCRIBER with full keys, changed by the read thread under s->lock, read under it.
  * tokens: its D_TOKEN with full keys (to name them when they go), read thread only. All
- * together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes.
+ * together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes, or a
+ * router's bounds (ZM_ROUTER_*), past which its declarations are ignored, not refused.
  */
 typedef struct {
     zm_idmap_t keys;
@@ -140,6 +141,7 @@ typedef struct {
     zm_idmap_t tokens; /* ZM_LIVELINESS_SUBS */
     uint32_t n;
     size_t bytes;
+    uint32_t ignored; /* a router's declarations ignored in the burst under way (read thread) */
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
     uint32_t last_key_id;
 } zm_remote_t;
@@ -151,6 +153,7 @@ typedef struct zm_pub {
     uint16_t key_id;
     bool querier;
     uint8_t target; /* queriers: ZM_TARGET_* */
+    uint32_t qbls;  /* queriers: the peers' queryables that answer it (matching.c, under s->lock) */
 } zm_pub_t;
 
 typedef enum { PEER_FREE = 0, PEER_LIVE, PEER_DEAD, PEER_REAPING } zm_peer_state_t;
@@ -665,6 +668,7 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         zm_idmap_init(&p->remote.tokens, seed[2]);
         p->remote.n = 0;
         p->remote.bytes = 0;
+        p->remote.ignored = 0;
         p->remote.last_key = NULL;
     }
     if (ZM_SUB_TRACKING) {
