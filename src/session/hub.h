@@ -33,8 +33,9 @@
  *          nothing is sent and no callback runs (a `changed` follows, unlocked).
  *
  * ZM_FEATURES(X) calls X(name, push, interest, declared, gone, tick, close, changed, sender,
- * peer_qbl) once per feature of the build, in the order the hub calls them; each event's column is 1 when the
- * feature answers it. A feature is on the list when the build has it (the ZM_FEATURE_* below).
+ * peer_qbl) once per feature of the build, in the order the hub calls them; each event's column
+ * is 1 when the feature answers it. A feature is on the list when the build has it (the
+ * ZM_FEATURE_* below).
  */
 #define ZM_FEATURE_KEYS(X) X(keys, 1, 0, 0, 0, 0, 1, 0, 0, 0)
 #if ZM_SENDERS_KEPT
@@ -81,16 +82,16 @@
 #define ZM_HUB_IF_0(...)
 
 /* Each feature's answers, declared from the list. */
-#define ZM_HUB_DECLARE(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl)                            \
-    ZM_HUB_IF(push)(ZM_NODISCARD z_result_t zm_##name##_push(zm_session_t *s, zm_peer_t *p);)                \
+#define ZM_HUB_DECLARE(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl)          \
+    ZM_HUB_IF(push)(ZM_NODISCARD z_result_t zm_##name##_push(zm_session_t *s, zm_peer_t *p);)                 \
     ZM_HUB_IF(interest)(void zm_##name##_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, \
                                                   zm_network_msg_t *m);)                                      \
     ZM_HUB_IF(declared)(bool zm_##name##_declared(zm_peer_t *p, const zm_declare_t *dm, z_result_t *rc);)     \
-    ZM_HUB_IF(gone)(void zm_##name##_gone(zm_session_t *s, zm_peer_t *p);)                                   \
-    ZM_HUB_IF(tick)(void zm_##name##_tick(zm_session_t *s, uint64_t now_ms);)                                \
-    ZM_HUB_IF(close)(void zm_##name##_close(zm_session_t *s);)                                               \
-    ZM_HUB_IF(changed)(void zm_##name##_changed(zm_session_t *s);)                                           \
-    ZM_HUB_IF(sender)(void zm_##name##_sender(zm_session_t *s, zm_pub_t *pub, bool on);)              \
+    ZM_HUB_IF(gone)(void zm_##name##_gone(zm_session_t *s, zm_peer_t *p);)                                    \
+    ZM_HUB_IF(tick)(void zm_##name##_tick(zm_session_t *s, uint64_t now_ms);)                                 \
+    ZM_HUB_IF(close)(void zm_##name##_close(zm_session_t *s);)                                                \
+    ZM_HUB_IF(changed)(void zm_##name##_changed(zm_session_t *s);)                                            \
+    ZM_HUB_IF(sender)(void zm_##name##_sender(zm_session_t *s, zm_pub_t *pub, bool on);)                      \
     ZM_HUB_IF(peer_qbl)(void zm_##name##_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int delta);)
 ZM_FEATURES(ZM_HUB_DECLARE)
 
