@@ -519,24 +519,9 @@ extern const zm_live_rx_t zm_live_rx;
 #define ZM_LIVE_DO(s, fn, ...) zm_liveliness_##fn(__VA_ARGS__)
 #endif
 
-/* query.c: the records of liveliness gets, which wait and end as gets do */
+/* query.c: the records of liveliness gets, which wait and end as gets do (hub.h: zm_hub_token_get_*) */
 /** The place of this session in a get's awaited answers (the others are peer slots). */
 #define ZM_GET_WAIT_LOCAL ZM_PEER_SLOTS
-/**
- * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
- * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
- * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
- * end on another thread. The id goes to *id_shared too (if not NULL) before the get is in the
- * table. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not run on error.
- */
-ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                          zm_reply_fn fn, zm_drop_fn drop, void *ctx,
-                                          bool (*ask)(const zm_peer_t *p), zm_peer_t **peers, size_t *n,
-                                          _Atomic(uint32_t) *id_shared, uint32_t *id);
-/** Gives r to the liveliness get of id; false when there is none (any more). */
-bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
-/** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
-void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
 
 /* decl.c: the table of local entities and their callbacks */
 /** s->lock held: frees e, unlinked from *head, whose last pin ended after its undeclare. */
