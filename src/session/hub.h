@@ -35,8 +35,8 @@
  *          it defines zm_<name>_token_get_open, _reply and _final (zm_hub_token_get_* below).
  *
  * ZM_FEATURES(X) calls X(name, push, interest, declared, gone, tick, close, changed, sender,
- * peer_qbl, gets) once per feature of the build, in the order the hub calls them; each event's column
- * is 1 when the feature answers it. A feature is on the list when the build has it (the
+ * peer_qbl, gets) once per feature of the build, in the order the hub calls them; each event's
+ * column is 1 when the feature answers it. A feature is on the list when the build has it (the
  * ZM_FEATURE_* below).
  */
 #define ZM_FEATURE_KEYS(X) X(keys, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0)
