@@ -221,7 +221,7 @@ stage "client-only build (no peers, no multicast, no reconnection) + interop as 
 t=$SECONDS
 if configure build/client -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNICAST_PEER=0 \
     -DZ_FEATURE_LINK_UDP_MULTICAST=0 -DZ_FEATURE_MULTICAST_TRANSPORT=0 -DZ_FEATURE_AUTO_RECONNECT=0; then
-    build build/client zm_live zm_probe zm_query examples/all || bad "client-only: build"
+    build build/client zm_live zm_live_small zm_probe zm_query examples/all || bad "client-only: build"
     ZMOTE_BIN_DIR=$PWD/build/client/examples interop_stage client \
         -k "(test_liveliness or test_examples or test_query_examples) and (router or client) and not restart"
 else

@@ -302,7 +302,10 @@
 #endif
 #endif
 
-/** Declarations (key expressions and subscribers) one peer may hold here; more closes its link. */
+/**
+ * Declarations (key expressions, subscribers, queryables, tokens) one peer may hold here; more
+ * closes its link. A router's have their own bound (ZM_ROUTER_DECLS_MAX).
+ */
 #ifndef ZM_PEER_DECLS_MAX
 #define ZM_PEER_DECLS_MAX 256
 #endif
@@ -310,6 +313,29 @@
 /** Bytes of key expressions one peer's declarations may hold here; more closes its link. */
 #ifndef ZM_PEER_DECL_BYTES_MAX
 #define ZM_PEER_DECL_BYTES_MAX (16u * 1024u)
+#endif
+
+/**
+ * Declarations (key expressions, subscribers, queryables, tokens) a router may hold here; the
+ * same for whatever a client connects to. A router's declarations are the network's: past this
+ * bound the excess is ignored (counted, logged once per burst) and the link stays. Thousands on
+ * a build with IP sockets, a peer's bound elsewhere.
+ */
+#ifndef ZM_ROUTER_DECLS_MAX
+#if Z_FEATURE_LINK_TCP && !(defined(ZM_NO_HEAP) && ZM_NO_HEAP)
+#define ZM_ROUTER_DECLS_MAX 16384
+#else
+#define ZM_ROUTER_DECLS_MAX ZM_PEER_DECLS_MAX
+#endif
+#endif
+
+/** Bytes of key expressions a router's declarations may hold here; past them the excess is ignored. */
+#ifndef ZM_ROUTER_DECL_BYTES_MAX
+#if Z_FEATURE_LINK_TCP && !(defined(ZM_NO_HEAP) && ZM_NO_HEAP)
+#define ZM_ROUTER_DECL_BYTES_MAX (1024u * 1024u)
+#else
+#define ZM_ROUTER_DECL_BYTES_MAX ZM_PEER_DECL_BYTES_MAX
+#endif
 #endif
 
 /** A full peer table makes room for a newcomer by closing the least recently active accepted peer. */
@@ -591,6 +617,9 @@
 #endif
 #if ZM_PEER_DECLS_MAX < 1 || ZM_PEER_DECLS_MAX > 16777216
 #error "ZM_PEER_DECLS_MAX must be within 1..2^24"
+#endif
+#if ZM_ROUTER_DECLS_MAX < 1 || ZM_ROUTER_DECLS_MAX > 16777216
+#error "ZM_ROUTER_DECLS_MAX must be within 1..2^24"
 #endif
 #if ZM_KEYEXPR_MAX > 65535
 #error "ZM_KEYEXPR_MAX must fit a u16"

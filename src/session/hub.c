@@ -8,7 +8,7 @@
 #include "session/hub.h"
 
 #if ZM_PUSH_DECLS
-#define HUB_PUSH(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_PUSH(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(push)(if (rc == Z_OK) { rc = zm_##name##_push(s, p); })
 
 /*
@@ -46,7 +46,7 @@ z_result_t zm_hub_push_all(zm_session_t *s, zm_peer_t *p)
 #endif /* ZM_PUSH_DECLS */
 
 #if ZM_DECODE_INTEREST
-#define HUB_INTEREST(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_INTEREST(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(interest)(zm_##name##_interest(p, it->options, rkey, rlen, &m);)
 
 void zm_hub_on_interest(zm_peer_t *p, const zm_interest_t *it)
@@ -77,7 +77,7 @@ void zm_hub_on_interest(zm_peer_t *p, const zm_interest_t *it)
 #endif
 
 #if ZM_REMOTE_DECLS
-#define HUB_DECLARED(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_DECLARED(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(declared)(if (!taken) { taken = zm_##name##_declared(p, dm, &rc); })
 
 void zm_hub_on_declare(zm_peer_t *p, const zm_declare_t *dm)
@@ -103,7 +103,7 @@ void zm_hub_on_declare(zm_peer_t *p, const zm_declare_t *dm)
 }
 #endif
 
-#define HUB_GONE(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_GONE(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(gone)(zm_##name##_gone(s, p);)
 
 void zm_hub_peer_gone(zm_session_t *s, zm_peer_t *p)
@@ -116,7 +116,7 @@ void zm_hub_peer_gone(zm_session_t *s, zm_peer_t *p)
     ZM_UNUSED(p);
 }
 
-#define HUB_TICK(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_TICK(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(tick)(zm_##name##_tick(s, now_ms);)
 
 void zm_hub_tick(zm_session_t *s, uint64_t now_ms)
@@ -126,7 +126,7 @@ void zm_hub_tick(zm_session_t *s, uint64_t now_ms)
     ZM_UNUSED(now_ms);
 }
 
-#define HUB_CLOSE(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define HUB_CLOSE(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(close)(zm_##name##_close(s);)
 
 void zm_hub_close(zm_session_t *s) { ZM_FEATURES(HUB_CLOSE) }

@@ -26,41 +26,47 @@
  * tick     void (zm_session_t *s, uint64_t now_ms): the lease step, every ZM_LEASE_STEP.
  * close    void (zm_session_t *s): the session ends: free everything (no peer is left).
  * changed  void (zm_session_t *s): subscribers or queryables, ours or a peer's, came or went.
- * sender   void (zm_session_t *s, const zm_pub_t *pub, bool on): a publisher or querier of ours
+ * sender   void (zm_session_t *s, zm_pub_t *pub, bool on): a publisher or querier of ours
  *          was declared (on) or goes.
+ * peer_qbl void (zm_session_t *s, const zm_rdecl_t *d, int delta): s->lock held: a peer's
+ *          queryable d was stored (delta 1) or forgotten (-1), for counts kept per declaration;
+ *          nothing is sent and no callback runs (a `changed` follows, unlocked).
+ * gets     the feature keeps the table of our gets, whose waits and ends liveliness gets share:
+ *          it defines zm_<name>_token_get_open, _reply and _final (zm_hub_token_get_* below).
  *
- * ZM_FEATURES(X) calls X(name, push, interest, declared, gone, tick, close, changed, sender) once per
- * feature of the build, in the order the hub calls them; each event's column is 1 when the
- * feature answers it. A feature is on the list when the build has it (the ZM_FEATURE_* below).
+ * ZM_FEATURES(X) calls X(name, push, interest, declared, gone, tick, close, changed, sender,
+ * peer_qbl, gets) once per feature of the build, in the order the hub calls them; each event's
+ * column is 1 when the feature answers it. A feature is on the list when the build has it (the
+ * ZM_FEATURE_* below).
  */
-#define ZM_FEATURE_KEYS(X) X(keys, 1, 0, 0, 0, 0, 1, 0, 0)
+#define ZM_FEATURE_KEYS(X) X(keys, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0)
 #if ZM_SENDERS_KEPT
-#define ZM_FEATURE_SENDERS(X) X(senders, 0, 0, 0, 0, 0, 1, 0, 0)
+#define ZM_FEATURE_SENDERS(X) X(senders, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0)
 #else
 #define ZM_FEATURE_SENDERS(X)
 #endif
 #if Z_FEATURE_MATCHING
-#define ZM_FEATURE_MATCHING(X) X(matching, 1, 0, 0, 0, 0, 1, 1, 1)
+#define ZM_FEATURE_MATCHING(X) X(matching, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0)
 #else
 #define ZM_FEATURE_MATCHING(X)
 #endif
 #if Z_FEATURE_SUBSCRIPTION
-#define ZM_FEATURE_SUBSCRIBERS(X) X(subscribers, 1, 1, 0, 0, 0, 1, 0, 0)
+#define ZM_FEATURE_SUBSCRIBERS(X) X(subscribers, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0)
 #else
 #define ZM_FEATURE_SUBSCRIBERS(X)
 #endif
 #if Z_FEATURE_QUERYABLE
-#define ZM_FEATURE_QUERYABLES(X) X(queryables, 1, 1, 0, 0, 0, 1, 0, 0)
+#define ZM_FEATURE_QUERYABLES(X) X(queryables, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0)
 #else
 #define ZM_FEATURE_QUERYABLES(X)
 #endif
 #if Z_FEATURE_LIVELINESS
-#define ZM_FEATURE_LIVELINESS(X) X(liveliness, 1, 1, 1, 1, 1, 1, 0, 0)
+#define ZM_FEATURE_LIVELINESS(X) X(liveliness, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
 #else
 #define ZM_FEATURE_LIVELINESS(X)
 #endif
 #if Z_FEATURE_QUERY
-#define ZM_FEATURE_QUERIES(X) X(queries, 0, 0, 0, 1, 1, 1, 0, 0)
+#define ZM_FEATURE_QUERIES(X) X(queries, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1)
 #else
 #define ZM_FEATURE_QUERIES(X)
 #endif
@@ -78,16 +84,23 @@
 #define ZM_HUB_IF_0(...)
 
 /* Each feature's answers, declared from the list. */
-#define ZM_HUB_DECLARE(name, push, interest, declared, gone, tick, close, changed, sender)                            \
-    ZM_HUB_IF(push)(ZM_NODISCARD z_result_t zm_##name##_push(zm_session_t *s, zm_peer_t *p);)                \
+#define ZM_HUB_DECLARE(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets)          \
+    ZM_HUB_IF(push)(ZM_NODISCARD z_result_t zm_##name##_push(zm_session_t *s, zm_peer_t *p);)                 \
     ZM_HUB_IF(interest)(void zm_##name##_interest(zm_peer_t *p, uint8_t options, const char *key, size_t len, \
                                                   zm_network_msg_t *m);)                                      \
     ZM_HUB_IF(declared)(bool zm_##name##_declared(zm_peer_t *p, const zm_declare_t *dm, z_result_t *rc);)     \
-    ZM_HUB_IF(gone)(void zm_##name##_gone(zm_session_t *s, zm_peer_t *p);)                                   \
-    ZM_HUB_IF(tick)(void zm_##name##_tick(zm_session_t *s, uint64_t now_ms);)                                \
-    ZM_HUB_IF(close)(void zm_##name##_close(zm_session_t *s);)                                               \
-    ZM_HUB_IF(changed)(void zm_##name##_changed(zm_session_t *s);)                                           \
-    ZM_HUB_IF(sender)(void zm_##name##_sender(zm_session_t *s, const zm_pub_t *pub, bool on);)
+    ZM_HUB_IF(gone)(void zm_##name##_gone(zm_session_t *s, zm_peer_t *p);)                                    \
+    ZM_HUB_IF(tick)(void zm_##name##_tick(zm_session_t *s, uint64_t now_ms);)                                 \
+    ZM_HUB_IF(close)(void zm_##name##_close(zm_session_t *s);)                                                \
+    ZM_HUB_IF(changed)(void zm_##name##_changed(zm_session_t *s);)                                            \
+    ZM_HUB_IF(sender)(void zm_##name##_sender(zm_session_t *s, zm_pub_t *pub, bool on);)                      \
+    ZM_HUB_IF(peer_qbl)(void zm_##name##_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int delta);)          \
+    ZM_HUB_IF(gets)(ZM_NODISCARD z_result_t zm_##name##_token_get_open(                                       \
+                        zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,     \
+                        zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,        \
+                        size_t *n, _Atomic(uint32_t) *id_shared, uint32_t *id);                               \
+                    bool zm_##name##_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);    \
+                    void zm_##name##_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);)
 ZM_FEATURES(ZM_HUB_DECLARE)
 
 /* ---- the hub's events (hub.c) ------------------------------------------------------------------ */
@@ -110,7 +123,7 @@ void zm_hub_close(zm_session_t *s);
  * Inline, so that a feature that fires it does not call into the hub's own object (which calls
  * every feature): the event reaches its listeners directly.
  */
-#define ZM_HUB_CHANGED(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define ZM_HUB_CHANGED(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(changed)(zm_##name##_changed(s);)
 static inline void zm_hub_changed(zm_session_t *s)
 {
@@ -119,14 +132,65 @@ static inline void zm_hub_changed(zm_session_t *s)
 }
 
 /* A publisher or querier of ours was declared (on) or goes: inline, as zm_hub_changed. */
-#define ZM_HUB_SENDER(name, push, interest, declared, gone, tick, close, changed, sender) \
+#define ZM_HUB_SENDER(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
     ZM_HUB_IF(sender)(zm_##name##_sender(s, pub, on);)
-static inline void zm_hub_sender(zm_session_t *s, const zm_pub_t *pub, bool on)
+static inline void zm_hub_sender(zm_session_t *s, zm_pub_t *pub, bool on)
 {
     ZM_FEATURES(ZM_HUB_SENDER)
     ZM_UNUSED(s);
     ZM_UNUSED(pub);
     ZM_UNUSED(on);
 }
+
+/* s->lock held: a peer's queryable was stored or forgotten: inline, as zm_hub_changed. */
+#define ZM_HUB_PEER_QBL(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
+    ZM_HUB_IF(peer_qbl)(zm_##name##_peer_qbl(s, d, delta);)
+static inline void zm_hub_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int delta)
+{
+    ZM_FEATURES(ZM_HUB_PEER_QBL)
+    ZM_UNUSED(s);
+    ZM_UNUSED(d);
+    ZM_UNUSED(delta);
+}
+
+#if ZM_LIVELINESS_GET
+/*
+ * A liveliness get is a get whose answers are tokens: its record waits and ends in the table of
+ * gets, which the feature of column `gets` keeps. Inline, as zm_hub_changed.
+ *
+ * zm_hub_token_get_open registers one on key (copied) under a fresh interest id (*id): it waits
+ * for every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
+ * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
+ * end on another thread. The id goes to *id_shared too (if not NULL) before the get is in the
+ * table. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not run on error.
+ */
+#define ZM_HUB_TOKEN_GET_OPEN(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
+    ZM_HUB_IF(gets)(return zm_##name##_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask, peers, n,      \
+                                                      id_shared, id);)
+static inline ZM_NODISCARD z_result_t zm_hub_token_get_open(zm_session_t *s, const char *key, size_t len,
+                                                            uint64_t timeout_ms, zm_reply_fn fn, zm_drop_fn drop,
+                                                            void *ctx, bool (*ask)(const zm_peer_t *p),
+                                                            zm_peer_t **peers, size_t *n,
+                                                            _Atomic(uint32_t) *id_shared, uint32_t *id)
+{
+    ZM_FEATURES(ZM_HUB_TOKEN_GET_OPEN)
+}
+
+/* Gives r to the liveliness get of id; false when there is none (any more). */
+#define ZM_HUB_TOKEN_GET_REPLY(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
+    ZM_HUB_IF(gets)(return zm_##name##_token_get_reply(s, id, r);)
+static inline bool zm_hub_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
+{
+    ZM_FEATURES(ZM_HUB_TOKEN_GET_REPLY)
+}
+
+/* The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
+#define ZM_HUB_TOKEN_GET_FINAL(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
+    ZM_HUB_IF(gets)(zm_##name##_token_get_final(s, id, bit);)
+static inline void zm_hub_token_get_final(zm_session_t *s, uint32_t id, unsigned bit)
+{
+    ZM_FEATURES(ZM_HUB_TOKEN_GET_FINAL)
+}
+#endif
 
 #endif /* ZM_SESSION_HUB_H */

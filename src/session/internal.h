@@ -131,7 +131,8 @@ typedef struct {
  * What one peer declared. keys: its D_KEYEXPR, used and changed by its read thread only. subs:
  * its D_SUBSCRIBER with full keys, changed by the read thread under s->lock, read under it.
  * tokens: its D_TOKEN with full keys (to name them when they go), read thread only. All
- * together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes.
+ * together stay within ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes, or a
+ * router's bounds (ZM_ROUTER_*), past which its declarations are ignored, not refused.
  */
 typedef struct {
     zm_idmap_t keys;
@@ -140,6 +141,7 @@ typedef struct {
     zm_idmap_t tokens; /* ZM_LIVELINESS_SUBS */
     uint32_t n;
     size_t bytes;
+    uint32_t ignored; /* a router's declarations ignored in the burst under way (read thread) */
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
     uint32_t last_key_id;
 } zm_remote_t;
@@ -151,6 +153,7 @@ typedef struct zm_pub {
     uint16_t key_id;
     bool querier;
     uint8_t target; /* queriers: ZM_TARGET_* */
+    uint32_t qbls;  /* queriers: the peers' queryables that answer it (matching.c, under s->lock) */
 } zm_pub_t;
 
 typedef enum { PEER_FREE = 0, PEER_LIVE, PEER_DEAD, PEER_REAPING } zm_peer_state_t;
@@ -516,24 +519,9 @@ extern const zm_live_rx_t zm_live_rx;
 #define ZM_LIVE_DO(s, fn, ...) zm_liveliness_##fn(__VA_ARGS__)
 #endif
 
-/* query.c: the records of liveliness gets, which wait and end as gets do */
+/* query.c: the records of liveliness gets, which wait and end as gets do (hub.h: zm_hub_token_get_*) */
 /** The place of this session in a get's awaited answers (the others are peer slots). */
 #define ZM_GET_WAIT_LOCAL ZM_PEER_SLOTS
-/**
- * Registers a liveliness get on key (copied) under a fresh interest id (*id): it waits for
- * every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
- * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
- * end on another thread. The id goes to *id_shared too (if not NULL) before the get is in the
- * table. ZM_E_LIMIT when ZM_GETS_MAX gets wait already, ZM_E_NOMEM; drop has not run on error.
- */
-ZM_NODISCARD z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                          zm_reply_fn fn, zm_drop_fn drop, void *ctx,
-                                          bool (*ask)(const zm_peer_t *p), zm_peer_t **peers, size_t *n,
-                                          _Atomic(uint32_t) *id_shared, uint32_t *id);
-/** Gives r to the liveliness get of id; false when there is none (any more). */
-bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);
-/** The liveliness get of id has all it waits for from bit (a peer slot, or ZM_GET_WAIT_LOCAL). */
-void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);
 
 /* decl.c: the table of local entities and their callbacks */
 /** s->lock held: frees e, unlinked from *head, whose last pin ended after its undeclare. */
@@ -665,6 +653,7 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         zm_idmap_init(&p->remote.tokens, seed[2]);
         p->remote.n = 0;
         p->remote.bytes = 0;
+        p->remote.ignored = 0;
         p->remote.last_key = NULL;
     }
     if (ZM_SUB_TRACKING) {

@@ -528,7 +528,7 @@ static ZM_NOINLINE bool token_get_reply(zm_session_t *s, uint32_t id, const char
 {
     zm_reply_in_t r;
     token_reply_init(&r, key, len);
-    return zm_token_get_reply(s, id, &r);
+    return zm_hub_token_get_reply(s, id, &r);
 }
 
 /*
@@ -547,12 +547,12 @@ ZM_NOINLINE bool zm_liveliness_on_reply(zm_peer_t *p, const zm_declare_t *dm)
         zm_bad_key(p, rc);
         return true;
     }
-    return zm_token_get_reply(p->s, dm->interest_id, &r);
+    return zm_hub_token_get_reply(p->s, dm->interest_id, &r);
 }
 
 void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id)
 {
-    zm_token_get_final(p->s, interest_id, p->index);
+    zm_hub_token_get_final(p->s, interest_id, p->index);
 }
 
 /* Our own tokens on key, as replies to the get id: in peer mode nobody else tells of them. */
@@ -606,7 +606,8 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     uint32_t id = 0;
-    ZM_TRY(zm_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, id_shared, &id));
+    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, id_shared,
+                                 &id));
     *id_out = id;
     /*
      * What is known here answers first, while the peers asked keep the get open: so when one was
@@ -626,12 +627,12 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
         }
 #endif
     }
-    zm_token_get_final(s, id, ZM_GET_WAIT_LOCAL);
+    zm_hub_token_get_final(s, id, ZM_GET_WAIT_LOCAL);
     for (size_t i = 0; i < n; i++) {
         z_result_t rc = interest_send(pinned[i], id, ZM_INTEREST_CURRENT, key, len, true);
         if (rc != Z_OK) {
             zm_peer_send_failed(pinned[i], rc, "an interest could not be sent");
-            zm_token_get_final(s, id, pinned[i]->index); /* no answer will come from it */
+            zm_hub_token_get_final(s, id, pinned[i]->index); /* no answer will come from it */
         }
     }
     zm_peers_unpin(s, pinned, n);

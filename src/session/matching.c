@@ -1,11 +1,13 @@
 /*
- * Matching: whether any subscriber matches the key of one of our publishers. Peers tell us
- * their subscribers (remote.c counts them against our keys as they come and go); a router tells
- * a client only those it asks for, so each publisher sends every router an INTEREST in the
- * subscribers of its key (aggregated: the router answers with one declaration while any
- * matches). Listeners are told when their publisher's status flips, on the thread whose
- * declaration or departure flipped it; the status itself is read from the counts, never by a
- * scan of declarations.
+ * Matching: whether any subscriber matches the key of one of our publishers, any queryable the
+ * key of one of our queriers. Peers tell us their subscribers (remote.c counts them against our
+ * keys as they come and go) and queryables (counted here against our queriers, as the hub tells
+ * of each: peer_qbl); a router tells a client only those it asks for, so each publisher or
+ * querier sends every router an INTEREST in the subscribers (queryables) of its key
+ * (aggregated: the router answers with one declaration while any matches). Listeners are told
+ * when their publisher's status flips, on the thread whose declaration or departure flipped it;
+ * the status itself is read from the counts, never by a scan of peers' declarations: a
+ * declaration costs the count of our queriers, not of what every peer declared.
  */
 #include <string.h>
 
@@ -27,42 +29,58 @@ static bool remote_subs(zm_session_t *s, uint16_t key_id)
     return false;
 }
 
-#if ZM_QBL_TRACKING
+/* Whether queryable d answers key: one that includes it and is complete, or any that intersects. */
+static bool qbl_answers(const zm_rdecl_t *d, const char *key, size_t len, bool complete)
+{
+    return complete ? d->complete && zm_keyexpr_includes(d->key, d->key_len, key, len)
+                    : zm_keyexpr_intersects(d->key, d->key_len, key, len);
+}
+
 typedef struct {
     const char *key;
     size_t len;
-    bool complete; /* only complete queryables that include key count */
-    bool found;
-} qbl_scan_t;
+    bool complete;
+    uint32_t n;
+} qbl_count_t;
 
-static bool qbl_match(uint32_t id, void *val, void *ctx)
+static bool qbl_count_one(uint32_t id, void *val, void *ctx)
 {
     ZM_UNUSED(id);
-    const zm_rdecl_t *d = val;
-    qbl_scan_t *scan = ctx;
-    scan->found = scan->complete ? d->complete && zm_keyexpr_includes(d->key, d->key_len, scan->key, scan->len)
-                                 : zm_keyexpr_intersects(d->key, d->key_len, scan->key, scan->len);
-    return !scan->found;
+    qbl_count_t *c = ctx;
+    c->n += qbl_answers(val, c->key, c->len, c->complete) ? 1u : 0u;
+    return true;
 }
 
-/*
- * s->lock held: whether a remote queryable answers key. Peers' queryables are not counted per
- * key as subscribers are: this scans them (within ZM_PEER_DECLS_MAX per peer), which happens
- * when a status is asked for or a queryable comes or goes, never per query.
- */
-static bool remote_qbls(zm_session_t *s, const char *key, size_t len, bool complete)
+/* s->lock held: the peers' queryables that answer querier q, counted afresh (when it is declared). */
+static uint32_t qbls_count(zm_session_t *s, const zm_pub_t *q)
 {
-    qbl_scan_t scan = {key, len, complete, false};
-    for (size_t i = 0; i < ZM_PEER_SLOTS && !scan.found; i++) {
-        if (s->peers[i].state == PEER_LIVE) {
-            zm_idmap_foreach(&s->peers[i].remote.qbls, qbl_match, &scan);
+    const zm_lkey_t *k = zm_idmap_get(&s->keys, q->key_id);
+    if (k == NULL) {
+        return 0;
+    }
+    qbl_count_t c = {k->key, k->key_len, q->target == ZM_TARGET_ALL_COMPLETE, 0};
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        zm_idmap_foreach(&s->peers[i].remote.qbls, qbl_count_one, &c);
+    }
+    return c.n;
+}
+
+void zm_matching_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int delta)
+{
+    for (zm_pub_t *q = s->pubs; q != NULL; q = q->next) {
+        const zm_lkey_t *k = q->querier ? zm_idmap_get(&s->keys, q->key_id) : NULL;
+        if (k == NULL || !qbl_answers(d, k->key, k->key_len, q->target == ZM_TARGET_ALL_COMPLETE)) {
+            continue;
+        }
+        if (delta > 0) {
+            q->qbls++;
+        } else if (q->qbls > 0) { /* a querier counts afresh when declared: one it missed may go */
+            q->qbls--;
         }
     }
-    return scan.found;
 }
-#endif
 
-#if Z_FEATURE_SUBSCRIPTION || (ZM_QBL_TRACKING && Z_FEATURE_QUERYABLE)
+#if Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE
 /* s->lock held: whether a local entity of list head answers key, as a publisher or querier sees it. */
 static bool local_match(const zm_entity_t *head, const char *key, size_t len, bool complete)
 {
@@ -86,14 +104,12 @@ static bool status_locked(zm_session_t *s, const zm_pub_t *p, const char *key, s
 {
     bool remote = destination != ZM_LOCALITY_SESSION_LOCAL;
     bool local = destination != ZM_LOCALITY_REMOTE;
-    if (p->querier) {
-#if ZM_QBL_TRACKING && Z_FEATURE_QUERYABLE
+    if (p->querier) { /* its queryables counted as they come and go (a querier is a build with them) */
+#if Z_FEATURE_QUERYABLE
         bool complete = p->target == ZM_TARGET_ALL_COMPLETE;
-        return (remote && remote_qbls(s, key, len, complete)) || (local && local_match(s->qbls, key, len, complete));
-#elif ZM_QBL_TRACKING
-        return remote && remote_qbls(s, key, len, p->target == ZM_TARGET_ALL_COMPLETE);
+        return (remote && p->qbls > 0) || (local && local_match(s->qbls, key, len, complete));
 #else
-        return false;
+        return remote && p->qbls > 0;
 #endif
     }
 #if Z_FEATURE_SUBSCRIPTION
@@ -257,10 +273,15 @@ static void send_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
     zm_peers_unpin(s, pinned, n);
 }
 
-void zm_matching_sender(zm_session_t *s, const zm_pub_t *pub, bool on)
+void zm_matching_sender(zm_session_t *s, zm_pub_t *pub, bool on)
 {
     if (!on) {
         drop_listeners(s, pub->id);
+    }
+    if (ZM_QBL_TRACKING && on && pub->querier) {
+        S_LOCK(s);
+        pub->qbls = qbls_count(s, pub); /* from now on counted as they come and go */
+        S_UNLOCK(s);
     }
     send_interest(s, pub, on);
 }

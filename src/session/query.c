@@ -961,9 +961,9 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
 }
 
 #if ZM_LIVELINESS_GET
-z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,
-                             zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,
-                             size_t *n, _Atomic(uint32_t) *id_shared, uint32_t *id)
+z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
+                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p),
+                                     zm_peer_t **peers, size_t *n, _Atomic(uint32_t) *id_shared, uint32_t *id)
 {
     *n = 0;
     zm_get_t *g = zm_alloc(sizeof(*g) + len);
@@ -1012,7 +1012,7 @@ z_result_t zm_token_get_open(zm_session_t *s, const char *key, size_t len, uint6
     return Z_OK;
 }
 
-bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
+bool zm_queries_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
 {
     S_LOCK(s);
     zm_get_t *g = zm_idmap_get(&s->gets, id);
@@ -1031,7 +1031,7 @@ bool zm_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r)
     return true;
 }
 
-void zm_token_get_final(zm_session_t *s, uint32_t id, unsigned bit) { get_final(s, id, bit, true); }
+void zm_queries_token_get_final(zm_session_t *s, uint32_t id, unsigned bit) { get_final(s, id, bit, true); }
 #endif
 
 /* s->lock held: the first get fn picks, or NULL. */

@@ -1,15 +1,19 @@
 /*
  * What peers declare: their key expressions (to resolve the ids their messages use) and their
- * subscribers (to know where our puts must go). Each peer's declarations live in two id maps,
+ * subscribers (to know where our puts must go). Each peer's declarations live in id maps,
  * bounded together by ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes: a peer
- * that goes past them, or names an invalid key, has its link closed and costs only itself.
- * Matching is done here, when a subscriber comes or goes, against the few keys we send on (our
- * declared key expressions and the z_put cache): the data path only reads the counts.
+ * that goes past them, or names an invalid key, has its link closed and costs only itself. A
+ * router's declarations are the network's (every token and subscriber of a system that a client
+ * asks about): they have bounds of their own, ZM_ROUTER_*, past which what comes is ignored,
+ * counted and logged, and the link stays. Matching is done here, when a subscriber comes or
+ * goes, against the few keys we send on (our declared key expressions and the z_put cache): the
+ * data path only reads the counts. A queryable that comes or goes is told to the hub, whose
+ * features count it against our queriers.
  */
 #include <string.h>
 
 #include "keyexpr/keyexpr.h"
-#include "session/internal.h"
+#include "session/hub.h"
 #include "util/alloc.h"
 
 /* ---- hits ------------------------------------------------------------------------------------ */
@@ -174,6 +178,15 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
 
 /* ---- declarations ---------------------------------------------------------------------------- */
 
+/* The end of a burst of ignored declarations (the link's end included): how many it was. */
+static void rdecl_burst_end(zm_peer_t *p)
+{
+    if (p->remote.ignored > 0) {
+        ZM_LOG_W("%u declarations of the router were ignored", (unsigned)p->remote.ignored);
+        p->remote.ignored = 0;
+    }
+}
+
 #if ZM_REMOTE_DECLS
 static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 {
@@ -183,8 +196,32 @@ static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 }
 
 /*
+ * Whether p serves us the network's declarations: a router, or whatever a client connects to
+ * (a peer serves its clients as a router does). Those are held within ZM_ROUTER_* bounds.
+ */
+static bool serves_network(const zm_peer_t *p)
+{
+    return p->t.remote_whatami == ZM_WAI_ROUTER || !zm_session_is_peer(p->s);
+}
+
+/*
+ * A declaration of a router that does not fit its bounds (or memory): ignored and counted. A
+ * burst of them is logged twice, when it begins and when a declaration fits again (with how
+ * many were ignored), never once per declaration.
+ */
+static z_result_t rdecl_ignore(zm_peer_t *p)
+{
+    if (p->remote.ignored++ == 0) {
+        ZM_LOG_W("the router's declarations exceed ZM_ROUTER_DECLS_MAX or ZM_ROUTER_DECL_BYTES_MAX (or memory): "
+                 "the excess is ignored");
+    }
+    return Z_OK;
+}
+
+/*
  * Stores a key expression or subscriber of p within its bounds: *stored is the new entry (NULL
- * if nothing was stored), *old the one it replaced, for the caller to release.
+ * if nothing was stored), *old the one it replaced, for the caller to release. Past a router's
+ * bounds nothing is stored and the result is Z_OK (rdecl_ignore); past a peer's, ZM_E_LIMIT.
  */
 static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
                             zm_rdecl_t **stored, zm_rdecl_t **old)
@@ -192,16 +229,18 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
     *stored = NULL;
     *old = NULL;
     zm_remote_t *r = &p->remote;
+    bool router = serves_network(p);
     const zm_rdecl_t *prev = zm_idmap_get(map, id);
     /* a redeclaration replaces its entry: it counts once, with its new key */
     uint32_t n = r->n + (prev == NULL ? 1u : 0u);
     size_t bytes = r->bytes - (prev != NULL ? prev->key_len : 0u) + len;
-    if (n > ZM_PEER_DECLS_MAX || bytes > ZM_PEER_DECL_BYTES_MAX) {
-        return ZM_E_LIMIT;
+    if (n > (router ? ZM_ROUTER_DECLS_MAX : ZM_PEER_DECLS_MAX) ||
+        bytes > (router ? ZM_ROUTER_DECL_BYTES_MAX : ZM_PEER_DECL_BYTES_MAX)) {
+        return router ? rdecl_ignore(p) : ZM_E_LIMIT;
     }
     zm_rdecl_t *d = zm_alloc(sizeof(*d) + len);
     if (d == NULL) {
-        return ZM_E_NOMEM;
+        return router ? rdecl_ignore(p) : ZM_E_NOMEM;
     }
     d->key_len = (uint16_t)len;
     d->complete = false;
@@ -210,8 +249,9 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
     z_result_t rc = zm_idmap_put(map, id, d, &replaced);
     if (rc != Z_OK) {
         zm_free(d);
-        return rc;
+        return router && rc == ZM_E_NOMEM ? rdecl_ignore(p) : rc;
     }
+    rdecl_burst_end(p);
     r->n++; /* and the replaced one is released by the caller, through rdecl_release */
     r->bytes += len;
     *stored = d;
@@ -290,8 +330,12 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         ZM_TRY(zm_remote_resolve(p, &d->wire_expr, &key, &len));
         S_LOCK(s);
         rc = rdecl_put(p, &p->remote.qbls, d->id, key, len, &stored, &old);
+        if (old != NULL) {
+            zm_hub_peer_qbl(s, old, -1);
+        }
         if (stored != NULL) {
             stored->complete = d->has_qbl_info && d->qbl_complete;
+            zm_hub_peer_qbl(s, stored, 1);
         }
         S_UNLOCK(s);
         if (old != NULL) {
@@ -301,6 +345,9 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
     case ZM_UNDECL_QUERYABLE:
         S_LOCK(s);
         old = zm_idmap_remove(&p->remote.qbls, d->id);
+        if (old != NULL) {
+            zm_hub_peer_qbl(s, old, -1);
+        }
         S_UNLOCK(s);
         if (old != NULL) {
             rdecl_release(p, old);
@@ -330,10 +377,21 @@ static bool rdecl_free_one(uint32_t id, void *val, void *ctx)
     return true;
 }
 
-/* Empties map, which others read under s->lock, and frees its entries unlocked. */
-static void map_free_shared(zm_session_t *s, zm_idmap_t *map)
+static bool qbl_forget(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    zm_hub_peer_qbl(ctx, val, -1);
+    return true;
+}
+
+/* Empties map, which others read under s->lock, and frees its entries unlocked; each queryable
+ * (qbls) is told to the hub as forgotten first. */
+static void map_free_shared(zm_session_t *s, zm_idmap_t *map, bool qbls)
 {
     S_LOCK(s);
+    if (qbls) {
+        zm_idmap_foreach(map, qbl_forget, s);
+    }
     zm_idmap_t old = *map;
     zm_idmap_init(map, old.seed);
     S_UNLOCK(s);
@@ -343,13 +401,14 @@ static void map_free_shared(zm_session_t *s, zm_idmap_t *map)
 
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
+    rdecl_burst_end(p);
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
     if (ZM_SUB_TRACKING) {
-        map_free_shared(s, &p->remote.subs);
+        map_free_shared(s, &p->remote.subs, false);
     }
     if (ZM_QBL_TRACKING) {
-        map_free_shared(s, &p->remote.qbls);
+        map_free_shared(s, &p->remote.qbls, true);
     }
     /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
      * nothing reads them in between */

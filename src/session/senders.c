@@ -15,7 +15,7 @@
 static z_result_t sender_add(zm_session_t *s, const char *key, size_t len, bool querier, uint8_t target, uint32_t *id,
                              uint16_t *key_id)
 {
-    zm_pub_t *p = zm_alloc(sizeof(*p));
+    zm_pub_t *p = zm_calloc(sizeof(*p));
     if (p == NULL) {
         return ZM_E_NOMEM;
     }

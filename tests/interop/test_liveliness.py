@@ -218,6 +218,74 @@ def test_client_redeclares_after_router_restart(children, rust):
     t2.undeclare()
 
 
+# ---- a router's declarations are the network's -----------------------------------------------------
+
+WARNINGS = r"^zmote (warn|error): "
+
+
+def many_tokens(z, rust, ep, n, prefix):
+    """n Rust tokens under prefix, declared by two Rust clients of the router at ep: zmote's
+    liveliness subscriber sees each appear, then go. Returns the tokens' keys."""
+    keys = [f"{prefix}/{i}" for i in range(n)]
+    sessions = [rust.client(ep), rust.client(ep)]
+    tokens = [sessions[i % 2].liveliness().declare_token(k) for i, k in enumerate(keys)]
+    z.wait_lines(rf"^\[{prefix}/\*\*\] put {prefix}/\d+$", n, timeout=60)
+    for t in tokens:
+        t.undeclare()
+    z.wait_lines(rf"^\[{prefix}/\*\*\] delete {prefix}/\d+$", n, timeout=60)
+    return keys
+
+
+def seen(z, kind, prefix):
+    return sorted(m.group(1) for m in z.matches(rf"^\[{prefix}/\*\*\] {kind} ({prefix}/\d+)$"))
+
+
+@pytest.mark.parametrize("n", [300, 3000])
+def test_client_watches_a_network_of_tokens(router, rust, children, n):
+    """A router's tokens are the network's: a client's liveliness subscriber hears of more tokens
+    than a peer may declare (ZM_PEER_DECLS_MAX) and keeps its link."""
+    z = children.zm("zm_live", "-m", "client", "-e", router.endpoint, "-t", "120000")
+    z.wait_line("^ready$")
+    z.send("sub zm/net/**")
+    z.wait_line(r"^sub zm/net/\*\* ready$")
+    keys = many_tokens(z, rust, router.endpoint, n, "zm/net")
+    assert seen(z, "put", "zm/net") == sorted(keys)
+    assert seen(z, "delete", "zm/net") == sorted(keys)
+    # the link stayed: no CLOSE, no reconnection, nothing worth a warning
+    assert not z.matches(WARNINGS), z.output()
+    z.send("get zm/none/**")  # and it still answers: the same session, still connected
+    z.wait_line(r"^end n=0$", timeout=10)
+
+
+def test_client_past_the_router_bound_keeps_its_link(router, rust, children):
+    """zm_live_small holds 64 of a router's declarations (ZM_ROUTER_DECLS_MAX=64): past them the
+    router's declarations are ignored (the tokens that fit are seen; those whose key expression
+    did not fit are lost), the link stays, and the burst is reported twice: when it begins and,
+    with its count, when a declaration fits again."""
+    z = children.zm("zm_live_small", "-m", "client", "-e", router.endpoint)
+    z.wait_line("^ready$")
+    z.send("sub zm/big/**")
+    z.wait_line(r"^sub zm/big/\*\* ready$")
+    s = rust.client(router.endpoint)  # one session: the router forwards what it declares in order
+    tokens = [s.liveliness().declare_token(f"zm/big/{i}") for i in range(100)]
+    z.wait_line(r"^zmote warn: the router's declarations exceed ZM_ROUTER_DECLS_MAX")
+    for t in tokens:
+        t.undeclare()
+    last = s.liveliness().declare_token("zm/big/last")  # after the undeclarations: room again
+    z.wait_line(r"^\[zm/big/\*\*\] put zm/big/last$")
+    ended = z.wait_line(r"^zmote warn: (\d+) declarations of the router were ignored$")
+    assert int(ended.group(1)) >= 100 - 64, z.output()
+    puts = seen(z, "put", "zm/big")
+    assert 16 <= len(puts) < 100 and len(set(puts)) == len(puts), z.output()
+    assert set(seen(z, "delete", "zm/big")) <= set(puts), z.output()
+    last.undeclare()
+    z.wait_line(r"^\[zm/big/\*\*\] delete zm/big/last$")
+    # one burst, two lines; no CLOSE, no reconnection; the same session still answers
+    assert len(z.matches(WARNINGS)) == 2, z.output()
+    z.send("get zm/none/**")
+    z.wait_line(r"^end n=0$", timeout=10)
+
+
 # ---- liveliness gets --------------------------------------------------------------------------------
 
 

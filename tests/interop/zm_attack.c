@@ -25,7 +25,7 @@
 #include "proto/codec.h"
 #include "transport/transport.h"
 
-#define ATTACK_OPTIONS "e:t:L:n:K:B:"
+#define ATTACK_OPTIONS "e:t:L:n:K:B:Q"
 #define CONNS_MAX 1024
 #define HANDSHAKE_TIMEOUT_MS 5000u
 #define CONNECT_BUDGET_MS 5000
@@ -34,6 +34,8 @@
 #define CLOSE_WAIT_MS 3000u
 #define STORM_INTEREST_ID 0x5157u
 #define STORM_ID_BASE 0x1000u
+#define STORM_QBLS 200 /* storm -Q: the queryables redeclared in turn, within a peer's bound */
+#define STORM_RUN "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/"
 
 typedef struct {
     const char *mode;
@@ -44,6 +46,7 @@ typedef struct {
     long count;
     size_t key_bytes;
     long batch; /* storm: declarations per flush */
+    bool queryables; /* storm: wildcard queryables redeclared in turn, not subscribers */
 } attack_args_t;
 
 static struct timespec started;
@@ -585,7 +588,10 @@ static void storm_key(char *buf, size_t cap, long i, size_t want)
     }
 }
 
-/* One handshake, then COUNT D_SUBSCRIBERs on distinct keys, batched, as fast as the link takes. */
+/*
+ * One handshake, then COUNT D_SUBSCRIBERs on distinct keys (-Q: D_QUERYABLEs of STORM_QBLS ids,
+ * each declared again in turn on a new wildcard key), batched, as fast as the link takes.
+ */
 static int run_storm(void)
 {
     static char key[ZM_BATCH_UNICAST_SIZE];
@@ -625,9 +631,17 @@ static int run_storm(void)
         if (atomic_load(&st.close_reason) >= 0 || atomic_load(&st.ended) || past_deadline()) {
             break;
         }
-        storm_key(key, sizeof key, i, args.key_bytes);
-        d->kind = ZM_DECL_SUBSCRIBER;
-        d->id = STORM_ID_BASE + (uint32_t)i;
+        if (args.queryables) {
+            /* a run of 28 chunks "a" then one that fits no key of ours (another at each turn):
+             * matching one against a long key "zm/qm/a/a/...", it is tried at each of its chunks */
+            snprintf(key, sizeof key, "zm/**/%sk%ld/**/a", STORM_RUN, i);
+            d->kind = ZM_DECL_QUERYABLE;
+            d->id = STORM_ID_BASE + (uint32_t)(i % STORM_QBLS);
+        } else {
+            storm_key(key, sizeof key, i, args.key_bytes);
+            d->kind = ZM_DECL_SUBSCRIBER;
+            d->id = STORM_ID_BASE + (uint32_t)i;
+        }
         d->wire_expr.mapping = ZM_MAPPING_SENDER;
         d->wire_expr.has_suffix = true;
         d->wire_expr.suffix = zm_slice(key, strlen(key));
@@ -760,6 +774,8 @@ static int usage(void)
             "  squat N [-L LEASE_MS]  N peer handshakes announcing LEASE_MS, then keep-alives only\n"
             "  storm -n COUNT [-K KEYBYTES] [-B PER_FLUSH]\n"
             "                         one handshake, then COUNT subscriber declarations\n"
+            "  storm -Q -n COUNT      the same with COUNT declarations of 200 wildcard queryables in\n"
+            "                         turn, each on a new key, slow to match against a long key zm/qm/a/a/...\n"
             "  badkey KEY | badkey -K BYTES\n"
             "                         one handshake, then a PUT on KEY (or on a key of BYTES bytes)\n"
             "Prints \"ready\" once the attack is in place; ends at \"stop\" on stdin or after -t MS.\n");
@@ -811,6 +827,9 @@ int main(int argc, char **argv)
             break;
         case 'B':
             args.batch = atol(optarg);
+            break;
+        case 'Q':
+            args.queryables = true;
             break;
         default:
             return usage();

@@ -110,6 +110,38 @@ static void test_declaration_limits(void)
     zm_session_close(s);
 }
 
+/*
+ * A router's declarations are the network's: past ZM_ROUTER_DECLS_MAX they are ignored and its
+ * link stays; room made by undeclarations is taken again.
+ */
+static void test_router_past_its_bound(void)
+{
+    uint16_t port = 0;
+    inbox_t in = {0};
+    zm_session_t *s = node_open(&port, &in);
+    fake_t f;
+    if (s == NULL || !fake_open_as(&f, port, 10000, ZM_WAI_ROUTER)) {
+        CHECK(false);
+        zm_session_close(s);
+        return;
+    }
+    char key[32];
+    uint32_t over = ZM_ROUTER_DECLS_MAX + 100u;
+    for (uint32_t i = 0; i < over; i++) {
+        int n = snprintf(key, sizeof(key), "k/%u", (unsigned)i);
+        CHECK_EQ_INT(fake_declare(&f, ZM_DECL_SUBSCRIBER, i + 1, key, (size_t)n, i % 64 == 63), Z_OK);
+    }
+    CHECK(fake_synced(&f, &in)); /* the excess ignored: still served */
+    for (uint32_t i = 0; i < 10; i++) {
+        CHECK_EQ_INT(fake_declare(&f, ZM_UNDECL_SUBSCRIBER, i + 1, NULL, 0, false), Z_OK);
+    }
+    CHECK_EQ_INT(fake_declare(&f, ZM_DECL_SUBSCRIBER, over + 1, "k/again", 7, true), Z_OK);
+    CHECK(fake_synced(&f, &in));
+    CHECK(!fake_wait_closed(&f, 200));
+    fake_close(&f);
+    zm_session_close(s);
+}
+
 /* An invalid key, or one longer than ZM_KEYEXPR_MAX, closes the link and reaches nobody. */
 static void test_invalid_keys(void)
 {
@@ -333,6 +365,7 @@ static void test_single_thread_read(void)
 int main(void)
 {
     test_declaration_limits();
+    test_router_past_its_bound();
     test_invalid_keys();
     test_routing();
     test_single_thread_read();
