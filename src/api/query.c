@@ -490,7 +490,7 @@ z_result_t z_declare_querier(const z_loaned_session_t *zs, z_owned_querier_t *qu
             r = zm_api_encoding_clone(&q.encoding, &o.encoding->_this._val);
         }
         zm_session_t *s = NULL;
-        if (r == Z_OK && (o.target < Z_QUERY_TARGET_BEST_MATCHING || o.target > Z_QUERY_TARGET_ALL_COMPLETE)) {
+        if (r == Z_OK && (unsigned)o.target > (unsigned)Z_QUERY_TARGET_ALL_COMPLETE) {
             r = Z_EINVAL;
         }
         if (r == Z_OK && (r = zm_api_session_enter(b, &s)) == Z_OK) {
