@@ -44,7 +44,6 @@ for tool in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm socat; do
     command -v "$tool" >/dev/null || { echo "error: $tool not found (run scripts/setup.sh)" >&2; exit 1; }
 done
 src=$tcp/source
-# query.c compares an enum with its lowest value, which -fshort-enums (arm-none-eabi) makes unsigned.
 cflags="-mcpu=cortex-m3 -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections"
 if ! cmake -S . -B "$out/firmware" -G Ninja -DCMAKE_TOOLCHAIN_FILE=cmake/arm-none-eabi.cmake \
         -DZM_CPU_FLAGS="-mcpu=cortex-m3 -mthumb -mfloat-abi=soft" -DCMAKE_C_FLAGS="$cflags" \
