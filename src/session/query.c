@@ -2,10 +2,16 @@
  * Queries. Our queryables answer the requests peers send (and, with Z_FEATURE_LOCAL_QUERYABLE,
  * our own gets): each matching queryable's callback runs on the thread that received the
  * request, may reply at once or keep the query (zm_query_retain) to reply later from anywhere,
- * and the final response goes when the last holder lets go. Our gets wait in s->gets, by
- * request id, for a final response from every peer they went to, or for their deadline; replies
- * are consolidated on the way as Rust does it (none, monotonic, latest). A get's callback never
- * runs after its drop, which runs exactly once.
+ * and the final response goes when the last holder lets go. Our gets go, as Rust routes them, to
+ * routers and to the peers whose queryables may answer (get_asks), and wait in s->gets, by
+ * request id, for a final response from every peer they went to, or for their deadline: a peer
+ * that declared nothing the get asks for is not waited for, however it behaves. Replies are
+ * consolidated on the way as Rust does it (none, monotonic, latest), within a budget of kept
+ * bytes per get and per session (ZM_GET_KEPT_BYTES, ZM_GETS_KEPT_BYTES): Rust's latest keeps
+ * every reply until the end, here a reply past the budget is given at once and its key then
+ * consolidated as monotonic (Rust's other mode), so that nothing is lost, no reply older than
+ * one given goes through, and no peer can make a get hold more than its budget. A get's
+ * callback never runs after its drop, which runs exactly once.
  */
 #include <string.h>
 
