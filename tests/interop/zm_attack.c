@@ -25,7 +25,7 @@
 #include "proto/codec.h"
 #include "transport/transport.h"
 
-#define ATTACK_OPTIONS "e:t:L:n:K:B:"
+#define ATTACK_OPTIONS "e:t:L:n:K:B:S"
 #define CONNS_MAX 1024
 #define HANDSHAKE_TIMEOUT_MS 5000u
 #define CONNECT_BUDGET_MS 5000
@@ -44,6 +44,7 @@ typedef struct {
     long count;
     size_t key_bytes;
     long batch; /* storm: declarations per flush */
+    bool silent; /* replies: never end the initial declarations (no D_FINAL of interest 0) */
 } attack_args_t;
 
 static struct timespec started;
@@ -798,7 +799,7 @@ static size_t batch_requests(const zm_transport_t *t, zm_slice_t batch, uint32_t
 
 /*
  * One handshake; with COUNT > 0 a queryable on KEY (ending in "/\*\*"), then the end of its
- * initial declarations (D_FINAL of interest 0), as a real peer. Each REQUEST is answered with
+ * initial declarations (D_FINAL of interest 0), as a real peer, unless -S. Each REQUEST is answered with
  * COUNT RESPONSEs of -K BYTES on distinct keys under KEY, and never a RESPONSE_FINAL; with COUNT 0
  * it is not answered at all. Prints "request rid=R t=T" and "answered rid=R n=N t=T".
  */
@@ -840,7 +841,7 @@ static int run_replies(void)
     d->kind = ZM_DECL_FINAL;
     m.body.declare.has_interest_id = true;
     m.body.declare.interest_id = 0;
-    if (rc == Z_OK) {
+    if (rc == Z_OK && !args.silent) {
         rc = zm_transport_send(&c.t, &m, true, ZM_PRIO_CONTROL, true);
     }
     if (rc == Z_OK) {
@@ -904,9 +905,10 @@ static int usage(void)
             "                         one handshake, then COUNT subscriber declarations\n"
             "  badkey KEY | badkey -K BYTES\n"
             "                         one handshake, then a PUT on KEY (or on a key of BYTES bytes)\n"
-            "  replies KEY/** [-n COUNT] [-K BYTES]\n"
-            "                         one handshake, a queryable on KEY/** (COUNT > 0); each REQUEST\n"
-            "                         answered by COUNT replies of BYTES on distinct keys, never finalised\n"
+            "  replies KEY/** [-n COUNT] [-K BYTES] [-S]\n"
+            "                         one handshake, a queryable on KEY/** (COUNT > 0), the end of its\n"
+            "                         declarations (not with -S); each REQUEST answered by COUNT replies\n"
+            "                         of BYTES on distinct keys, never finalised\n"
             "Prints \"ready\" once the attack is in place; ends at \"stop\" on stdin or after -t MS.\n");
     return 2;
 }
@@ -956,6 +958,9 @@ int main(int argc, char **argv)
             break;
         case 'B':
             args.batch = atol(optarg);
+            break;
+        case 'S':
+            args.silent = true;
             break;
         default:
             return usage();
