@@ -200,7 +200,6 @@ static int run_gets(const z_loaned_session_t *s)
     }
     if (args.rate_ms > 0) {
         printf("sent n=%ld failed=%ld\n", args.gets, failed);
-        fflush(stdout);
         long deadline = now_ms() + args.timeout_ms + 5000;
         z_mutex_lock(z_loan_mut(mutex));
         while (ended < args.gets - failed && now_ms() < deadline) {
