@@ -348,9 +348,13 @@
 #define ZM_PUT_CACHE_SLOTS 4
 #endif
 
-/** Gets of a session waiting for replies at once; one more is refused with ZM_E_LIMIT. */
+/** Gets of a session waiting for replies at once (each ~100 B and its key); one more is refused with ZM_E_LIMIT. */
 #ifndef ZM_GETS_MAX
+#if defined(ZM_NO_HEAP) && ZM_NO_HEAP
 #define ZM_GETS_MAX 16
+#else
+#define ZM_GETS_MAX 1024
+#endif
 #endif
 
 /**
@@ -359,6 +363,27 @@
  */
 #ifndef ZM_GET_KEPT_MAX
 #define ZM_GET_KEPT_MAX 64
+#endif
+
+/**
+ * Bytes of replies one get keeps for consolidation; a latest reply that does not fit is given at once,
+ * only its key and timestamp kept (its key is then consolidated as monotonic: no loss, no older reply).
+ */
+#ifndef ZM_GET_KEPT_BYTES
+#if defined(ZM_NO_HEAP) && ZM_NO_HEAP
+#define ZM_GET_KEPT_BYTES 2048u
+#else
+#define ZM_GET_KEPT_BYTES (1024u * 1024u)
+#endif
+#endif
+
+/** Bytes of kept replies all the gets of a session hold together, as ZM_GET_KEPT_BYTES for one get. */
+#ifndef ZM_GETS_KEPT_BYTES
+#if defined(ZM_NO_HEAP) && ZM_NO_HEAP
+#define ZM_GETS_KEPT_BYTES 4096u
+#else
+#define ZM_GETS_KEPT_BYTES (8u * 1024u * 1024u)
+#endif
 #endif
 
 /** Longest key such a slot holds; z_put on longer keys matches them against every declaration. */
@@ -672,6 +697,9 @@
 #endif
 #if ZM_GETS_MAX < 1 || ZM_GETS_MAX > 4096 || ZM_GET_KEPT_MAX < 0
 #error "ZM_GETS_MAX must be within 1..4096 and ZM_GET_KEPT_MAX at least 0"
+#endif
+#if ZM_GETS_KEPT_BYTES < ZM_GET_KEPT_BYTES
+#error "ZM_GETS_KEPT_BYTES (all gets) must be at least ZM_GET_KEPT_BYTES (one get)"
 #endif
 #if Z_FEATURE_MATCHING && !(Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION or Z_FEATURE_QUERY"

@@ -292,6 +292,9 @@ struct zm_session {
     _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
+#if Z_FEATURE_QUERY
+    size_t gets_kept; /* bytes of replies the gets keep (within ZM_GETS_KEPT_BYTES), under s->lock */
+#endif
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */

@@ -2,10 +2,16 @@
  * Queries. Our queryables answer the requests peers send (and, with Z_FEATURE_LOCAL_QUERYABLE,
  * our own gets): each matching queryable's callback runs on the thread that received the
  * request, may reply at once or keep the query (zm_query_retain) to reply later from anywhere,
- * and the final response goes when the last holder lets go. Our gets wait in s->gets, by
- * request id, for a final response from every peer they went to, or for their deadline; replies
- * are consolidated on the way as Rust does it (none, monotonic, latest). A get's callback never
- * runs after its drop, which runs exactly once.
+ * and the final response goes when the last holder lets go. Our gets go, as Rust routes them, to
+ * routers and to the peers whose queryables may answer (get_asks), and wait in s->gets, by
+ * request id, for a final response from every peer they went to, or for their deadline: a peer
+ * that declared nothing the get asks for is not waited for, however it behaves. Replies are
+ * consolidated on the way as Rust does it (none, monotonic, latest), within a budget of kept
+ * bytes per get and per session (ZM_GET_KEPT_BYTES, ZM_GETS_KEPT_BYTES): Rust's latest keeps
+ * every reply until the end, here a reply past the budget is given at once and its key then
+ * consolidated as monotonic (Rust's other mode), so that nothing is lost, no reply older than
+ * one given goes through, and no peer can make a get hold more than its budget. A get's
+ * callback never runs after its drop, which runs exactly once.
  */
 #include <string.h>
 
@@ -457,15 +463,16 @@ z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm
 #define WAIT_WORDS ((ZM_PEER_SLOTS + 1 + 31) / 32)
 
 /*
- * A reply kept for consolidation: for MONOTONIC only its key and timestamp (the newest given to
- * the application), for LATEST the whole reply, handed over when the get ends. One allocation
- * holds the record and copies of the reply's parts.
+ * A reply kept for consolidation: its key and timestamp (the newest given to the application:
+ * MONOTONIC, and LATEST past its budget), or for LATEST the whole reply, handed over when the get
+ * ends. One allocation, of cost bytes, holds the record and copies of the reply's parts.
  */
 typedef struct zm_kept {
     struct zm_kept *next;
-    zm_reply_in_t reply; /* LATEST: its parts point into data */
+    zm_reply_in_t reply; /* whole: its parts point into data */
     size_t key_len;
-    char data[]; /* key, then (LATEST) payload, encoding schema, attachment */
+    size_t cost; /* counted in its get's kept_bytes and the session's gets_kept */
+    char data[]; /* key, then (whole) payload, encoding schema, attachment */
 } zm_kept_t;
 
 typedef struct {
@@ -477,8 +484,11 @@ typedef struct {
     bool tokens; /* a liveliness get (ZM_LIVELINESS_GET): its replies come as D_TOKEN, its finals as D_FINAL */
     bool ended;
     unsigned busy; /* reply callbacks running, plus the ender while it hands over kept replies */
+    bool over; /* its replies outgrew the budget once (logged) */
     unsigned n_kept;
-    zm_kept_t *kept;
+    size_t kept_bytes;
+    zm_kept_t *kept;  /* MONOTONIC: the keys given; LATEST: the whole replies, in order of their keys */
+    zm_kept_t *given; /* LATEST: the keys whose reply was given early, past the budget */
     zm_reply_fn fn;
     zm_drop_fn drop;
     void *ctx;
@@ -502,13 +512,20 @@ static bool wait_clear(zm_get_t *g, unsigned bit)
     return true;
 }
 
+static void kept_free_list(zm_kept_t *k)
+{
+    while (k != NULL) {
+        zm_kept_t *next = k->next;
+        zm_free(k);
+        k = next;
+    }
+}
+
 static void kept_free_all(zm_get_t *g)
 {
-    while (g->kept != NULL) {
-        zm_kept_t *k = g->kept;
-        g->kept = k->next;
-        zm_free(k);
-    }
+    kept_free_list(g->kept);
+    kept_free_list(g->given);
+    g->kept = g->given = NULL;
 }
 
 /* s->lock held. Ends one pin of g; the last pin of an ended get frees it (its drop, unlocked). */
@@ -517,6 +534,7 @@ static void get_unpin(zm_session_t *s, zm_get_t *g)
     if (--g->busy > 0 || !g->ended) {
         return;
     }
+    s->gets_kept -= g->kept_bytes;
     S_UNLOCK(s);
     zm_drop_fn drop = g->drop;
     void *ctx = g->ctx;
@@ -575,9 +593,10 @@ static bool ts_newer(const zm_reply_in_t *a, const zm_reply_in_t *b)
     return memcmp(x->id.id, y->id.id, sizeof(x->id.id)) > 0;
 }
 
-static size_t kept_size(const zm_reply_in_t *r, bool whole)
+/* The bytes a kept copy of r costs: its record and key, and with whole its other parts. */
+static size_t kept_cost(const zm_reply_in_t *r, bool whole)
 {
-    size_t n = r->sample.key_len;
+    size_t n = sizeof(zm_kept_t) + r->sample.key_len;
     if (whole) {
         n += r->sample.payload.len + r->sample.encoding.schema.len + r->sample.attachment.len;
     }
@@ -587,13 +606,15 @@ static size_t kept_size(const zm_reply_in_t *r, bool whole)
 /* A kept copy of r: its key, and with whole its other parts. NULL when out of memory. */
 static zm_kept_t *kept_new(const zm_reply_in_t *r, bool whole)
 {
-    zm_kept_t *k = zm_alloc(sizeof(*k) + kept_size(r, whole));
+    size_t cost = kept_cost(r, whole);
+    zm_kept_t *k = zm_alloc(cost);
     if (k == NULL) {
         return NULL;
     }
     k->next = NULL;
     k->reply = *r;
     k->key_len = r->sample.key_len;
+    k->cost = cost;
     char *at = k->data;
     memcpy(at, r->sample.key, r->sample.key_len);
     k->reply.sample.key = at;
@@ -612,22 +633,41 @@ static zm_kept_t *kept_new(const zm_reply_in_t *r, bool whole)
     return k;
 }
 
+/* The link to the entry of r's key in list *link, or to the list's end. */
+static zm_kept_t **kept_find(zm_kept_t **link, const zm_reply_in_t *r)
+{
+    while (*link != NULL && !((*link)->key_len == r->sample.key_len &&
+                              memcmp((*link)->data, r->sample.key, r->sample.key_len) == 0)) {
+        link = &(*link)->next;
+    }
+    return link;
+}
+
+/* s->lock held: whether cost more bytes fit g's budget and the session's, once freed bytes go. */
+static bool kept_fits(const zm_session_t *s, const zm_get_t *g, size_t cost, size_t freed)
+{
+    return g->kept_bytes - freed + cost <= ZM_GET_KEPT_BYTES && s->gets_kept - freed + cost <= ZM_GETS_KEPT_BYTES;
+}
+
 /*
  * s->lock held. What consolidation makes of a reply: true when it is to be given to the
  * application now. MONOTONIC gives a reply when it is newer than the last one given for its
- * key; LATEST keeps the newest per key for the end. When ZM_GET_KEPT_MAX keys are kept (or
- * memory runs out), a reply on another key goes through as it comes.
+ * key; LATEST keeps the newest per key for the end. A LATEST reply that does not fit the get's
+ * budget (ZM_GET_KEPT_BYTES) or the session's (ZM_GETS_KEPT_BYTES) is given at once, and its key
+ * is consolidated as MONOTONIC from then on: nothing is lost, no reply older than one given goes
+ * through, and what a get holds stays bounded. When ZM_GET_KEPT_MAX keys are kept (or even a key
+ * does not fit, or memory runs out), a reply on another key goes through as it comes.
  */
-static bool consolidate(zm_get_t *g, const zm_reply_in_t *r)
+static bool consolidate(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
 {
     if (r->kind != ZM_REPLY_OK || g->consolidation == ZM_CONSOLIDATION_NONE) {
         return true;
     }
-    bool whole = g->consolidation == ZM_CONSOLIDATION_LATEST;
-    zm_kept_t **link = &g->kept;
-    while (*link != NULL && !((*link)->key_len == r->sample.key_len &&
-                              memcmp((*link)->data, r->sample.key, r->sample.key_len) == 0)) {
-        link = &(*link)->next;
+    bool latest = g->consolidation == ZM_CONSOLIDATION_LATEST;
+    zm_kept_t **link = kept_find(&g->kept, r);
+    zm_kept_t **given = latest && *link == NULL ? kept_find(&g->given, r) : NULL;
+    if (given != NULL && *given != NULL) {
+        link = given; /* given early: its key is monotonic now */
     }
     zm_kept_t *old = *link;
     if (old != NULL && !ts_newer(r, &old->reply)) {
@@ -636,17 +676,34 @@ static bool consolidate(zm_get_t *g, const zm_reply_in_t *r)
     if (old == NULL && g->n_kept >= ZM_GET_KEPT_MAX) {
         return true;
     }
+    size_t freed = old != NULL ? old->cost : 0;
+    bool whole = latest && link != given && kept_fits(s, g, kept_cost(r, true), freed);
+    if (!kept_fits(s, g, kept_cost(r, false), freed)) { /* a new key (an old one's record is bigger) */
+        return true;
+    }
     zm_kept_t *k = kept_new(r, whole);
     if (k == NULL) {
         return true;
     }
+    if (latest && !whole && !g->over) {
+        g->over = true;
+        ZM_LOG_W("a get's replies outgrow its budget: latest replies past it are given at once");
+    }
     if (old != NULL) {
-        k->next = old->next;
+        *link = old->next; /* out of its list, whichever */
+        g->kept_bytes -= old->cost;
+        s->gets_kept -= old->cost;
         zm_free(old);
     } else {
         g->n_kept++;
     }
-    *link = k;
+    /* where the old one stood (or a new key, at the end of kept), unless it moves to given */
+    bool in_kept = link != given, to_kept = whole || !latest;
+    zm_kept_t **into = in_kept == to_kept ? link : &g->given;
+    k->next = *into;
+    *into = k;
+    g->kept_bytes += k->cost;
+    s->gets_kept += k->cost;
     return !whole;
 }
 
@@ -659,7 +716,7 @@ static void get_deliver(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
         return;
     }
     S_LOCK(s);
-    bool now = consolidate(g, r);
+    bool now = consolidate(s, g, r);
     S_UNLOCK(s);
     if (now) {
         g->fn(r, g->ctx);
@@ -843,6 +900,43 @@ static ZM_NOINLINE void get_local(zm_session_t *s, uint32_t rid, const zm_get_ar
 }
 #endif
 
+#if ZM_QBL_TRACKING
+typedef struct {
+    const zm_get_args_t *a;
+    bool found;
+} qbl_scan_t;
+
+static bool qbl_answers(uint32_t id, void *val, void *ctx)
+{
+    ZM_UNUSED(id);
+    const zm_rdecl_t *d = val;
+    qbl_scan_t *scan = ctx;
+    scan->found = zm_keyexpr_intersects(d->key, d->key_len, scan->a->key, scan->a->key_len);
+    return !scan->found;
+}
+#endif
+
+/*
+ * s->lock held: whether a get is sent to p, and waits for its final response. As Rust routes a
+ * query: to a router (it routes), and to a peer only when one of its queryables intersects the
+ * key, once its initial declarations are in (before, it is asked as a router would be). A peer
+ * with no such queryable is neither asked nor waited for, so a peer that never answers costs a
+ * get only the peers that declared what it asks. Scans p's queryables (within ZM_PEER_DECLS_MAX).
+ */
+static bool get_asks(zm_peer_t *p, const zm_get_args_t *a)
+{
+#if ZM_QBL_TRACKING
+    if (p->t.remote_whatami == ZM_WAI_PEER && p->declared && !zm_peer_is_group(p)) {
+        qbl_scan_t scan = {a, false};
+        zm_idmap_foreach(&p->remote.qbls, qbl_answers, &scan);
+        return scan.found;
+    }
+#endif
+    ZM_UNUSED(p);
+    ZM_UNUSED(a);
+    return true;
+}
+
 /* s->lock held: registers g under a fresh request id, bounded by ZM_GETS_MAX. */
 static z_result_t get_register(zm_session_t *s, zm_get_t *g, _Atomic(uint32_t) *rid_out)
 {
@@ -898,7 +992,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     bool awaits = false; /* whether anyone asked will answer */
     for (size_t i = 0; i < ZM_PEERS_PIN && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
         zm_peer_t *p = &s->peers[i];
-        if (p->state == PEER_LIVE) {
+        if (p->state == PEER_LIVE && get_asks(p, a)) {
             p->refs++;
             pinned[n++] = p;
             if (!zm_peer_is_group(p)) {

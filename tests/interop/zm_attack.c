@@ -25,7 +25,7 @@
 #include "proto/codec.h"
 #include "transport/transport.h"
 
-#define ATTACK_OPTIONS "e:t:L:n:K:B:Q"
+#define ATTACK_OPTIONS "e:t:L:n:K:B:QS"
 #define CONNS_MAX 1024
 #define HANDSHAKE_TIMEOUT_MS 5000u
 #define CONNECT_BUDGET_MS 5000
@@ -47,6 +47,7 @@ typedef struct {
     size_t key_bytes;
     long batch; /* storm: declarations per flush */
     bool queryables; /* storm: wildcard queryables redeclared in turn, not subscribers */
+    bool silent;     /* replies: never end the initial declarations (no D_FINAL of interest 0) */
 } attack_args_t;
 
 static struct timespec started;
@@ -763,6 +764,148 @@ static int run_badkey(void)
     return 0;
 }
 
+/* ---- replies ------------------------------------------------------------------------------------ */
+
+#define REPLIES_QBL_ID 0x51u
+
+/* One RESPONSE to request rid: a PUT of size pattern bytes on key. */
+static z_result_t send_response(zm_transport_t *t, uint32_t rid, const char *key, const uint8_t *data, size_t size)
+{
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof m);
+    m.id = ZM_MID_N_RESPONSE;
+    m.body.response.rid = rid;
+    m.body.response.wire_expr.mapping = ZM_MAPPING_SENDER;
+    m.body.response.wire_expr.has_suffix = true;
+    m.body.response.wire_expr.suffix = zm_slice(key, strlen(key));
+    m.body.response.body_id = ZM_MID_REPLY;
+    m.body.response.body.reply.body_id = ZM_MID_PUT;
+    m.body.response.body.reply.body.put.payload = zm_slice(data, size);
+    return zm_transport_send(t, &m, true, ZM_PRIO_DATA, false);
+}
+
+/* The REQUEST ids in one received batch, into rids (up to cap); their count. */
+static size_t batch_requests(const zm_transport_t *t, zm_slice_t batch, uint32_t *rids, size_t cap)
+{
+    size_t n = 0;
+    zm_batch_iter_t it;
+    zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
+    for (;;) {
+        zm_transport_msg_t m;
+        bool got;
+        if (zm_batch_next(&it, &m, &got) != Z_OK || !got) {
+            return n;
+        }
+        if (m.id != ZM_MID_FRAME) {
+            continue;
+        }
+        for (;;) {
+            zm_network_msg_t nm;
+            if (zm_batch_next_network(&it, &nm, &got) != Z_OK || !got) {
+                break;
+            }
+            if (nm.id == ZM_MID_N_REQUEST && n < cap) {
+                rids[n++] = nm.body.request.rid;
+            }
+        }
+    }
+}
+
+/*
+ * One handshake; with COUNT > 0 a queryable on KEY (ending in "/\*\*"), then the end of its
+ * initial declarations (D_FINAL of interest 0), as a real peer, unless -S. Each REQUEST is answered with
+ * COUNT RESPONSEs of -K BYTES on distinct keys under KEY, and never a RESPONSE_FINAL; with COUNT 0
+ * it is not answered at all. Prints "request rid=R t=T" and "answered rid=R n=N t=T".
+ */
+static int run_replies(void)
+{
+    size_t klen = args.arg != NULL ? strlen(args.arg) : 0;
+    if (klen < 4 || strcmp(args.arg + klen - 3, "/**") != 0 || args.count < 0) {
+        printf("error replies needs KEY ending in /** and -n COUNT >= 0\n");
+        return 2;
+    }
+    uint8_t *data = malloc(args.key_bytes + 1);
+    if (data == NULL) {
+        return 1;
+    }
+    for (size_t i = 0; i < args.key_bytes; i++) {
+        data[i] = (uint8_t)((i * 7u + 3u) % 251u);
+    }
+    peer_conn_t c;
+    if (peer_open(&c, 0, ZM_LEASE_MS) != Z_OK) {
+        free(data);
+        return 1;
+    }
+    zm_network_msg_t m;
+    memset(&m, 0, sizeof m);
+    m.id = ZM_MID_N_DECLARE;
+    m.ext.present = ZM_NET_EXT_QOS;
+    m.ext.qos = ZM_QOS_DECLARE;
+    zm_declaration_t *d = &m.body.declare.decl;
+    z_result_t rc = Z_OK;
+    if (args.count > 0) {
+        d->kind = ZM_DECL_QUERYABLE;
+        d->id = REPLIES_QBL_ID;
+        d->wire_expr.mapping = ZM_MAPPING_SENDER;
+        d->wire_expr.has_suffix = true;
+        d->wire_expr.suffix = zm_slice(args.arg, klen);
+        rc = zm_transport_send(&c.t, &m, true, ZM_PRIO_CONTROL, false);
+    }
+    memset(d, 0, sizeof *d);
+    d->kind = ZM_DECL_FINAL;
+    m.body.declare.has_interest_id = true;
+    m.body.declare.interest_id = 0;
+    if (rc == Z_OK && !args.silent) {
+        rc = zm_transport_send(&c.t, &m, true, ZM_PRIO_CONTROL, true);
+    }
+    if (rc == Z_OK) {
+        rc = zm_transport_flush(&c.t);
+    }
+    printf("declared rc=%d\n", (int)rc);
+    printf("ready\n");
+    char key[256];
+    bool stopped = false;
+    while (!c.ended && !past_deadline() && !(stopped = stop_requested(0))) {
+        if (zm_port_clock_ms() >= c.next_keep_alive) {
+            c.next_keep_alive = zm_port_clock_ms() + KEEP_ALIVE_MS;
+            (void)send_keep_alive(&c.t);
+        }
+        if (zm_link_wait_readable(&c.t.link, POLL_MS) != Z_OK) {
+            continue;
+        }
+        zm_slice_t batch;
+        zm_link_set_deadline(&c.t.link, zm_port_clock_ms() + 1000u);
+        if (zm_link_recv_batch(&c.t.link, c.t.rx_buf, c.t.rx_cap, &batch) != Z_OK) {
+            printf("lost 0 t=%ld\n", elapsed_ms());
+            c.ended = true;
+            break;
+        }
+        uint32_t rids[16];
+        size_t n = batch_requests(&c.t, batch, rids, ZM_ARRAY_LEN(rids));
+        for (size_t r = 0; r < n; r++) {
+            printf("request rid=%u t=%ld\n", (unsigned)rids[r], elapsed_ms());
+            long sent = 0;
+            for (long i = 0; i < args.count && rc == Z_OK; i++) {
+                snprintf(key, sizeof key, "%.*s/%ld", (int)(klen - 3), args.arg, i);
+                rc = send_response(&c.t, rids[r], key, data, args.key_bytes);
+                sent += rc == Z_OK ? 1 : 0;
+            }
+            if (rc == Z_OK) {
+                rc = zm_transport_flush(&c.t);
+            }
+            if (args.count > 0) {
+                printf("answered rid=%u n=%ld rc=%d t=%ld\n", (unsigned)rids[r], sent, (int)rc, elapsed_ms());
+            }
+        }
+    }
+    if (!stopped) {
+        hold(); /* the link ended first: the attack still ends at stop or the deadline */
+    }
+    peer_free(&c);
+    free(data);
+    return 0;
+}
+
 /* ---- main ---------------------------------------------------------------------------------------- */
 
 static int usage(void)
@@ -778,6 +921,10 @@ static int usage(void)
             "                         turn, each on a new key, slow to match against a long key zm/qm/a/a/...\n"
             "  badkey KEY | badkey -K BYTES\n"
             "                         one handshake, then a PUT on KEY (or on a key of BYTES bytes)\n"
+            "  replies KEY/** [-n COUNT] [-K BYTES] [-S]\n"
+            "                         one handshake, a queryable on KEY/** (COUNT > 0), the end of its\n"
+            "                         declarations (not with -S); each REQUEST answered by COUNT replies\n"
+            "                         of BYTES on distinct keys, never finalised\n"
             "Prints \"ready\" once the attack is in place; ends at \"stop\" on stdin or after -t MS.\n");
     return 2;
 }
@@ -831,6 +978,9 @@ int main(int argc, char **argv)
         case 'Q':
             args.queryables = true;
             break;
+        case 'S':
+            args.silent = true;
+            break;
         default:
             return usage();
         }
@@ -855,6 +1005,8 @@ int main(int argc, char **argv)
         status = run_storm();
     } else if (strcmp(args.mode, "badkey") == 0) {
         status = run_badkey();
+    } else if (strcmp(args.mode, "replies") == 0) {
+        status = run_replies();
     } else {
         status = usage();
     }

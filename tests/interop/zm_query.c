@@ -6,7 +6,10 @@
  *                [-s SIZE] [-a] [-o any|local|remote] [-g N] [-t TIMEOUT_MS] [-w]
  *     sends N gets (default 1) one after the other, with a SIZE-byte pattern payload; prints
  *     "reply ok KEY kind=K len=N ts=T check=ok|bad" or "reply err len=N text=..." per reply and
- *     "end n=N ms=T" when each get ends. -w waits for a "go" line on stdin first.
+ *     "end n=N ms=T" when each get ends. -w waits for a "go" line on stdin first. -r MS sends
+ *     the N gets every MS ms without waiting for their ends (each failure prints "get failed
+ *     RC", and the next goes on), then prints "sent n=N failed=F" and, once every get it sent
+ *     ended (or at the deadline), "ended n=E replies=R".
  *   zm_query qbl -k KEY [-s SIZE] [-R KEY] [-E|-D] [-C] [-L] [-n COUNT] [-o any|local|remote]
  *     answers each query with a SIZE-byte pattern (default "answer" text) on the query's key or
  *     on -R KEY, or an error (-E) or a deletion (-D); -C declares it complete; -L keeps the query
@@ -30,7 +33,7 @@
 
 #if Z_FEATURE_QUERY == 1 && Z_FEATURE_QUERYABLE == 1 && Z_FEATURE_MULTI_THREAD == 1
 
-#define QUERY_OPTIONS "m:e:l:k:p:c:T:s:ao:g:t:wR:EDCLn:"
+#define QUERY_OPTIONS "m:e:l:k:p:c:T:s:ao:g:t:wR:EDCLn:r:"
 
 typedef struct {
     const char *key;
@@ -49,6 +52,7 @@ typedef struct {
     bool complete;
     bool later;
     long count;
+    long rate_ms;
 } args_t;
 
 static args_t args = {.key = "zm/q/**",
@@ -66,6 +70,8 @@ static long replies;
 static z_owned_query_t kept;
 static bool kept_set;
 static atomic_long answered;
+static long ended; /* gets ended (-r), under mutex */
+static long replies_all; /* replies to every get (-r), under mutex */
 
 static long now_ms(void)
 {
@@ -130,6 +136,7 @@ static void on_reply(z_loaned_reply_t *reply, void *ctx)
     }
     z_mutex_lock(z_loan_mut(mutex));
     replies++;
+    replies_all++;
     z_mutex_unlock(z_loan_mut(mutex));
 }
 
@@ -138,6 +145,7 @@ static void on_end(void *ctx)
     (void)ctx;
     z_mutex_lock(z_loan_mut(mutex));
     get_done = true;
+    ended++;
     z_condvar_signal(z_loan_mut(cond));
     z_mutex_unlock(z_loan_mut(mutex));
 }
@@ -149,6 +157,7 @@ static int run_gets(const z_loaned_session_t *s)
         printf("bad key %s\n", args.key);
         return 2;
     }
+    long failed = 0;
     for (long g = 0; g < args.gets; g++) {
         z_get_options_t opts;
         z_get_options_default(&opts);
@@ -164,6 +173,15 @@ static int run_gets(const z_loaned_session_t *s)
         }
         z_owned_closure_reply_t cb;
         z_closure(&cb, on_reply, on_end, NULL);
+        if (args.rate_ms > 0) { /* the next get goes on whether this one ended or not */
+            z_result_t r = z_get(s, z_loan(ke), args.params, z_move(cb), &opts);
+            if (r != Z_OK) {
+                printf("get failed %d\n", (int)r);
+                failed++;
+            }
+            z_sleep_ms((size_t)args.rate_ms);
+            continue;
+        }
         z_mutex_lock(z_loan_mut(mutex));
         get_done = false;
         replies = 0;
@@ -178,6 +196,18 @@ static int run_gets(const z_loaned_session_t *s)
             z_condvar_wait(z_loan_mut(cond), z_loan_mut(mutex));
         }
         printf("end n=%ld ms=%ld\n", replies, now_ms() - start);
+        z_mutex_unlock(z_loan_mut(mutex));
+    }
+    if (args.rate_ms > 0) {
+        printf("sent n=%ld failed=%ld\n", args.gets, failed);
+        long deadline = now_ms() + args.timeout_ms + 5000;
+        z_mutex_lock(z_loan_mut(mutex));
+        while (ended < args.gets - failed && now_ms() < deadline) {
+            z_mutex_unlock(z_loan_mut(mutex));
+            z_sleep_ms(50);
+            z_mutex_lock(z_loan_mut(mutex));
+        }
+        printf("ended n=%ld replies=%ld\n", ended, replies_all);
         z_mutex_unlock(z_loan_mut(mutex));
     }
     return 0;
@@ -369,6 +399,7 @@ static int parse(int argc, char **argv, z_owned_config_t *config)
         case 'C': args.complete = true; break;
         case 'L': args.later = true; break;
         case 'n': args.count = atol(optarg); break;
+        case 'r': args.rate_ms = atol(optarg); break;
         default:
             return 2;
         }

@@ -232,7 +232,9 @@ typedef enum {
  * reply over only when it is newer than the last one handed over on its key; LATEST keeps only the
  * newest reply of each key and hands them over when the get ends; AUTO (the default) is LATEST,
  * or NONE when the parameters ask for a time range (Z_SELECTOR_TIME). At most ZM_GET_KEPT_MAX
- * keys are consolidated per get; replies on more keys pass unconsolidated.
+ * keys are consolidated per get; replies on more keys pass unconsolidated. LATEST keeps at most
+ * ZM_GET_KEPT_BYTES per get (ZM_GETS_KEPT_BYTES per session): a reply past them is handed over at
+ * once, and its key consolidated as MONOTONIC from then on.
  */
 typedef enum {
     Z_CONSOLIDATION_MODE_AUTO = -1,
