@@ -106,6 +106,32 @@ static bool valid_ipv6(zm_slice_t h)
 
 #endif
 
+#if ZM_LINK_IP
+bool zm_endpoint_ipv4(zm_slice_t host, uint8_t out[4])
+{
+    size_t i = 0;
+    for (unsigned part = 0; part < 4; part++) {
+        if (part > 0) {
+            if (i >= host.len || host.ptr[i] != '.') {
+                return false;
+            }
+            i++;
+        }
+        size_t start = i;
+        unsigned v = 0;
+        while (i < host.len && is_digit(host.ptr[i]) && i - start < 3) {
+            v = v * 10u + (unsigned)(host.ptr[i] - '0');
+            i++;
+        }
+        if (i == start || v > 255u || (i - start > 1 && host.ptr[start] == '0')) {
+            return false;
+        }
+        out[part] = (uint8_t)v;
+    }
+    return i == host.len;
+}
+#endif
+
 /* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); a
  * caller with a smaller bound checks it after. The bound of each step is a constant, so no 64-bit division is
  * needed on a 32-bit target. */

@@ -151,7 +151,7 @@ static z_result_t connect_all(zm_session_t *s)
         if (is_group(s->cfg.connect[i])) {
             continue; /* groups_join's */
         }
-        z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
+        z_result_t rc = zm_peer_connect(s, s->cfg.connect[i], ZM_CONNECT_TIMEOUT_MS);
         if (rc == Z_OK) {
             any = true;
             if (!zm_session_is_peer(s)) {
