@@ -576,3 +576,37 @@ def test_scout_flood_is_answered_at_a_bounded_rate(children):
         assert data[0] & 0x1F == 0x02 and before == hellos
     p.send("stop")
     assert p.wait_exit(15) == 0
+
+
+@pytest.mark.serial
+def test_reconnect_by_scouting_ends_in_time_on_close(children, answerer):
+    """A client found by scouting loses its router and scouts again, on its lease task: HELLOs
+    now name listeners that never answer a handshake. Closing the session while it dials them
+    returns within a bounded time (each of them held it 10 s before, one after the other)."""
+    r = children.router(lease_ms=2000)
+    silent = []
+    try:
+        for _ in range(3):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(8)
+            silent.append(s)
+        port, locator = own_group()
+        a = answerer(port, [hello(zid_bytes(r.zid), [r.endpoint])])
+        p = children.zm("zm_scout", "-o", "-L", locator, "-t", "1000")
+        p.wait_line(r"^open rc=0$", others=[r.proc])
+        m = p.wait_line(r"^router (\w+)$")
+        assert same_zid(m.group(1), r.zid)
+        a.answers = [hello(b"\x5d" * 8, [endpoint(s.getsockname()[1]) for s in silent])]
+        r.proc.signal(9)
+        r.proc.stop()
+        # the client dials the first silent listener: a connection waits in its backlog
+        assert select.select([silent[0]], [], [], 30)[0], p.describe()
+        t0 = time.monotonic()
+        p.send("stop")
+        assert p.wait_exit(40) == 0
+        took = time.monotonic() - t0
+        assert took < 8, f"{took:.1f} s\n{p.describe()}"
+    finally:
+        for s in silent:
+            s.close()
