@@ -120,7 +120,7 @@ static bool zid_eq(const zm_zid_t *a, const zm_zid_t *b)
     return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
 }
 
-/* FNV-1a of a HELLO's locators: not a defence against a forger, who can send them verbatim. */
+/* FNV-1a of a HELLO's locators, to tell a node's HELLO from another that borrows its zid. */
 static uint32_t locators_hash(zm_slice_t l)
 {
     uint32_t h = 2166136261u;

@@ -441,8 +441,8 @@ def client_reaches(children, r, locator, *args):
 
 def test_forged_serial_hello_opens_no_line(children, answerer):
     """A HELLO that names a serial line of this machine, ahead of the router's: the line is never
-    opened (no open seen by inotify, no INIT written to it, its termios untouched, no TIOCEXCL
-    lock), and the client connects to the Rust router."""
+    opened (inotify sees no open, so no exclusive lock was taken either), no INIT is written to it,
+    its termios are untouched, and the client connects to the Rust router."""
     r = children.router()
     master, slave = pty.openpty()
     try:
@@ -459,8 +459,6 @@ def test_forged_serial_hello_opens_no_line(children, answerer):
         assert not watch.opened(), f"{path} was opened\n{p.describe()}"
         assert select.select([master], [], [], 0)[0] == [], f"bytes were written to {path}"
         assert termios.tcgetattr(slave) == before
-        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)  # no exclusive lock left on it either
-        os.close(fd)
         watch.close()
     finally:
         os.close(master)
@@ -568,12 +566,11 @@ def test_scout_flood_is_answered_at_a_bounded_rate(children):
         # after a quiet second, answered again
         time.sleep(1.2)  # the bucket fills with time: nothing to await but the clock
         take()
-        before = hellos
         u.setblocking(True)
         u.settimeout(5)
         u.sendto(scout, (GROUP, port))
         data = u.recv(2048)
-        assert data[0] & 0x1F == 0x02 and before == hellos
+        assert data[0] & 0x1F == 0x02
     p.send("stop")
     assert p.wait_exit(15) == 0
 
