@@ -50,10 +50,11 @@ static bool is_name_char(uint8_t c)
 
 #endif
 
-/* The first occurrence of c in s, or s.len if none. */
+/* The first occurrence of c in s, or s.len if none. s points into the parsed string, even when
+ * empty (never NULL). */
 static size_t find(zm_slice_t s, uint8_t c)
 {
-    const uint8_t *hit = s.len ? memchr(s.ptr, c, s.len) : NULL;
+    const uint8_t *hit = memchr(s.ptr, c, s.len);
     return hit ? (size_t)(hit - s.ptr) : s.len;
 }
 
