@@ -201,7 +201,7 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
 static ZM_ALWAYS_INLINE bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
     const uint8_t *p = rest->ptr;
-    const uint8_t *end = p + rest->len;
+    const uint8_t *end = rest->len > 0 ? p + rest->len : p; /* an absent list's pointer is NULL */
     while (p < end && *p == ';') {
         p++; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
     }
