@@ -508,6 +508,16 @@
 #define ZM_SCOUT_ANSWER_BURST 8
 #endif
 
+/** SCOUTs a listening peer answers per second at most (a second's worth at once): the rest are dropped. */
+#ifndef ZM_SCOUT_ANSWER_RATE
+#define ZM_SCOUT_ANSWER_RATE 10
+#endif
+
+/** Longest a session tries a scouted node's locators, all together, in ms; all nodes: scouting's timeout more. */
+#ifndef ZM_SCOUT_DIAL_MS
+#define ZM_SCOUT_DIAL_MS 4000u
+#endif
+
 /** Entries a z_owned_config_t holds (each a key and a copied string; CONNECT may repeat). */
 #ifndef ZM_CONFIG_ENTRIES_MAX
 #define ZM_CONFIG_ENTRIES_MAX 16
@@ -663,6 +673,9 @@
 #endif
 #if ZM_SCOUT_SEEN_MAX < 1 || ZM_SCOUT_HELLO_MAX < 64 || ZM_SCOUT_HELLO_MAX > 65535 || ZM_SCOUT_ANSWER_BURST < 1
 #error "ZM_SCOUT_SEEN_MAX and ZM_SCOUT_ANSWER_BURST must be at least 1, ZM_SCOUT_HELLO_MAX within 64..65535"
+#endif
+#if ZM_SCOUT_ANSWER_RATE < 1 || ZM_SCOUT_ANSWER_RATE > 1000 || ZM_SCOUT_DIAL_MS < 100 || ZM_SCOUT_DIAL_MS > 60000
+#error "ZM_SCOUT_ANSWER_RATE must be within 1..1000, ZM_SCOUT_DIAL_MS within 100..60000"
 #endif
 #if ZM_SERIAL_MTU < 64 || ZM_SERIAL_MTU > 1500
 #error "ZM_SERIAL_MTU must be within 64..1500 (Rust refuses larger serial frames)"

@@ -50,10 +50,11 @@ static bool is_name_char(uint8_t c)
 
 #endif
 
-/* The first occurrence of c in s, or s.len if none. */
+/* The first occurrence of c in s, or s.len if none. s points into the parsed string, even when
+ * empty (never NULL). */
 static size_t find(zm_slice_t s, uint8_t c)
 {
-    const uint8_t *hit = s.len ? memchr(s.ptr, c, s.len) : NULL;
+    const uint8_t *hit = memchr(s.ptr, c, s.len);
     return hit ? (size_t)(hit - s.ptr) : s.len;
 }
 
@@ -104,6 +105,32 @@ static bool valid_ipv6(zm_slice_t h)
     return true;
 }
 
+#endif
+
+#if ZM_LINK_IP
+bool zm_endpoint_ipv4(zm_slice_t host, uint8_t out[4])
+{
+    size_t i = 0;
+    for (unsigned part = 0; part < 4; part++) {
+        if (part > 0) {
+            if (i >= host.len || host.ptr[i] != '.') {
+                return false;
+            }
+            i++;
+        }
+        size_t start = i;
+        unsigned v = 0;
+        while (i < host.len && is_digit(host.ptr[i]) && i - start < 3) {
+            v = v * 10u + (unsigned)(host.ptr[i] - '0');
+            i++;
+        }
+        if (i == start || v > 255u || (i - start > 1 && host.ptr[start] == '0')) {
+            return false;
+        }
+        out[part] = (uint8_t)v;
+    }
+    return i == host.len;
+}
 #endif
 
 /* A decimal number within 0..UINT64_MAX, no sign, no spaces (Rust's from_str takes no more); a
@@ -174,7 +201,7 @@ static z_result_t parse_host_port(zm_endpoint_t *ep, zm_endpoint_use_t use)
 static ZM_ALWAYS_INLINE bool next_param(zm_slice_t *rest, zm_slice_t *key, zm_slice_t *value)
 {
     const uint8_t *p = rest->ptr;
-    const uint8_t *end = p + rest->len;
+    const uint8_t *end = rest->len > 0 ? p + rest->len : p; /* an absent list's pointer is NULL */
     while (p < end && *p == ';') {
         p++; /* `a=1;;b=2` and a trailing ';' are tolerated, as in Rust */
     }

@@ -113,6 +113,12 @@ ZM_NODISCARD z_result_t zm_endpoint_to_locator(const zm_endpoint_t *ep, char *bu
  */
 ZM_NODISCARD z_result_t zm_endpoint_host(const zm_endpoint_t *ep, char *buf, size_t cap);
 
+/**
+ * Whether host is a dotted IPv4 literal, four decimal bytes without leading zeros (which a
+ * resolver may read as octal), and its bytes into out. Builds with IP links only.
+ */
+bool zm_endpoint_ipv4(zm_slice_t host, uint8_t out[4]);
+
 /** True for a udp endpoint whose host is a multicast group (IPv4 224.0.0.0/4, IPv6 ff00::/8). */
 bool zm_endpoint_is_multicast(const zm_endpoint_t *ep);
 

@@ -322,7 +322,11 @@ struct zm_session {
  * accepting failed (out of descriptors, say): the caller may try again after a pause.
  */
 ZM_NODISCARD z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms);
-ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint);
+/* How long a connection and then its handshake may take each: Z_TRANSPORT_CONNECT_TIMEOUT, as z_open
+ * documents it. */
+#define ZM_CONNECT_TIMEOUT_MS 10000u
+/** Dials endpoint and makes it a peer: the link opens within timeout_ms, then the handshake ends within as long. */
+ZM_NODISCARD z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint, uint32_t timeout_ms);
 /**
  * Takes a transport that finished its handshake into a peer slot (evicting the least recently
  * active accepted peer when the table is full and ZM_PEER_EVICT allows), pushes our declarations

@@ -10,9 +10,6 @@
 
 #include "session/hub.h"
 
-/* How long a connection and then its handshake may take each: Z_TRANSPORT_CONNECT_TIMEOUT, as z_open
- * documents it. */
-#define CONNECT_TIMEOUT_MS 10000u
 /* How long an accept waits for an evicted peer's reader to finish its last callback. */
 #define EVICT_WAIT_MS 1000u
 
@@ -141,12 +138,12 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
 }
 #endif
 
-z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
+z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint, uint32_t timeout_ms)
 {
     zm_endpoint_t ep;
     ZM_TRY(zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT));
     zm_link_t link;
-    ZM_TRY(zm_link_open(&link, &ep, CONNECT_TIMEOUT_MS));
+    ZM_TRY(zm_link_open(&link, &ep, timeout_ms));
     zm_transport_params_t params;
     local_params(s, &params);
 #if ZM_PUSH_DECLS
@@ -158,7 +155,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint)
     zm_peer_t *p = &s->peers[0];
     zm_transport_t *tp = &p->t;
 #endif
-    z_result_t rc = zm_transport_open(tp, &link, &params, CONNECT_TIMEOUT_MS);
+    z_result_t rc = zm_transport_open(tp, &link, &params, timeout_ms);
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));

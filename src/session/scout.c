@@ -24,17 +24,26 @@ z_result_t zm_scout_find(const char *locator, uint8_t what, const zm_zid_t *zid,
 
 typedef struct {
     zm_session_t *s;
-    bool found;     /* a HELLO had a locator this build can open */
-    z_result_t last; /* the last connection's result */
+    uint64_t deadline; /* no dialling past it: the scout's timeout plus ZM_SCOUT_DIAL_MS */
+    bool found;        /* a HELLO had a locator this session may dial */
+    z_result_t last;   /* the last connection's result */
 } connect_ctx_t;
 
-/* Tries the locators of one HELLO in turn; true (the scout ends) at the first that connects. */
+/*
+ * Tries the locators of one HELLO in turn, within ZM_SCOUT_DIAL_MS for them all (each step of
+ * each, the link and then the handshake, within half of what is left), and only those it may
+ * dial (zm_scout_locator_dialable): a HELLO without any, as a Rust router listening on loopback
+ * only sends, is passed by. True (the scout ends) at the first that connects, or when the time
+ * to dial is over.
+ */
 static bool connect_hello(const zm_hello_t *h, void *arg)
 {
     connect_ctx_t *c = arg;
     if (h->zid.len == c->s->zid.len && memcmp(h->zid.id, c->s->zid.id, h->zid.len) == 0) {
         return false; /* ourselves */
     }
+    uint64_t now = zm_port_clock_ms();
+    uint64_t until = now + ZM_SCOUT_DIAL_MS < c->deadline ? now + ZM_SCOUT_DIAL_MS : c->deadline;
     zm_reader_t it;
     zm_reader_init(&it, h->locators.ptr, h->locators.len);
     for (;;) {
@@ -47,14 +56,19 @@ static bool connect_hello(const zm_hello_t *h, void *arg)
         zm_endpoint_t ep;
         memcpy(text, loc.ptr, loc.len); /* at most ZM_LOCATOR_MAX: checked by the decoder */
         text[loc.len] = '\0';
-        if (zm_endpoint_parse(&ep, text, loc.len, ZM_ENDPOINT_CONNECT) != Z_OK || zm_link_ops_for(ep.proto) == NULL) {
-            continue; /* a link this build does not have */
+        if (zm_endpoint_parse(&ep, text, loc.len, ZM_ENDPOINT_CONNECT) != Z_OK || !zm_scout_locator_dialable(&ep)) {
+            ZM_LOG_I("scouting: %s not dialled (not a tcp or udp address this session may dial)", text);
+            continue;
         }
-        if (Z_FEATURE_LINK_UDP_MULTICAST && zm_endpoint_is_multicast(&ep)) {
-            continue; /* a group, not a node to connect to */
+        if (atomic_load(&c->s->closing)) {
+            return true;
+        }
+        now = zm_port_clock_ms();
+        if (now >= until) {
+            return now >= c->deadline; /* this node's time is over; others may come within the whole's */
         }
         c->found = true;
-        c->last = zm_peer_connect(c->s, text);
+        c->last = zm_peer_connect(c->s, text, (uint32_t)((until - now + 1u) / 2u));
         if (c->last == Z_OK) {
             return true;
         }
@@ -69,7 +83,8 @@ z_result_t zm_session_scout_connect(zm_session_t *s)
         ZM_LOG_W("scouting: bad locator %s (%s)", s->cfg.scout_locator, zm_strerror(rc));
         return rc;
     }
-    connect_ctx_t c = {s, false, _Z_ERR_SCOUT_NO_RESULTS};
+    uint64_t deadline = zm_port_clock_ms() + s->cfg.scout_timeout_ms + ZM_SCOUT_DIAL_MS;
+    connect_ctx_t c = {s, deadline, false, _Z_ERR_SCOUT_NO_RESULTS};
     zm_scout_params_t p = {
         .what = s->cfg.scout_what, .zid = &s->zid, .timeout_ms = s->cfg.scout_timeout_ms, .cancel = &s->closing};
     ZM_TRY(zm_scout_run(&g, &p, connect_hello, &c));

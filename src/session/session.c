@@ -219,7 +219,7 @@ static z_result_t connect_all(zm_session_t *s, int32_t timeout_ms, bool exit_on_
             if (is_group(s->cfg.connect[i]) || (retries && (settled & (1u << i)) != 0)) {
                 continue; /* groups are groups_join's */
             }
-            z_result_t rc = zm_peer_connect(s, s->cfg.connect[i]);
+            z_result_t rc = zm_peer_connect(s, s->cfg.connect[i], ZM_CONNECT_TIMEOUT_MS);
             if (retries && (rc == Z_OK || !retryable(rc))) {
                 settled |= 1u << i;
             }

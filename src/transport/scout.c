@@ -31,31 +31,6 @@
 
 /* ---- the group -------------------------------------------------------------------------------- */
 
-/* A dotted IPv4 literal: four decimal bytes, no leading zero (getaddrinfo would read 010 as octal). */
-static bool parse_ipv4(zm_slice_t s, uint8_t out[4])
-{
-    size_t i = 0;
-    for (unsigned part = 0; part < 4; part++) {
-        if (part > 0) {
-            if (i >= s.len || s.ptr[i] != '.') {
-                return false;
-            }
-            i++;
-        }
-        size_t start = i;
-        unsigned v = 0;
-        while (i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9' && i - start < 3) {
-            v = v * 10u + (unsigned)(s.ptr[i] - '0');
-            i++;
-        }
-        if (i == start || v > 255u || (i - start > 1 && s.ptr[start] == '0')) {
-            return false;
-        }
-        out[part] = (uint8_t)v;
-    }
-    return i == s.len;
-}
-
 static bool slice_is(zm_slice_t s, const char *text)
 {
     size_t n = strlen(text);
@@ -116,7 +91,7 @@ z_result_t zm_scout_group_parse(zm_scout_group_t *g, const char *locator)
         return group ? ZM_E_UNSUPPORTED : ZM_E_LOCATOR;
     }
     uint8_t ip[4];
-    if (!parse_ipv4(ep.host, ip) || ip[0] < 224 || ip[0] > 239) {
+    if (!zm_endpoint_ipv4(ep.host, ip) || ip[0] < 224 || ip[0] > 239) {
         return ZM_E_LOCATOR; /* a name, or not in 224.0.0.0/4 */
     }
     memcpy(g->group, ep.host.ptr, ep.host.len);
@@ -130,9 +105,13 @@ z_result_t zm_scout_group_parse(zm_scout_group_t *g, const char *locator)
 
 /* ---- the scout ---------------------------------------------------------------------------------- */
 
-/* The zids a scout has reported, so that a node answering each SCOUT is reported once. */
+/*
+ * The nodes a scout has reported, so that a node answering each SCOUT is reported once: a zid
+ * with a hash of its locators, so that a HELLO that takes another node's zid does not hide it.
+ */
 typedef struct {
     zm_zid_t zid[ZM_SCOUT_SEEN_MAX];
+    uint32_t where[ZM_SCOUT_SEEN_MAX];
     unsigned n;
 } seen_t;
 
@@ -141,16 +120,28 @@ static bool zid_eq(const zm_zid_t *a, const zm_zid_t *b)
     return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
 }
 
-/* True if zid is new; it is remembered while there is room (past it, a node may repeat). */
-static bool seen_add(seen_t *seen, const zm_zid_t *zid)
+/* FNV-1a of a HELLO's locators, to tell a node's HELLO from another that borrows its zid. */
+static uint32_t locators_hash(zm_slice_t l)
 {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < l.len; i++) {
+        h = (h ^ l.ptr[i]) * 16777619u;
+    }
+    return h;
+}
+
+/* True if the node is new; it is remembered while there is room (past it, a node may repeat). */
+static bool seen_add(seen_t *seen, const zm_hello_t *h)
+{
+    uint32_t where = locators_hash(h->locators);
     for (unsigned i = 0; i < seen->n; i++) {
-        if (zid_eq(&seen->zid[i], zid)) {
+        if (zid_eq(&seen->zid[i], &h->zid) && seen->where[i] == where) {
             return false;
         }
     }
     if (seen->n < ZM_SCOUT_SEEN_MAX) {
-        seen->zid[seen->n++] = *zid;
+        seen->zid[seen->n] = h->zid;
+        seen->where[seen->n++] = where;
     }
     return true;
 }
@@ -183,7 +174,7 @@ static bool scout_take(uint8_t *buf, size_t n, uint8_t what, seen_t *seen, zm_sc
         return false; /* malformed, or a SCOUT: nothing a scout reads */
     }
     const zm_hello_t *h = &m.body.hello;
-    if ((what & (1u << h->whatami)) == 0 || !seen_add(seen, &h->zid)) {
+    if ((what & (1u << h->whatami)) == 0 || !seen_add(seen, h)) {
         return false;
     }
     return fn(h, ctx);
@@ -199,26 +190,33 @@ z_result_t zm_scout_exchange(zm_socket_t *sock, const zm_addr_t *to, const zm_sc
     uint64_t deadline = now + p->timeout_ms;
     uint64_t next_send = now;
     uint32_t period = SCOUT_FIRST_PERIOD_MS;
+    unsigned late = 0; /* datagrams taken past the deadline */
     for (;;) {
         if (p->cancel != NULL && atomic_load(p->cancel)) {
             return Z_OK;
         }
         now = zm_port_clock_ms();
-        if (now >= next_send) {
+        bool over = now >= deadline;
+        if (!over && now >= next_send) {
             ZM_TRY(scout_send(sock, to, p));
             next_send = now + period;
             period = period * 2u <= SCOUT_MAX_PERIOD_MS ? period * 2u : SCOUT_MAX_PERIOD_MS;
         }
-        if (now >= deadline) {
+        /* past the deadline, the HELLOs that came while fn ran are still taken, a bounded
+         * number of them, without waiting for more */
+        if (over && late++ == ZM_SCOUT_SEEN_MAX) {
             return Z_OK;
         }
         uint64_t until = deadline < next_send ? deadline : next_send;
-        uint64_t wait = until - now;
+        uint64_t wait = over ? 0u : until - now;
         if (p->cancel != NULL && wait > SCOUT_CANCEL_SLICE_MS) {
             wait = SCOUT_CANCEL_SLICE_MS;
         }
         z_result_t rc = zm_port_socket_wait_readable(sock, (uint32_t)wait);
         if (rc == ZM_E_TIMEOUT) {
+            if (over) {
+                return Z_OK;
+            }
             continue;
         }
         ZM_TRY(rc);
@@ -257,8 +255,20 @@ z_result_t zm_scout_run(const zm_scout_group_t *g, const zm_scout_params_t *p, z
     return rc;
 }
 
+bool zm_scout_locator_dialable(const zm_endpoint_t *ep)
+{
+    uint8_t ip[4];
+    bool ip_link = (ep->proto == ZM_PROTO_TCP || ep->proto == ZM_PROTO_UDP) && zm_link_ops_for(ep->proto) != NULL;
+    bool group = (Z_FEATURE_LINK_UDP_MULTICAST || Z_FEATURE_LINK_UDP_UNICAST) && zm_endpoint_is_multicast(ep);
+    return ip_link && !group && (ep->ipv6 || zm_endpoint_ipv4(ep->host, ip));
+}
+
 /* ---- the responder ------------------------------------------------------------------------------- */
 #if ZM_SCOUT_RESPONDER
+
+/* The answers' bucket: a second's worth of answers at most, one more every ANSWER_COST_MS. */
+#define ANSWER_COST_MS (1000u / ZM_SCOUT_ANSWER_RATE)
+#define ANSWER_BUCKET_MS (ANSWER_COST_MS * ZM_SCOUT_ANSWER_RATE)
 
 static zm_socket_t *responder_socket(zm_link_t *l) { return &l->sock; }
 
@@ -436,6 +446,30 @@ static z_result_t answer(const zm_scout_self_t *self, const zm_addr_t *from)
     return rc;
 }
 
+/*
+ * Takes one answer from the bucket; false (the SCOUT is dropped) when it is empty. A flood of
+ * SCOUTs, from one source or many, costs at most ZM_SCOUT_ANSWER_RATE HELLOs a second; one
+ * log line says when the dropping starts, after the bucket was last full.
+ */
+static bool answer_allowed(zm_scout_responder_t *r)
+{
+    uint64_t now = zm_port_clock_ms();
+    uint64_t full = now > ANSWER_BUCKET_MS ? now - ANSWER_BUCKET_MS : 0u;
+    if (r->empty_at <= full) {
+        r->empty_at = full;
+        r->dropping = false;
+    }
+    if (now - r->empty_at < ANSWER_COST_MS) {
+        if (!r->dropping) {
+            ZM_LOG_W("scouting: more than %u SCOUTs a second, the rest go unanswered", (unsigned)ZM_SCOUT_ANSWER_RATE);
+            r->dropping = true;
+        }
+        return false;
+    }
+    r->empty_at += ANSWER_COST_MS;
+    return true;
+}
+
 z_result_t zm_scout_responder_serve(zm_scout_responder_t *r, const zm_scout_self_t *self, unsigned *answered)
 {
     unsigned done = 0;
@@ -469,6 +503,9 @@ z_result_t zm_scout_responder_serve(zm_scout_responder_t *r, const zm_scout_self
         const zm_scout_t *sc = &m.body.scout;
         if ((sc->what & (1u << self->whatami)) == 0 || (sc->has_zid && zid_eq(&sc->zid, &self->zid))) {
             continue; /* asks for other kinds, or is our own */
+        }
+        if (!answer_allowed(r)) {
+            continue;
         }
         if (answer(self, &from) == Z_OK) {
             done++;

@@ -52,10 +52,11 @@ typedef struct {
 
 /**
  * Scouts the group: sends a SCOUT from a fresh socket on g's interface, again 1, 2, 4 then every
- * 8 seconds as Rust does (a datagram may be lost), and hands each HELLO to fn, once per node (the
- * first ZM_SCOUT_SEEN_MAX nodes are remembered; a HELLO of a kind not asked for, malformed or
- * longer than ZM_SCOUT_HELLO_MAX is skipped). Blocks until fn returns true or the timeout, on the
- * calling thread. Z_OK then, found or not; errors: the interface is unknown (ZM_E_LOCATOR),
+ * 8 seconds as Rust does (a datagram may be lost), and hands each HELLO to fn, once per node and
+ * locator list (the first ZM_SCOUT_SEEN_MAX are remembered; a HELLO of a kind not asked for,
+ * malformed or longer than ZM_SCOUT_HELLO_MAX is skipped). Blocks until fn returns true or the
+ * timeout, on the calling thread; at the timeout, the HELLOs already waiting (those that came
+ * while fn ran), ZM_SCOUT_SEEN_MAX datagrams at most, are still handed to fn. Z_OK then, found or not; errors: the interface is unknown (ZM_E_LOCATOR),
  * no route leads to the group (ZM_E_UNREACHABLE), no socket (ZM_E_NOMEM...).
  */
 ZM_NODISCARD z_result_t zm_scout_run(const zm_scout_group_t *g, const zm_scout_params_t *p, zm_scout_hello_fn fn,
@@ -68,14 +69,26 @@ ZM_NODISCARD z_result_t zm_scout_run(const zm_scout_group_t *g, const zm_scout_p
 ZM_NODISCARD z_result_t zm_scout_exchange(zm_socket_t *sock, const zm_addr_t *to, const zm_scout_params_t *p,
                                           zm_scout_hello_fn fn, void *ctx);
 
+/**
+ * Whether a session may dial a locator a HELLO gave: a tcp or udp one of a link this build has,
+ * a node (not a multicast group), at a numeric address. A HELLO is anyone's datagram: a serial
+ * line named in one is never opened (scouting runs only when the configuration names no
+ * endpoint, so it never names that line), and a host name is never resolved, on any thread, so
+ * that no HELLO makes a session wait on a name lookup (Rust's HELLOs carry addresses).
+ */
+bool zm_scout_locator_dialable(const zm_endpoint_t *ep);
+
 #if ZM_SCOUT_RESPONDER
 /**
  * A responder: its socket (joined to the group) as a link, so that the task or zp_read that
- * waits over a peer's links with zm_link_wait_any waits on it too. Owned by the session; served
- * by one thread at a time; shut down from any thread, closed once after that thread stopped.
+ * waits over a peer's links with zm_link_wait_any waits on it too, and the bucket its answers
+ * come from. Owned by the session; served by one thread at a time; shut down from any thread,
+ * closed once after that thread stopped.
  */
 typedef struct {
     zm_link_t link;
+    uint64_t empty_at; /* the answers' bucket is empty at this time, full a second after it */
+    bool dropping;     /* SCOUTs were dropped since the bucket was last full */
 } zm_scout_responder_t;
 
 /** What a responder announces: whatami (ZM_WAI_*), zid, and the locators it listens on. */
@@ -99,7 +112,8 @@ void zm_scout_responder_init(zm_scout_responder_t *r, zm_socket_t sock);
  * Reads the datagrams waiting on the responder, at most ZM_SCOUT_ANSWER_BURST, never blocking,
  * and answers each SCOUT that asks for self's kind (and is not self's own) with one unicast HELLO
  * to its sender, sent from a socket of its own so that its source is the address the scout
- * reaches us at. Anything else is dropped. Returns how many were answered in *answered (may be
+ * reaches us at, at most ZM_SCOUT_ANSWER_RATE a second (a second's worth at once). Anything else
+ * is dropped. Returns how many were answered in *answered (may be
  * NULL); ZM_E_CLOSED once shut down.
  */
 ZM_NODISCARD z_result_t zm_scout_responder_serve(zm_scout_responder_t *r, const zm_scout_self_t *self,

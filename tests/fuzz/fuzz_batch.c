@@ -2,7 +2,8 @@
  * libFuzzer target: the input is one transport batch, and also one scouting message and one
  * network message. Whatever decodes must re-encode, the re-encoding must decode again, and the
  * second encoding must be byte-identical to the first (decode . encode is idempotent); anything
- * else aborts. The encoders write into static buffers; the only per-input allocation is the
+ * else aborts. A HELLO's locators go on as a session takes them: parsed as endpoints and
+ * filtered by what it may dial; one that may be dialled must be a tcp or udp one, and format back. The encoders write into static buffers; the only per-input allocation is the
  * exact-size copy the second decode reads, so that ASan catches reads past its end too.
  */
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "proto/codec.h"
+#include "transport/scout.h"
 
 /* A batch is at most 65535 bytes; its re-encoding can only be a little longer. */
 #define INPUT_MAX 65535u
@@ -22,6 +24,40 @@ typedef enum { LAYER_SCOUTING, LAYER_TRANSPORT, LAYER_NETWORK } layer_t;
 typedef enum { STEP_OK, STEP_DECODE, STEP_ENCODE } step_t;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void die(const char *layer, const char *why, z_result_t rc, const uint8_t *in, size_t len,
+                const uint8_t *e1, size_t n1, const uint8_t *e2, size_t n2);
+
+/* A HELLO's locators, as a scouting session reads them before it dials one. */
+static void hello_locators(const zm_hello_t *h, const uint8_t *in, size_t len)
+{
+#if Z_FEATURE_SCOUTING
+    zm_reader_t it;
+    zm_reader_init(&it, h->locators.ptr, h->locators.len);
+    zm_slice_t loc;
+    bool got = false;
+    while (zm_locators_next(&it, &loc, &got) == Z_OK && got) {
+        char text[ZM_LOCATOR_MAX + 1];
+        memcpy(text, loc.ptr, loc.len); /* at most ZM_LOCATOR_MAX: checked by the decoder */
+        text[loc.len] = '\0';
+        zm_endpoint_t ep;
+        if (zm_endpoint_parse(&ep, text, loc.len, ZM_ENDPOINT_CONNECT) != Z_OK || !zm_scout_locator_dialable(&ep)) {
+            continue;
+        }
+        char again[ZM_LOCATOR_MAX + 1];
+        size_t n = 0;
+        if ((ep.proto != ZM_PROTO_TCP && ep.proto != ZM_PROTO_UDP) ||
+            zm_endpoint_to_locator(&ep, again, sizeof(again), &n) != Z_OK || n == 0) {
+            die("scouting", "a locator that may be dialled is not a tcp or udp one that formats", Z_OK, in, len,
+                NULL, 0, NULL, 0);
+        }
+    }
+#else
+    (void)h;
+    (void)in;
+    (void)len;
+#endif
+}
 
 /* Decodes every message of a batch, re-encoding each into w as it goes. */
 static step_t batch_roundtrip(const uint8_t *in, size_t len, zm_writer_t *w, z_result_t *rc)
@@ -76,6 +112,9 @@ static step_t roundtrip(layer_t layer, const uint8_t *in, size_t len, bool whole
         if (whole && zm_reader_left(&r) > 0) {
             *rc = ZM_E_TRAILING;
             return STEP_DECODE;
+        }
+        if (m.id == ZM_MID_HELLO) {
+            hello_locators(&m.body.hello, in, len);
         }
         *rc = zm_scouting_encode(w, &m);
     } else {

@@ -8,11 +8,23 @@ finds the router by scouting and exchanges samples through it, and finds it agai
 restarts elsewhere; Rust's scout finds a zmote peer by the HELLO it answers, whose locator is a
 real address that Rust then connects to; and bad scouting configurations, an unreachable group
 and silence give clear result codes. zm_scout (tests/interop/zm_scout.c) prints those codes.
+
+Scouting against a hostile network: HELLOs forged by the test (on a group port of the test's own,
+so that no other node answers there) name a serial line, no locator at all, or listeners that
+never answer a handshake, ahead of the real router's: the client opens no line, passes by what it
+may not dial within a bounded time, and reaches the Rust router; a flood of SCOUTs gets a
+zmote peer's answers at a bounded rate.
 """
+import ctypes
 import json
 import os
+import pty
 import re
+import select
+import socket
 import subprocess
+import termios
+import threading
 import time
 
 import pytest
@@ -304,3 +316,294 @@ def test_unreachable_group(children):
     peer.wait_line(r"SCOUTs go unanswered")
     peer.send("stop")
     assert peer.wait_exit(10) == 0
+
+
+# ---- a hostile network: forged HELLOs, a SCOUT flood ----------------------------------------------------
+
+GROUP = "224.0.0.224"
+WAI_ROUTER = 0  # a HELLO's whatami field
+SCOUT_ANSWER_RATE = 10  # ZM_SCOUT_ANSWER_RATE's default (include/zmote/opt.h)
+SCOUT_DIAL_MS = 4000  # ZM_SCOUT_DIAL_MS's default
+
+
+def own_group():
+    """A scouting group port of the test's own (the suite's other nodes scout on 7446) and the
+    scouting locator that names it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return port, f"udp/{GROUP}:{port}"
+
+
+def zint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def hello(zid: bytes, locators, whatami=WAI_ROUTER) -> bytes:
+    """A HELLO (protocol version 9): locators None leaves the L flag out, [] sets it with none."""
+    out = bytes([0x02 | (0x20 if locators is not None else 0), 0x09, ((len(zid) - 1) << 4) | whatami]) + zid
+    if locators is not None:
+        out += zint(len(locators)) + b"".join(zint(len(x)) + x.encode() for x in locators)
+    return out
+
+
+def zid_bytes(zid) -> bytes:
+    """A zid as Rust prints it, as the HELLO carries it: little-endian, trailing zeros left out."""
+    return int(str(zid), 16).to_bytes(16, "little").rstrip(b"\0")
+
+
+class Answerer:
+    """A node of the group that answers each SCOUT with the given datagrams, in order, to its sender
+    (the last of them as the real router's HELLO). Stopped at teardown."""
+
+    def __init__(self, port, answers):
+        self.answers = answers
+        self.scouts = 0
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("", port))
+        mreq = socket.inet_aton(GROUP) + socket.inet_aton("127.0.0.1")
+        self.sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq)
+        self.sock.settimeout(0.1)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                data, src = self.sock.recvfrom(2048)
+            except socket.timeout:
+                continue
+            if data and data[0] & 0x1F == 0x01:  # a SCOUT
+                self.scouts += 1
+                for d in self.answers:
+                    self.sock.sendto(d, src)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(5)
+        self.sock.close()
+
+
+@pytest.fixture
+def answerer():
+    made = []
+
+    def make(port, answers):
+        a = Answerer(port, answers)
+        made.append(a)
+        return a
+
+    yield make
+    for a in made:
+        a.stop()
+
+
+class OpenWatch:
+    """inotify on a file: whether anything opened it since the watch began (or the last look)."""
+    IN_OPEN = 0x20
+
+    def __init__(self, path):
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        assert self.fd >= 0, os.strerror(ctypes.get_errno())
+        assert libc.inotify_add_watch(self.fd, path.encode(), self.IN_OPEN) >= 0, os.strerror(ctypes.get_errno())
+
+    def opened(self) -> bool:
+        try:
+            return len(os.read(self.fd, 4096)) > 0
+        except BlockingIOError:
+            return False
+
+    def close(self):
+        os.close(self.fd)
+
+
+def client_reaches(children, r, locator, *args):
+    """zm_scout opens a client that scouts on locator; it must end connected to router r. How
+    long its open took, in seconds."""
+    t0 = time.monotonic()
+    p = children.zm("zm_scout", "-o", "-L", locator, *args)
+    p.wait_line(r"^open rc=0$", timeout=40, others=[r.proc])
+    took = time.monotonic() - t0
+    m = p.wait_line(r"^router (\w+)$")
+    assert same_zid(m.group(1), r.zid), p.describe()
+    p.send("stop")
+    assert p.wait_exit(15) == 0
+    return took, p
+
+
+def test_forged_serial_hello_opens_no_line(children, answerer):
+    """A HELLO that names a serial line of this machine, ahead of the router's: the line is never
+    opened (inotify sees no open, so no exclusive lock was taken either), no INIT is written to it,
+    its termios are untouched, and the client connects to the Rust router."""
+    r = children.router()
+    master, slave = pty.openpty()
+    try:
+        path = os.ttyname(slave)
+        before = termios.tcgetattr(slave)
+        watch = OpenWatch(path)
+        os.close(os.open(path, os.O_RDWR | os.O_NOCTTY))
+        assert watch.opened()  # the watch sees an open of the line
+        port, locator = own_group()
+        a = answerer(port, [hello(b"\x5a" * 8, [f"serial/{path}"]),
+                            hello(zid_bytes(r.zid), [r.endpoint])])
+        took, p = client_reaches(children, r, locator, "-t", "3000")
+        assert a.scouts >= 1
+        assert not watch.opened(), f"{path} was opened\n{p.describe()}"
+        assert select.select([master], [], [], 0)[0] == [], f"bytes were written to {path}"
+        assert termios.tcgetattr(slave) == before
+        watch.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_hello_without_locators_is_passed_by(children, answerer):
+    """HELLOs with no locator (a router listening on loopback only sends one), without the L flag
+    and with an empty list, ahead of the router's: scouting goes on and reaches the router."""
+    r = children.router()
+    port, locator = own_group()
+    answerer(port, [hello(b"\x33" * 8, None), hello(b"\x34" * 8, []), hello(zid_bytes(r.zid), [r.endpoint])])
+    client_reaches(children, r, locator, "-t", "3000")
+
+
+@pytest.mark.serial
+def test_forged_hello_names_no_host_to_resolve(children, answerer):
+    """A name that resolves to a listener that never answers a handshake, a name that resolves to
+    nothing, a group, and links that are not tcp or udp, ahead of the router's: none is looked up
+    nor dialled, so the client reaches the router at once (the first alone held it 10 s before)."""
+    r = children.router()
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port, locator = own_group()
+        forged = [f"tcp/localhost:{silent.getsockname()[1]}", "tcp/zm-no-such-host.invalid:7447",
+                  f"udp/{GROUP}:7447", f"tls/127.0.0.1:{silent.getsockname()[1]}", "quic/127.0.0.1:7447"]
+        answerer(port, [hello(b"\x5b" * 8, forged), hello(zid_bytes(r.zid), [r.endpoint])])
+        took, p = client_reaches(children, r, locator, "-t", "3000")
+    assert not [line for line in p.output().splitlines() if "handshake with" in line], p.describe()
+    assert took < 8, f"{took:.1f} s\n{p.describe()}"
+
+
+@pytest.mark.serial
+def test_hello_of_silent_listeners_is_given_up_in_time(children, answerer):
+    """A HELLO whose three locators accept a connection and never answer its handshake, ahead of
+    the router's: they are tried for ZM_SCOUT_DIAL_MS in all (10 s each before), then the
+    router's HELLO, taken though the scout's timeout went by meanwhile, is dialled."""
+    r = children.router()
+    silent = []
+    try:
+        for _ in range(3):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(8)  # connections complete in the backlog; nothing is ever read or answered
+            silent.append(s)
+        port, locator = own_group()
+        answerer(port, [hello(b"\x5c" * 8, [endpoint(s.getsockname()[1]) for s in silent]),
+                        hello(zid_bytes(r.zid), [r.endpoint])])
+        took, p = client_reaches(children, r, locator, "-t", "1000")
+        # its timeout (1 s) and the dial time (4 s), with a wide margin for a loaded machine;
+        # each silent locator alone took 10 s before
+        assert took < 1 + SCOUT_DIAL_MS / 1000 + 8, f"{took:.1f} s\n{p.describe()}"
+    finally:
+        for s in silent:
+            s.close()
+
+
+@pytest.mark.serial
+def test_scout_flood_is_answered_at_a_bounded_rate(children):
+    """A SCOUT flood (one source, as fast as it goes, for 2 s) to a zmote peer: at most a second's
+    worth of HELLOs at once and ZM_SCOUT_ANSWER_RATE a second after that, the rest dropped; a
+    SCOUT after a quiet second is answered again."""
+    port, locator = own_group()
+    p = children.zm("zm_scout", "-o", "-m", "peer", "-l", "tcp/0.0.0.0:0", "-L", locator)
+    zid = p.wait_line(r"^zid (\w+)$").group(1)
+    p.wait_line(r"^ready$")
+    scout = bytes([0x01, 0x09, 0x03])  # routers and peers, no zid
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+        u.bind(("127.0.0.1", 0))
+        u.setblocking(False)
+        hellos = 0
+
+        def take():
+            nonlocal hellos
+            while True:
+                try:
+                    data = u.recv(2048)
+                except BlockingIOError:
+                    return
+                if data[0] & 0x1F == 0x02:
+                    hellos += 1
+
+        sent = 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 2.0:
+            try:
+                u.sendto(scout, (GROUP, port))
+                sent += 1
+            except BlockingIOError:
+                pass
+            if sent % 64 == 0:
+                take()
+        # the answers to the last SCOUTs read: the peer reads what is queued within a moment
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            select.select([u], [], [], end - time.monotonic())
+            take()
+        window = time.monotonic() - t0
+        bound = SCOUT_ANSWER_RATE * (1 + window) + 2
+        assert 1 <= hellos <= bound, f"{hellos} HELLOs for {sent} SCOUTs in {window:.1f} s\n{p.describe()}"
+        assert sent > 20 * bound  # it was a flood
+        p.wait_line(r"more than \d+ SCOUTs a second, the rest go unanswered")
+
+        # after a quiet second, answered again
+        time.sleep(1.2)  # the bucket fills with time: nothing to await but the clock
+        take()
+        u.setblocking(True)
+        u.settimeout(5)
+        u.sendto(scout, (GROUP, port))
+        data = u.recv(2048)
+        assert data[0] & 0x1F == 0x02
+    p.send("stop")
+    assert p.wait_exit(15) == 0
+
+
+@pytest.mark.serial
+def test_reconnect_by_scouting_ends_in_time_on_close(children, answerer):
+    """A client found by scouting loses its router and scouts again, on its lease task: HELLOs
+    now name listeners that never answer a handshake. Closing the session while it dials them
+    returns within a bounded time (each of them held it 10 s before, one after the other)."""
+    r = children.router(lease_ms=2000)
+    silent = []
+    try:
+        for _ in range(3):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            s.listen(8)
+            silent.append(s)
+        port, locator = own_group()
+        a = answerer(port, [hello(zid_bytes(r.zid), [r.endpoint])])
+        p = children.zm("zm_scout", "-o", "-L", locator, "-t", "1000")
+        p.wait_line(r"^open rc=0$", others=[r.proc])
+        m = p.wait_line(r"^router (\w+)$")
+        assert same_zid(m.group(1), r.zid)
+        a.answers = [hello(b"\x5d" * 8, [endpoint(s.getsockname()[1]) for s in silent])]
+        r.proc.signal(9)
+        r.proc.stop()
+        # the client dials the first silent listener: a connection waits in its backlog
+        assert select.select([silent[0]], [], [], 30)[0], p.describe()
+        t0 = time.monotonic()
+        p.send("stop")
+        assert p.wait_exit(40) == 0
+        took = time.monotonic() - t0
+        assert took < 8, f"{took:.1f} s\n{p.describe()}"
+    finally:
+        for s in silent:
+            s.close()
