@@ -514,7 +514,11 @@
 
 /** Bytes the reassemblies of one peer or multicast member hold at once; a message beyond is dropped. */
 #ifndef ZM_FRAG_PEER_BYTES_MAX
+#if ZM_NO_HEAP /* half the pool's blocks, at least one: a block per message */
+#define ZM_FRAG_PEER_BYTES_MAX ((ZM_FRAG_POOL_BLOCKS + 1) / 2 * ZM_FRAG_MAX_SIZE)
+#else
 #define ZM_FRAG_PEER_BYTES_MAX ZM_FRAG_MAX_SIZE
+#endif
 #endif
 
 /** Bytes every reassembly of the process holds at once; past it the idlest larger one gives way, or the message is dropped. */
