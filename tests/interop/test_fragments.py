@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+import zenoh
 
 import harness
 
@@ -145,3 +146,37 @@ def test_unfinished_fragments_are_bounded(rust, children):
     assert grown <= 40, f"RSS grew by {grown:.1f} MiB ({before} kB to {peak} kB)"
     assert sub.matches(r"dropped"), sub.describe()  # the budget's log line
     assert attack.wait_exit(30) == 0
+
+
+def test_priorities_interleaved(rust, children):
+    """A Rust peer sends large samples at two priorities at once, from two threads: their fragments
+    interleave on the reliable channel (Rust fragments per priority), and every sample arrives."""
+    port = harness.free_port()
+    sub = children.probe("sub", "-m", "peer", "-l", harness.endpoint(port), "-k", "zm/frag/sync",
+                         "-k", "zm/frag/high", "-k", "zm/frag/low", "-n", "0", "-t", "120000")
+    sub.wait_line("^ready$")
+    harness.wait_listening(port, 20, sub)
+    s = rust.peer(connect=[harness.endpoint(port)])
+    sync = s.declare_publisher("zm/frag/sync")
+    harness.wait_until(lambda: sync.put(b"") is None and sub.matches(r"^sample sub=0 "), 20,
+                       "a greeting of the Rust peer heard by zmote", [sub])
+    count, size = 20, 600 * 1024
+    pubs = {"high": s.declare_publisher("zm/frag/high", priority=zenoh.Priority.DATA_HIGH,
+                                        congestion_control=zenoh.CongestionControl.BLOCK),
+            "low": s.declare_publisher("zm/frag/low", priority=zenoh.Priority.DATA_LOW,
+                                       congestion_control=zenoh.CongestionControl.BLOCK)}
+
+    def send(name):
+        for seq in range(count):
+            pubs[name].put(harness.pattern(seq, size))
+
+    threads = [threading.Thread(target=send, args=(name,)) for name in pubs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    high = harness.probe_samples(sub, count, sub=1, timeout=60, others=[sub])
+    low = harness.probe_samples(sub, count, sub=2, timeout=60, others=[sub])
+    for got in (high, low):
+        assert [(x["n"], x["len"], x["check"]) for x in got] == [(str(i), str(size), "ok") for i in range(count)]
+    assert {x["prio"] for x in high} == {"4"} and {x["prio"] for x in low} == {"6"}
