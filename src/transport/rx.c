@@ -114,6 +114,7 @@ static bool evict_one(const zm_defrag_t *self, size_t want, uint32_t now)
         for (unsigned i = 0; i < s->count; i++) {
             zm_defrag_t *d = &s->slot[i];
             uint32_t idle = now - d->last_ms;
+            idle = idle > UINT32_MAX / 2u ? 0u : idle; /* a fragment newer than now: none silent less */
             if (d != self && d->buf != NULL && !d->busy && d->cap >= want && (victim == NULL || idle > idlest)) {
                 vs = s;
                 victim = d;
@@ -161,8 +162,8 @@ static size_t grow_cap(zm_defrag_set_t *s, const zm_defrag_t *d, size_t need, ui
 }
 
 /*
- * Appends part to d: Z_OK, or ZM_E_NO_SPACE when the message is dropped (too large for a budget,
- * or its buffer taken for another message), with what was collected freed. The last part (!more)
+ * Appends part to d: Z_OK, or an error when the message is dropped (too large for a budget, its
+ * buffer taken for another message, or no memory), with what was collected freed. The last part (!more)
  * leaves d busy, for its message to be delivered from d->buf.
  */
 static z_result_t defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part, bool more)
@@ -209,6 +210,7 @@ static z_result_t defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t p
         }
         frag_unlock();
         if (grown == NULL) {
+            ZM_LOG_W("a fragmented message was dropped: no memory for its reassembly");
             return ZM_E_NOMEM;
         }
     }
@@ -276,7 +278,7 @@ static void defrag_sweep(zm_transport_t *t, uint32_t now)
         zm_defrag_t *d = &s->slot[i];
         if (d->buf != NULL && !d->busy && now - d->last_ms > s->lease_ms) {
             slot_release(s, d);
-            defrag_reset(d, false);
+            defrag_reset(d, d->active || d->skip); /* without First markers: wait for a message's end */
             ZM_LOG_I("a fragmented message silent for a lease was dropped");
         }
     }
@@ -295,7 +297,8 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
     }
     zm_defrag_t *d = defrag_slot(t, f->reliable, prio);
     if (d == NULL) {
-        return ZM_E_NOMEM;
+        ZM_LOG_W("a fragmented message was dropped: no memory for its reassembly");
+        return Z_OK; /* as over a budget: the link stays */
     }
     unsigned ch = ZM_CHANNEL(f->reliable, prio);
     /* SNs skipped on the channel: something was lost on the way (UDP is best effort) */
@@ -334,7 +337,7 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
     z_result_t rc = defrag_append(t->defrag, d, f->payload, f->more);
     if (rc != Z_OK) {
         defrag_reset(d, f->more);
-        return rc == ZM_E_NO_SPACE ? Z_OK : rc; /* dropped, as Rust does: the link stays */
+        return Z_OK; /* dropped, as Rust drops a message its reassembly cannot take: the link stays */
     }
     if (f->more) {
         return Z_OK;

@@ -49,8 +49,9 @@ typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const
 /*
  * Reassembly of one channel's fragments (Rust fragments per reliability and priority). Its bytes
  * count against the peer's and the node's budgets (ZM_FRAG_PEER_BYTES_MAX, ZM_FRAG_BYTES_MAX): a
- * message that would exceed one is dropped, as Rust drops it (the link stays), and the largest
- * idle reassembly of another peer may be taken for a message that needs the room (rx.c).
+ * message that would exceed one is dropped, as Rust drops it (the link stays); at the node's
+ * bound, a message takes the room of another reassembly at least as large, the one silent longest
+ * (rx.c), so that hoarded large buffers give way to live traffic.
  */
 typedef struct {
     uint8_t *buf;
