@@ -553,8 +553,9 @@
 
 /**
  * The pools of a no-heap build, smallest blocks first: X(block size, block count) per class. An
- * allocation takes a block of the smallest class that fits and has one free. Every declaration,
- * key expression copy, handler buffer and each transport's two batch buffers come from here.
+ * allocation takes a block of the smallest class that fits, or fails when it has none free: a
+ * class never lends to smaller requests. Every declaration, key expression copy, handler buffer
+ * and each transport's two batch buffers come from here; reassembly from ZM_FRAG_POOL_BLOCKS.
  */
 #ifndef ZM_POOL_CLASSES
 #define ZM_POOL_CLASSES(X)                                                                     \
@@ -563,6 +564,31 @@
     X(160, 16)                                                                                 \
     X(512, 8)                                                                                  \
     X(ZM_BATCH_UNICAST_SIZE + 2, 2 * ZM_PEERS_MAX)
+#endif
+
+/* Reassembly of fragmented messages: what a peer can make this node hold, within two bounds. */
+
+/** A no-heap build's blocks of ZM_FRAG_MAX_SIZE bytes for reassembly alone (no other class gives one). */
+#ifndef ZM_FRAG_POOL_BLOCKS
+#define ZM_FRAG_POOL_BLOCKS 1
+#endif
+
+/** Bytes the reassemblies of one peer or multicast member hold at once; a message beyond is dropped. */
+#ifndef ZM_FRAG_PEER_BYTES_MAX
+#if ZM_NO_HEAP /* half the pool's blocks, at least one: a block per message */
+#define ZM_FRAG_PEER_BYTES_MAX ((ZM_FRAG_POOL_BLOCKS + 1) / 2 * ZM_FRAG_MAX_SIZE)
+#else
+#define ZM_FRAG_PEER_BYTES_MAX ZM_FRAG_MAX_SIZE
+#endif
+#endif
+
+/** Bytes every reassembly of the process holds at once; past it the idlest larger one gives way, or the message is dropped. */
+#ifndef ZM_FRAG_BYTES_MAX
+#if ZM_NO_HEAP
+#define ZM_FRAG_BYTES_MAX (ZM_FRAG_POOL_BLOCKS * ZM_FRAG_MAX_SIZE)
+#else
+#define ZM_FRAG_BYTES_MAX (ZM_FRAG_MAX_SIZE + ZM_FRAG_MAX_SIZE / 2u)
+#endif
 #endif
 
 /* ---- logging ------------------------------------------------------------------------------ */
@@ -707,6 +733,9 @@
 
 #if Z_FEATURE_LOCAL_QUERYABLE && !(Z_FEATURE_QUERY && Z_FEATURE_QUERYABLE)
 #error "Z_FEATURE_LOCAL_QUERYABLE needs Z_FEATURE_QUERY and Z_FEATURE_QUERYABLE"
+#endif
+#if ZM_FRAG_POOL_BLOCKS < 0 || ZM_FRAG_PEER_BYTES_MAX < 1 || ZM_FRAG_BYTES_MAX < 1
+#error "ZM_FRAG_POOL_BLOCKS must be at least 0, ZM_FRAG_PEER_BYTES_MAX and ZM_FRAG_BYTES_MAX at least 1"
 #endif
 #if ZM_GETS_MAX < 1 || ZM_GETS_MAX > 4096 || ZM_GET_KEPT_MAX < 0
 #error "ZM_GETS_MAX must be within 1..4096 and ZM_GET_KEPT_MAX at least 0"

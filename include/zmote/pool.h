@@ -21,9 +21,9 @@ typedef struct {
 } zm_pool_stat_t;
 
 /**
- * Fills out[0..cap) with one entry per pool, smallest blocks first, and returns how many pools
- * there are (0 in a build with a heap). Entries beyond cap are not written, so call it with cap 0
- * to learn the count. The figures are one consistent snapshot, taken under the pools' spin lock
+ * Fills out[0..cap) with one entry per pool, smallest blocks first, then reassembly's own
+ * (ZM_FRAG_POOL_BLOCKS), and returns how many pools there are (0 in a build with a heap). Entries
+ * beyond cap are not written, so call it with cap 0 to learn the count. The figures are one consistent snapshot, taken under the pools' spin lock
  * (held as briefly as an allocation holds it); callable from any thread. Allocates nothing.
  */
 size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap);

@@ -27,9 +27,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
@@ -81,9 +83,52 @@ void zm_port_log(uint8_t level, const char *line)
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
-void *zm_port_malloc(size_t size) { return malloc(size); }
+/*
+ * Blocks of PORT_MAP_MIN bytes and more (a large message's reassembly) are mapped on their own and
+ * unmapped when freed. From malloc, a large block freed would stay in its thread's arena: glibc
+ * raises its threshold for mapping to the largest block freed (up to 32 MiB) and keeps up to
+ * twice that free per arena, so the reassembly budgets would not bound what the process holds.
+ * Every block carries its size ahead of it, for free to tell the two kinds apart.
+ */
+#define PORT_MAP_MIN (256u * 1024u)
 
-void zm_port_free(void *ptr) { free(ptr); }
+typedef union {
+    size_t size; /* of the whole block, header included */
+    max_align_t align;
+} block_head_t;
+
+void *zm_port_malloc(size_t size)
+{
+    if (size > SIZE_MAX - sizeof(block_head_t)) {
+        return NULL;
+    }
+    size_t total = size + sizeof(block_head_t);
+    block_head_t *h;
+    if (total >= PORT_MAP_MIN) {
+        void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        h = m == MAP_FAILED ? NULL : m;
+    } else {
+        h = malloc(total);
+    }
+    if (h == NULL) {
+        return NULL;
+    }
+    h->size = total;
+    return h + 1;
+}
+
+void zm_port_free(void *ptr)
+{
+    if (ptr == NULL) {
+        return;
+    }
+    block_head_t *h = (block_head_t *)ptr - 1;
+    if (h->size >= PORT_MAP_MIN) {
+        (void)munmap(h, h->size);
+    } else {
+        free(h);
+    }
+}
 
 /* ---- clocks and randomness ------------------------------------------------------------------- */
 

@@ -77,6 +77,13 @@ ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t);
 void zm_transport_drop_buffers(zm_transport_t *t);
 #endif /* ZM_TRANSPORT_SHARED */
 
+#if Z_FEATURE_FRAGMENTATION
+/* Frees t's reassembly (rx.c): its buffers leave the budgets. */
+void zm_transport_defrag_free(zm_transport_t *t);
+/* The bytes every transport's reassembly holds in this process: the budget's figure, for tests. */
+size_t zm_transport_frag_held(void);
+#endif
+
 #if Z_FEATURE_MULTICAST_TRANSPORT
 /*
  * A group's tick (tx.c): writes out the batch left open, then join (a JOIN message whose next

@@ -195,10 +195,7 @@ bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms)
 void zm_mcast_member_free(zm_transport_t *m)
 {
 #if Z_FEATURE_FRAGMENTATION
-    zm_free(m->defrag[0].buf);
-    zm_free(m->defrag[1].buf);
-    m->defrag[0].buf = NULL;
-    m->defrag[1].buf = NULL;
+    zm_transport_defrag_free(m);
 #else
     ZM_UNUSED(m);
 #endif

@@ -46,16 +46,34 @@ typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const
 #define ZM_TX_CHANNELS 16
 #define ZM_CHANNEL(reliable, prio) ((unsigned)((reliable) ? 8u : 0u) + ((prio)&7u))
 
-/* Reassembly of one reliability's fragments; the buffer grows once, then is reused. */
+/*
+ * Reassembly of one channel's fragments (Rust fragments per reliability and priority). Its bytes
+ * count against the peer's and the node's budgets (ZM_FRAG_PEER_BYTES_MAX, ZM_FRAG_BYTES_MAX): a
+ * message that would exceed one is dropped, as Rust drops it (the link stays); at the node's
+ * bound, a message takes the room of another reassembly at least as large, the one silent longest
+ * (rx.c), so that hoarded large buffers give way to live traffic.
+ */
 typedef struct {
     uint8_t *buf;
     size_t len;
-    size_t cap;
-    bool active;  /* a first fragment was seen and no last one yet */
-    bool skip;    /* without First markers: a fragment went missing, wait for a message's last one */
-    uint32_t sn;  /* last fragment's sn */
-    uint8_t prio;
+    size_t cap;       /* bytes held, counted in the budgets */
+    uint32_t sn;      /* last fragment's sn */
+    uint32_t last_ms; /* low clock bits of its last fragment: a lease of silence frees it */
+    bool active;      /* a first fragment was seen and no last one yet */
+    bool skip;        /* without First markers: a fragment went missing, wait for a message's last one */
+    bool busy;        /* its receiving thread works on buf outside the budget's lock: kept */
+    bool evicted;     /* buf was taken for another message: the one collected is lost */
 } zm_defrag_t;
+
+/* A transport's reassembly, allocated at its first fragment: a slot per channel it may use. */
+typedef struct zm_defrag_set {
+    struct zm_defrag_set *prev, *next; /* the sets that hold bytes (rx.c's list, under its lock) */
+    size_t held;                       /* bytes the slots hold */
+    uint32_t lease_ms;                 /* the peer's: a slot silent for longer is freed */
+    uint32_t batch;                    /* a delivered message's buffer no larger is kept */
+    uint8_t count;                     /* slots: 16 with QoS, else 2 (best effort, reliable) */
+    zm_defrag_t slot[];
+} zm_defrag_set_t;
 
 typedef struct zm_transport {
     zm_link_t link;
@@ -104,7 +122,8 @@ typedef struct zm_transport {
     size_t rx_cap;
     uint32_t rx_sn[ZM_TX_CHANNELS];
 #if Z_FEATURE_FRAGMENTATION
-    zm_defrag_t defrag[2];
+    zm_defrag_set_t *defrag;   /* NULL until the first fragment */
+    uint32_t defrag_sweep_ms;  /* low clock bits of the last look for silent reassemblies */
 #endif
     ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */

@@ -319,11 +319,8 @@ void zm_transport_free(zm_transport_t *t)
     zm_transport_drop_buffers(t);
 #if Z_FEATURE_FRAGMENTATION
     zm_free(t->frag_buf);
-    zm_free(t->defrag[0].buf);
-    zm_free(t->defrag[1].buf);
     t->frag_buf = NULL;
-    t->defrag[0].buf = NULL;
-    t->defrag[1].buf = NULL;
+    zm_transport_defrag_free(t);
 #endif
     ZM_IF_THREADS(zm_port_mutex_destroy(&t->tx_lock);)
 }

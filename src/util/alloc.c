@@ -2,8 +2,10 @@
  * The allocation hooks. The default is the port's heap (zm_port_malloc / zm_port_free), or, in
  * a no-heap build (ZM_NO_HEAP), fixed pools of blocks in static memory: one pool per size class
  * of ZM_POOL_CLASSES, each a free list, a block taken from the first class in the list (smallest
- * first) whose blocks are large enough and which has one left. Nothing then refers to the port's
- * heap, and the memory a build needs is known at link time.
+ * first) whose blocks are large enough, or none when that class has none left: a larger class
+ * never lends, so that small requests (one peer's declarations) cannot take the batch buffers
+ * every peer needs. Reassembly has a pool of its own (ZM_FRAG_POOL_BLOCKS) for the same reason.
+ * Nothing then refers to the port's heap, and the memory a build needs is known at link time.
  */
 #include "util/alloc.h"
 
@@ -40,12 +42,21 @@ typedef struct {
 #define POOL_BYTES(size, count) +(size_t)(count) * POOL_ROUND(size)
 #define POOL_ENTRY(size, count) {POOL_ROUND(size), (count), NULL, NULL, 0, 0},
 
-/* The blocks of every class, one class after the other. */
-alignas(max_align_t) static uint8_t pool_arena[0 ZM_POOL_CLASSES(POOL_BYTES)];
+/* Reassembly's own pool, after the classes (zm_alloc_frag). */
+#if Z_FEATURE_FRAGMENTATION && ZM_FRAG_POOL_BLOCKS > 0
+#define POOL_FRAG(X) X(ZM_FRAG_MAX_SIZE, ZM_FRAG_POOL_BLOCKS)
+#else
+#define POOL_FRAG(X)
+#endif
 
-static pool_t pools[] = {ZM_POOL_CLASSES(POOL_ENTRY)};
+/* The blocks of every class, one class after the other. */
+alignas(max_align_t) static uint8_t pool_arena[0 ZM_POOL_CLASSES(POOL_BYTES) POOL_FRAG(POOL_BYTES)];
+
+static pool_t pools[] = {ZM_POOL_CLASSES(POOL_ENTRY) POOL_FRAG(POOL_ENTRY)};
 
 #define POOL_COUNT (sizeof(pools) / sizeof(pools[0]))
+#define POOL_ONE(size, count) +1
+enum { CLASS_COUNT = 0 ZM_POOL_CLASSES(POOL_ONE) };
 
 static bool pools_ready;
 
@@ -83,26 +94,32 @@ static void pools_init(void)
     pools_ready = true;
 }
 
-static void *pool_alloc(size_t size)
+/* A block of the first pool of [from, to) whose blocks hold size bytes, if it has one free. */
+static void *pool_take(size_t from, size_t to, size_t size)
 {
     void *out = NULL;
     pool_acquire();
     if (!pools_ready) {
         pools_init();
     }
-    for (size_t i = 0; i < POOL_COUNT && out == NULL; i++) {
+    size_t i = from;
+    while (i < to && pools[i].size < size) {
+        i++;
+    }
+    if (i < to && pools[i].free_list != NULL) {
         pool_t *p = &pools[i];
-        if (p->size >= size && p->free_list != NULL) {
-            pool_block_t *b = p->free_list;
-            p->free_list = b->next;
-            p->used++;
-            p->peak = p->used > p->peak ? p->used : p->peak;
-            out = b;
-        }
+        pool_block_t *b = p->free_list;
+        p->free_list = b->next;
+        p->used++;
+        p->peak = p->used > p->peak ? p->used : p->peak;
+        out = b;
     }
     pool_release();
     return out;
 }
+
+static void *pool_alloc(size_t size) { return pool_take(0, CLASS_COUNT, size); }
+static void *pool_alloc_frag(size_t size) { return pool_take(CLASS_COUNT, POOL_COUNT, size); }
 
 static void pool_free(void *ptr)
 {
@@ -137,6 +154,7 @@ size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
 }
 
 #define HEAP_ALLOC pool_alloc
+#define HEAP_ALLOC_FRAG pool_alloc_frag
 #define HEAP_FREE pool_free
 
 #else /* the port's heap */
@@ -145,6 +163,7 @@ void *zm_port_malloc(size_t size);
 void zm_port_free(void *ptr);
 
 #define HEAP_ALLOC zm_port_malloc
+#define HEAP_ALLOC_FRAG zm_port_malloc
 #define HEAP_FREE zm_port_free
 
 size_t zm_pool_stats(zm_pool_stat_t *out, size_t cap)
@@ -166,6 +185,14 @@ void *zm_alloc(size_t size)
         return NULL;
     }
     return current.alloc != NULL ? current.alloc(current.ctx, size) : HEAP_ALLOC(size);
+}
+
+void *zm_alloc_frag(size_t size)
+{
+    if (size == 0) {
+        return NULL;
+    }
+    return current.alloc != NULL ? current.alloc(current.ctx, size) : HEAP_ALLOC_FRAG(size);
 }
 
 void *zm_calloc(size_t size)

@@ -17,6 +17,8 @@ typedef struct {
 
 /** Returns size bytes, or NULL when memory is exhausted. */
 void *zm_alloc(size_t size);
+/** zm_alloc for reassembly: in a no-heap build, from its own pool only (ZM_FRAG_POOL_BLOCKS). */
+void *zm_alloc_frag(size_t size);
 /** Returns size zeroed bytes, or NULL. */
 void *zm_calloc(size_t size);
 void zm_free(void *ptr);

@@ -457,24 +457,9 @@ static bool peer_drain(peer_conn_t *c, long i)
     return true;
 }
 
-/* N complete peer handshakes that then only send KEEP_ALIVEs: slots taken, nothing done. */
-static int run_squat(long n)
+/* Holds n peers (until "stop" or the deadline): reads what they are sent, keeps their leases. */
+static void peers_hold(peer_conn_t *conns, long n)
 {
-    if (n < 1 || n > CONNS_MAX) {
-        printf("error count %ld\n", n);
-        return 2;
-    }
-    peer_conn_t *conns = calloc((size_t)n, sizeof *conns);
-    if (conns == NULL) {
-        return 1;
-    }
-    long opened = 0;
-    for (long i = 0; i < n && !past_deadline(); i++) {
-        if (peer_open(&conns[i], i, args.lease_ms) == Z_OK) {
-            opened++;
-        }
-    }
-    printf("ready\n");
     struct pollfd *pfds = calloc((size_t)n, sizeof *pfds);
     long *idx = calloc((size_t)n, sizeof *idx);
     while (pfds != NULL && idx != NULL && !past_deadline() && !stop_requested(0)) {
@@ -504,6 +489,29 @@ static int run_squat(long n)
             }
         }
     }
+    free(pfds);
+    free(idx);
+}
+
+/* N complete peer handshakes that then only send KEEP_ALIVEs: slots taken, nothing done. */
+static int run_squat(long n)
+{
+    if (n < 1 || n > CONNS_MAX) {
+        printf("error count %ld\n", n);
+        return 2;
+    }
+    peer_conn_t *conns = calloc((size_t)n, sizeof *conns);
+    if (conns == NULL) {
+        return 1;
+    }
+    long opened = 0;
+    for (long i = 0; i < n && !past_deadline(); i++) {
+        if (peer_open(&conns[i], i, args.lease_ms) == Z_OK) {
+            opened++;
+        }
+    }
+    printf("ready\n");
+    peers_hold(conns, n);
     long closed = 0;
     long lost = 0;
     for (long i = 0; i < n; i++) {
@@ -512,8 +520,6 @@ static int run_squat(long n)
         peer_free(&conns[i]);
     }
     printf("summary open=%ld closed=%ld lost=%ld\n", opened, closed, lost);
-    free(pfds);
-    free(idx);
     free(conns);
     return 0;
 }
@@ -697,6 +703,71 @@ static int run_storm(void)
     zm_link_shutdown(&c.t.link);
     pthread_join(reader, NULL);
     peer_free(&c);
+    return 0;
+}
+
+/* ---- unfinished fragmented messages ----------------------------------------------------------------- */
+
+/* The first bytes of a message of BYTES (-K) on one channel of c, in FRAGMENTs that never end it. */
+static z_result_t send_unfinished(peer_conn_t *c, bool reliable, size_t bytes)
+{
+    static uint8_t part[ZM_BATCH_UNICAST_SIZE - 64];
+    static uint8_t buf[ZM_LINK_HEADROOM + ZM_BATCH_UNICAST_SIZE];
+    zm_transport_t *t = &c->t;
+    size_t cut = (size_t)t->batch_size - 64u;
+    unsigned ch = ZM_CHANNEL(reliable, ZM_PRIO_DATA);
+    z_result_t rc = Z_OK;
+    for (size_t sent = 0; sent < bytes && rc == Z_OK; sent += cut) {
+        zm_fragment_t f;
+        memset(&f, 0, sizeof f);
+        f.reliable = reliable;
+        f.more = true;
+        f.first = sent == 0;
+        f.sn = t->tx_sn[ch];
+        t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
+        f.payload = zm_slice(part, cut < bytes - sent ? cut : bytes - sent);
+        zm_writer_t w;
+        zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof buf - ZM_LINK_HEADROOM);
+        rc = zm_fragment_encode(&w, &f);
+        if (rc == Z_OK) {
+            uint64_t deadline = zm_port_clock_ms() + 5000u;
+            zm_port_mutex_lock(&t->tx_lock);
+            rc = zm_link_send_batch(&t->link, buf + ZM_LINK_HEADROOM, w.len, deadline, deadline);
+            zm_port_mutex_unlock(&t->tx_lock);
+        }
+    }
+    return rc;
+}
+
+/* N peers, each with an unfinished message of -K BYTES on its reliable and best-effort channels. */
+static int run_frag(long n)
+{
+    if (n < 1 || n > CONNS_MAX || args.key_bytes == 0) {
+        printf("error frag arguments\n");
+        return 2;
+    }
+    peer_conn_t *conns = calloc((size_t)n, sizeof *conns);
+    if (conns == NULL) {
+        return 1;
+    }
+    for (long i = 0; i < n && !past_deadline(); i++) {
+        if (peer_open(&conns[i], i, args.lease_ms) != Z_OK) {
+            continue;
+        }
+        for (int reliable = 1; reliable >= 0; reliable--) {
+            z_result_t rc = send_unfinished(&conns[i], reliable != 0, args.key_bytes);
+            printf("unfinished %ld reliable=%d rc=%d t=%ld\n", i, reliable, (int)rc, elapsed_ms());
+        }
+    }
+    printf("ready\n");
+    peers_hold(conns, n);
+    long lost = 0;
+    for (long i = 0; i < n; i++) {
+        lost += conns[i].ended ? 1 : 0;
+        peer_free(&conns[i]);
+    }
+    printf("summary lost=%ld\n", lost);
+    free(conns);
     return 0;
 }
 
@@ -919,6 +990,9 @@ static int usage(void)
             "                         one handshake, then COUNT subscriber declarations\n"
             "  storm -Q -n COUNT      the same with COUNT declarations of 200 wildcard queryables in\n"
             "                         turn, each on a new key, slow to match against a long key zm/qm/a/a/...\n"
+            "  frag N -K BYTES [-L LEASE_MS]\n"
+            "                         N peer handshakes, each then sending the first BYTES of a message\n"
+            "                         in FRAGMENTs on its reliable and best-effort channels, never the end\n"
             "  badkey KEY | badkey -K BYTES\n"
             "                         one handshake, then a PUT on KEY (or on a key of BYTES bytes)\n"
             "  replies KEY/** [-n COUNT] [-K BYTES] [-S]\n"
@@ -1003,6 +1077,8 @@ int main(int argc, char **argv)
         status = args.arg == NULL ? usage() : run_squat(atol(args.arg));
     } else if (strcmp(args.mode, "storm") == 0) {
         status = run_storm();
+    } else if (strcmp(args.mode, "frag") == 0) {
+        status = args.arg == NULL ? usage() : run_frag(atol(args.arg));
     } else if (strcmp(args.mode, "badkey") == 0) {
         status = run_badkey();
     } else if (strcmp(args.mode, "replies") == 0) {

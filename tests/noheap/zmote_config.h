@@ -17,7 +17,9 @@
     X(ZM_BATCH_UNICAST_SIZE + 2, 48)                                                            \
     X(4u << 20, 8)
 
-/* the largest message the tests send in fragments (1 MiB) fits the largest class */
+/* the largest message the tests send in fragments (1 MiB) fits a block of reassembly's pool, and
+ * the largest class holds the message encoded whole for sending and the API's copies of it */
 #define ZM_FRAG_MAX_SIZE (4u << 20)
+#define ZM_FRAG_POOL_BLOCKS 4
 
 #endif /* ZMOTE_CONFIG_H */
