@@ -20,18 +20,21 @@ void zm_api_session_ref(zm_api_session_t *b) { zm_atomic_inc(&b->refs); }
  */
 static void session_close(zm_api_session_t *b)
 {
-    zm_session_t *s;
-    if (zm_api_session_enter(b, &s) != Z_OK) {
-        return;
-    }
-    bool here = zm_session_close_begin(s); /* counted as a call: s stays while it begins */
-    zm_api_session_leave(b);
-    if (!here) {
-        return;
+    if (Z_FEATURE_MULTI_THREAD || ZM_APP_CALLBACKS) { /* else nothing runs inside the session */
+        zm_session_t *open;
+        if (zm_api_session_enter(b, &open) != Z_OK) {
+            return;
+        }
+        bool here = zm_session_close_begin(open); /* counted as a call: s stays while it begins */
+        zm_api_session_leave(b);
+        if (!here) {
+            return;
+        }
     }
 #if Z_FEATURE_MULTI_THREAD
-    s = atomic_exchange(&b->s, NULL);
+    zm_session_t *s = atomic_exchange(&b->s, NULL);
 #else
+    zm_session_t *s = b->s;
     b->s = NULL;
 #endif
     if (s == NULL) {
@@ -290,12 +293,16 @@ z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options)
 
 bool z_session_is_closed(const z_loaned_session_t *zs)
 {
+    zm_api_session_t *b = record_of(zs);
+    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) { /* no close can begin inside the session */
+        return b == NULL || zm_atomic_load(&b->s) == NULL;
+    }
     zm_session_t *s;
-    if (zm_api_session_enter(record_of(zs), &s) != Z_OK) {
+    if (zm_api_session_enter(b, &s) != Z_OK) {
         return true;
     }
     bool closed = zm_session_is_closed(s); /* a close begun inside the session counts */
-    zm_api_session_leave(record_of(zs));
+    zm_api_session_leave(b);
     return closed;
 }
 

@@ -677,7 +677,9 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         zm_hits_reset_peer(s, p->index);
     }
     p->reader_started = false;
-    p->reader_done = false;
+    if (Z_FEATURE_MULTI_THREAD) {
+        p->reader_done = false;
+    }
     p->accepted = accepted;
     p->declared = false;
     if (ZM_PEER_ACTIVITY) {

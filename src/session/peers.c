@@ -233,7 +233,7 @@ void zm_peer_reap(zm_session_t *s)
     for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
         S_LOCK(s);
-        bool reap = p->state == PEER_DEAD && p->refs == 0 && (!p->reader_started || p->reader_done);
+        bool reap = p->state == PEER_DEAD && p->refs == 0 && (!zm_peer_reading(p) || p->reader_done);
         if (reap) {
             p->state = PEER_REAPING; /* ours alone: another reaper passes it by */
         }

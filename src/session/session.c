@@ -790,6 +790,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
  * callback of s (which the thread may have been given by a call into s, or by driving it). */
 static bool inside(const zm_session_t *s)
 {
+    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) {
+        return false; /* no callback, no task: the caller is outside */
+    }
     zm_thread_id_t self = zm_port_thread_self();
 #if Z_FEATURE_MULTI_THREAD
     if (s->tasks_joinable && s->worker_thread == self) {
