@@ -242,9 +242,11 @@ void zm_peer_reap(zm_session_t *s)
             continue;
         }
 #if Z_FEATURE_MULTI_THREAD
-        if (p->reader_started) {
+        if (p->reader_started) { /* done: the join waits for nothing */
             zm_port_task_join(&p->reader);
+            S_LOCK(s);
             p->reader_started = false;
+            S_UNLOCK(s);
         }
 #endif
         if (zm_peer_is_member(p)) {
