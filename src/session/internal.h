@@ -253,8 +253,8 @@ struct zm_session {
 #if Z_FEATURE_MULTI_THREAD
     zm_mutex_t lock;
     zm_condvar_t cond;      /* busy subscribers and pinned peers released, with waiters > 0 */
-    zm_condvar_t lease_cond; /* the lease task's and the worker's sleep, cut short by stop and close */
-    zm_condvar_t work_cond;  /* the worker's sleep, cut short when there is work (a reader ended) */
+    zm_condvar_t lease_cond; /* the lease task's sleep, cut short by stop and close */
+    zm_condvar_t work_cond;  /* the worker's sleep, cut short by stop, close and work (a reader done) */
     zm_task_t lease_task;
     zm_task_t worker; /* runs with the lease task: the reap, the hub's tick (session.h) */
     zm_thread_id_t worker_thread;

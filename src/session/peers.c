@@ -41,19 +41,24 @@ static void peer_welcome(zm_session_t *s, zm_peer_t *p)
 
 #if ZM_PUSH_DECLS
 /*
- * The dead peers go: reaped here in a single-thread build, where the caller is the application
- * (which may run callbacks); else the worker is woken to reap them, as an accept or a reconnect
- * runs on a task that runs no callback.
+ * The dead peers go: the worker, when it runs, is woken to reap them, as an accept or a
+ * reconnect runs on a task that runs no callback; else they are reaped here, by the application
+ * that drives the session (or, without a worker, an accept task).
  */
 static void reap_dead(zm_session_t *s)
 {
 #if Z_FEATURE_MULTI_THREAD
     S_LOCK(s);
-    zm_port_condvar_signal(&s->work_cond);
+    bool worker = s->tasks_joinable;
+    if (worker) {
+        zm_port_condvar_signal(&s->work_cond);
+    }
     S_UNLOCK(s);
-#else
-    zm_peer_reap(s);
+    if (worker) {
+        return;
+    }
 #endif
+    zm_peer_reap(s);
 }
 
 /* s->lock held: a free slot, or NULL. */

@@ -6,7 +6,6 @@ queryable's) returns from z_close, and the program then ends cleanly (under ASan
 leak). The zmote end is tests/interop/zm_callback; the Rust nodes are eclipse-zenoh sessions.
 """
 import signal
-import threading
 import time
 
 import pytest
@@ -16,6 +15,7 @@ from harness import endpoint
 
 LEASE_S = 10.0  # zmote's ZM_LEASE_MS, and Rust's default lease
 SLACK_S = 3.0  # scheduling slack on a loaded machine
+KEEP_GAP_S = 5.0  # b's samples may lag by this much at worst: far below a lease
 
 
 def zmote_listening(children, port, *args):
@@ -73,9 +73,6 @@ def test_blocked_callback_costs_its_own_peer_only(children, rust):
     z.wait_line(r"^done", 5 + SLACK_S)
     assert time.monotonic() - t <= 5 + SLACK_S
     assert z.wait_exit(10) == 0, z.describe()
-
-
-KEEP_GAP_S = 5.0  # b's samples may lag by this much at worst: far below a lease
 
 
 def test_close_in_subscriber_callback(children, rust):
