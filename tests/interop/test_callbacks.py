@@ -64,6 +64,13 @@ def test_blocked_callback_costs_its_own_peer_only(children, rust):
             last_seen = now
         worst_gap = max(worst_gap, now - last_seen)
     assert "unblocked" not in z.output(), "the callback was cut short"
+    # a's peer expires meanwhile (its reader reads nothing), b's link is never dropped nor lost
+    # (a Rust peer would reconnect at once, so its being connected now proves nothing)
+    bz = harness.zid_text(b.info.zid())
+    az = harness.zid_text(a.info.zid())
+    dropped = [line for line in z.output().splitlines() if "dropped" in line or "left" in line]
+    assert not [line for line in dropped if bz in line], f"zmote dropped peer b\n{z.describe()}"
+    assert [line for line in dropped if az in line], f"peer a was never dropped\n{z.describe()}"
     assert worst_gap < KEEP_GAP_S, f"b's samples stalled for {worst_gap:.1f}s\n{z.describe()}"
 
     # once the callback returns, SIGTERM ends the program within 5 s
