@@ -201,6 +201,9 @@
  * subscribers (s->lsubs).
  */
 #define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS)
+/* Whether the application's callbacks may run inside the session (a close from one waits for a
+ * close from outside): its entities', or its gets' replies. */
+#define ZM_APP_CALLBACKS (ZM_LOCAL_ENTITIES || Z_FEATURE_QUERY)
 
 /* Whether peers' activity is tracked: it orders evictions, and only a peer that accepts evicts.
  * Elsewhere the read path does not note each message. */

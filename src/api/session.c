@@ -13,9 +13,24 @@
 
 void zm_api_session_ref(zm_api_session_t *b) { zm_atomic_inc(&b->refs); }
 
-/* Closes the session b holds, once, after every call under way on it has ended. */
+/*
+ * Closes the session b holds, once, after every call under way on it has ended. Inside the
+ * session (one of its callbacks, its tasks) the close only begins, and b keeps the session: the
+ * next close from outside (z_close, the session's drop) ends it.
+ */
 static void session_close(zm_api_session_t *b)
 {
+    if (Z_FEATURE_MULTI_THREAD || ZM_APP_CALLBACKS) { /* else nothing runs inside the session */
+        zm_session_t *open;
+        if (zm_api_session_enter(b, &open) != Z_OK) {
+            return;
+        }
+        bool here = zm_session_close_begin(open); /* counted as a call: s stays while it begins */
+        zm_api_session_leave(b);
+        if (!here) {
+            return;
+        }
+    }
 #if Z_FEATURE_MULTI_THREAD
     zm_session_t *s = atomic_exchange(&b->s, NULL);
 #else
@@ -23,7 +38,7 @@ static void session_close(zm_api_session_t *b)
     b->s = NULL;
 #endif
     if (s == NULL) {
-        return;
+        return; /* another thread ends it */
     }
 #if Z_FEATURE_SESSION_CHECK /* else no call is counted (zm_api_session_enter) */
     while (zm_atomic_load(&b->users) != 0) {
@@ -295,7 +310,16 @@ z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options)
 bool z_session_is_closed(const z_loaned_session_t *zs)
 {
     zm_api_session_t *b = record_of(zs);
-    return b == NULL || zm_atomic_load(&b->s) == NULL;
+    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) { /* no close can begin inside the session */
+        return b == NULL || zm_atomic_load(&b->s) == NULL;
+    }
+    zm_session_t *s;
+    if (zm_api_session_enter(b, &s) != Z_OK) {
+        return true;
+    }
+    bool closed = zm_session_is_closed(s); /* a close begun inside the session counts */
+    zm_api_session_leave(b);
+    return closed;
 }
 
 /* ---- what a session knows -------------------------------------------------------------------------- */

@@ -169,10 +169,12 @@ typedef struct zm_peer {
     zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
 #endif
     bool reader_started; /* a read task serves it (zm_peer_reading) */
+    bool reader_done;    /* that task returned from its last callback: joining it waits for nothing */
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
 #if Z_FEATURE_MULTI_THREAD
     zm_task_t reader;
+    zm_thread_id_t reader_thread; /* set by the task itself; under s->lock */
 #endif
     zm_remote_t remote;
 #if ZM_REMOTE_DECLS
@@ -255,13 +257,17 @@ struct zm_session {
     zm_mutex_t lock;
     zm_condvar_t cond;      /* busy subscribers and pinned peers released, with waiters > 0 */
     zm_condvar_t lease_cond; /* the lease task's sleep, cut short by stop and close */
+    zm_condvar_t work_cond;  /* the worker's sleep, cut short by stop, close and work (a reader done) */
     zm_task_t lease_task;
+    zm_task_t worker; /* runs with the lease task: the reap, the hub's tick (session.h) */
+    zm_thread_id_t worker_thread;
+    bool tasks_joinable; /* lease_task and worker started and not joined yet */
 #if Z_FEATURE_UNICAST_PEER
     zm_task_t accept_task;
 #endif
 #endif
     unsigned waiters; /* threads waiting on cond */
-    bool lease_running;
+    bool lease_running; /* the lease task and the worker are to run */
     bool readers_on; /* new peers get a read task */
 #if Z_FEATURE_SCOUTING
     atomic_bool closing; /* also the cancel flag of its scouts (transport/scout.h) */
@@ -667,6 +673,9 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         zm_hits_reset_peer(s, p->index);
     }
     p->reader_started = false;
+    if (Z_FEATURE_MULTI_THREAD) {
+        p->reader_done = false;
+    }
     p->accepted = accepted;
     p->declared = false;
     if (ZM_PEER_ACTIVITY) {

@@ -70,6 +70,9 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
         if (zm_peer_is_member(p)) {
             zm_mcast_forget(s, p);
         }
+        if (ZM_PEER_PINS) {
+            p->refs++; /* ours until its link is shut: the reaper (another thread) waits for it */
+        }
     }
     S_UNLOCK(s);
     if (!live) {
@@ -85,13 +88,14 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     } else if (!s->closing) {
         ZM_LOG_W("peer %s dropped (close: %s): %s", zm_zid_text(&p->t.remote_zid, zid), zm_close_reason_name(reason), why);
     }
-    if (zm_peer_is_member(p)) {
-        return; /* no link of its own: its datagrams are ignored from now on */
+    /* a member has no link of its own: its datagrams are ignored from now on */
+    if (!zm_peer_is_member(p)) {
+        zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
+        if (zm_peer_is_group(p)) {
+            members_kill(s);
+        }
     }
-    zm_transport_close(&p->t, reason); /* shuts the link so the reader returns */
-    if (zm_peer_is_group(p)) {
-        members_kill(s);
-    }
+    zm_peers_unpin(s, &p, 1);
 }
 
 void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)

@@ -1,16 +1,18 @@
 /*
  * Peers coming and going: a peer is added after a finished handshake (we connected or we
  * accepted), gets our declarations pushed (the hub) and a read task, and is removed in two
- * steps: killed (peer.c: its link shut, so its reader returns), then reaped by the lease task,
- * an accept that needs its slot, or close, once its reader is joined and nobody has it pinned;
- * the hub then tells the features it is gone. A full table makes room by closing the accepted
- * peer that was active least recently, so peers that only hold a slot cannot keep real ones out.
+ * steps: killed (peer.c: its link shut, so its reader returns), then reaped, once its reader
+ * said it is done and nobody has it pinned, by a thread that may run callbacks (the worker,
+ * zm_session_read, zm_session_send_keep_alive, close: session.h); the hub then tells the
+ * features it is gone. A full table makes room by closing the accepted peer that was active
+ * least recently, so peers that only hold a slot cannot keep real ones out.
  */
 #include <string.h>
 
 #include "session/hub.h"
 
-/* How long an accept waits for an evicted peer's reader to finish its last callback. */
+/* How long an accept waits for an evicted peer's slot (its reader finishing its last callback,
+ * then the reap). */
 #define EVICT_WAIT_MS 1000u
 
 /* Filled in place: a copy of it returned would be a second one on the caller's stack. */
@@ -35,6 +37,27 @@ static void peer_welcome(zm_session_t *s, zm_peer_t *p)
 }
 
 #if ZM_PUSH_DECLS
+/*
+ * The dead peers go: the worker, when it runs, is woken to reap them, as an accept or a
+ * reconnect runs on a task that runs no callback; else they are reaped here, by the application
+ * that drives the session (or, without a worker, an accept task).
+ */
+static void reap_dead(zm_session_t *s)
+{
+#if Z_FEATURE_MULTI_THREAD
+    S_LOCK(s);
+    bool worker = s->tasks_joinable;
+    if (worker) {
+        zm_port_condvar_signal(&s->work_cond);
+    }
+    S_UNLOCK(s);
+    if (worker) {
+        return;
+    }
+#endif
+    zm_peer_reap(s);
+}
+
 /* s->lock held: a free slot, or NULL. */
 static zm_peer_t *free_slot(zm_session_t *s)
 {
@@ -74,7 +97,7 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
         return p;
     }
     S_UNLOCK(s);
-    zm_peer_reap(s);
+    reap_dead(s);
     S_LOCK(s);
     p = free_slot(s);
     zm_peer_t *victim = ZM_PEER_ACTIVITY && p == NULL && accepted ? eviction_victim(s) : NULL;
@@ -83,7 +106,7 @@ static zm_peer_t *claim_slot(zm_session_t *s, bool accepted)
         zm_peer_kill(victim, ZM_CLOSE_MAX_SESSIONS, "evicted: the peer table is full and it was the least active");
         uint64_t deadline = zm_port_clock_ms() + EVICT_WAIT_MS;
         for (;;) {
-            zm_peer_reap(s);
+            reap_dead(s);
             S_LOCK(s);
             p = free_slot(s);
             if (p != NULL || zm_port_clock_ms() >= deadline) {
@@ -212,7 +235,7 @@ void zm_peer_reap(zm_session_t *s)
     for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
         S_LOCK(s);
-        bool reap = p->state == PEER_DEAD && p->refs == 0;
+        bool reap = p->state == PEER_DEAD && p->refs == 0 && (!zm_peer_reading(p) || p->reader_done);
         if (reap) {
             p->state = PEER_REAPING; /* ours alone: another reaper passes it by */
         }
@@ -221,9 +244,11 @@ void zm_peer_reap(zm_session_t *s)
             continue;
         }
 #if Z_FEATURE_MULTI_THREAD
-        if (p->reader_started) {
+        if (p->reader_started) { /* done: the join waits for nothing */
             zm_port_task_join(&p->reader);
+            S_LOCK(s);
             p->reader_started = false;
+            S_UNLOCK(s);
         }
 #endif
         if (zm_peer_is_member(p)) {

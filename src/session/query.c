@@ -548,7 +548,9 @@ static void get_unpin(zm_session_t *s, zm_get_t *g)
 
 /*
  * s->lock held, g in s->gets. Ends g once: it leaves the table, the replies LATEST kept are
- * handed to the application, and its drop runs after the last callback under way returns.
+ * handed to the application, and its drop runs after the last callback under way returns. The
+ * ender is the thread of g's last final response, the worker (its timeout, a peer gone), the
+ * canceller or the closer: never the lease task.
  */
 static void get_end(zm_session_t *s, zm_get_t *g)
 {
@@ -558,12 +560,15 @@ static void get_end(zm_session_t *s, zm_get_t *g)
     g->ended = true;
     (void)zm_idmap_remove(&s->gets, g->rid);
     g->busy++;
+    zm_cb_frame_t frame = {NULL, zm_port_thread_self()}; /* its callbacks are inside the session */
+    zm_callback_enter(s, &frame);
     S_UNLOCK(s);
     for (zm_kept_t *k = g->kept; g->consolidation == ZM_CONSOLIDATION_LATEST && k != NULL; k = k->next) {
         g->fn(&k->reply, g->ctx);
     }
     S_LOCK(s);
     get_unpin(s, g);
+    zm_callback_leave(s, &frame);
 }
 
 /* s->lock held: pins the get of rid that is still waiting; NULL when there is none. */

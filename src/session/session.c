@@ -1,8 +1,9 @@
 /*
  * A session's life: open (connect as a client, or listen and connect as a peer), the lease
- * task that keeps links alive, reaps dead peers and reconnects a client, the accept task of a
- * listening peer, single-thread driving, and close. Tasks are always joined before anything
- * they use is freed.
+ * task that keeps links alive, expires silent peers and reconnects a client, the worker beside
+ * it that reaps dead peers and runs the hub's tick, the accept task of a listening peer,
+ * single-thread driving, and close, which ends whatever a thread inside the session cannot.
+ * Tasks are always joined before anything they use is freed (session.h).
  */
 #include <string.h>
 
@@ -107,15 +108,16 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 #define strings_free(s) ((void)(s))
 #endif
 
-static bool any_live(zm_session_t *s)
+/* Whether a slot holds a peer, live or not reaped yet (a client reconnects once its slot is free). */
+static bool any_peer(zm_session_t *s)
 {
-    bool live = false;
+    bool used = false;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX && !live; i++) {
-        live = s->peers[i].state == PEER_LIVE;
+    for (size_t i = 0; i < ZM_PEERS_MAX && !used; i++) {
+        used = s->peers[i].state != PEER_FREE;
     }
     S_UNLOCK(s);
-    return live;
+    return used;
 }
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
@@ -284,7 +286,11 @@ static size_t connect_count(const zm_session_t *s)
 #define connect_count(s) ((s)->cfg.n_connect)
 #endif
 
-static z_result_t lease_step(zm_session_t *s)
+/*
+ * Keep-alives, the expiry of silent peers and a client's reconnection; then, unless on the lease
+ * task (task), the work of the worker: the reap and the hub's tick, which run callbacks.
+ */
+static z_result_t lease_step(zm_session_t *s, bool task)
 {
     uint64_t now = zm_port_clock_ms();
     zm_peer_t *pinned[ZM_PEERS_PIN];
@@ -307,10 +313,12 @@ static z_result_t lease_step(zm_session_t *s)
     if (ZM_PEER_ACTIVITY) { /* the eviction order: a client evicts nobody */
         zm_peers_note_activity(s, now);
     }
-    zm_peer_reap(s);
-    zm_hub_tick(s, now);
+    if (!task) {
+        zm_peer_reap(s);
+        zm_hub_tick(s, now);
+    }
     /* a client that lost its router tries again, and redeclares everything on success */
-    if (Z_FEATURE_AUTO_RECONNECT && !zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_live(s) &&
+    if (Z_FEATURE_AUTO_RECONNECT && !zm_session_is_peer(s) && s->cfg.auto_reconnect && !s->closing && !any_peer(s) &&
         now >= s->reconnect_at) {
         s->reconnect_at = now + RECONNECT_PERIOD_MS;
         if (Z_FEATURE_SCOUTING && s->cfg.n_connect == 0) {
@@ -325,16 +333,40 @@ static z_result_t lease_step(zm_session_t *s)
 }
 
 #if Z_FEATURE_MULTI_THREAD
+/* The lease task: never a callback nor a join, so that nothing an application does holds it. */
 static void *lease_main(void *arg)
 {
     zm_session_t *s = arg;
     S_LOCK(s);
     while (s->lease_running && !s->closing) {
         S_UNLOCK(s);
-        (void)lease_step(s);
+        (void)lease_step(s, true);
         S_LOCK(s);
         if (s->lease_running && !s->closing) {
             (void)zm_port_condvar_wait_until(&s->lease_cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
+        }
+    }
+    S_UNLOCK(s);
+    return NULL;
+}
+
+/*
+ * The worker: reaps the dead peers whose readers are done (joining them waits for nothing) and
+ * runs the hub's tick (the gets whose time is up, the tokens of peers gone): the callbacks these
+ * run are on this thread, which a callback that blocks holds alone.
+ */
+static void *worker_main(void *arg)
+{
+    zm_session_t *s = arg;
+    S_LOCK(s);
+    s->worker_thread = zm_port_thread_self();
+    while (s->lease_running && !s->closing) {
+        S_UNLOCK(s);
+        zm_peer_reap(s);
+        zm_hub_tick(s, zm_port_clock_ms());
+        S_LOCK(s);
+        if (s->lease_running && !s->closing) {
+            (void)zm_port_condvar_wait_until(&s->work_cond, &s->lock, zm_port_clock_ms() + LEASE_TICK_MS);
         }
     }
     S_UNLOCK(s);
@@ -424,31 +456,60 @@ z_result_t zm_session_stop_read_task(zm_session_t *s)
     return Z_OK;
 }
 
+/* s->lock held: the lease task and the worker are to stop (and stop waiting). */
+static void tasks_wake(zm_session_t *s)
+{
+    s->lease_running = false;
+    zm_port_condvar_broadcast(&s->lease_cond);
+    zm_port_condvar_broadcast(&s->work_cond);
+}
+
+/* Stops the lease task and the worker and joins them, unless called from the worker (one of its
+ * callbacks): it then ends its loop, and the next stop or close joins it. */
+static void lease_task_stop(zm_session_t *s)
+{
+    S_LOCK(s);
+    tasks_wake(s);
+    bool join = s->tasks_joinable && s->worker_thread != zm_port_thread_self();
+    s->tasks_joinable = s->tasks_joinable && !join;
+    S_UNLOCK(s);
+    if (join) {
+        zm_port_task_join(&s->lease_task);
+        zm_port_task_join(&s->worker);
+    }
+}
+
 z_result_t zm_session_start_lease_task(zm_session_t *s)
 {
     S_LOCK(s);
     bool start = !s->lease_running;
-    s->lease_running = true;
     S_UNLOCK(s);
-    if (start && zm_port_task_start(&s->lease_task, lease_main, s) != Z_OK) {
+    if (!start) {
+        return Z_OK;
+    }
+    lease_task_stop(s); /* the tasks a stop from the worker left unjoined */
+    S_LOCK(s);
+    bool left = s->tasks_joinable; /* still there: this is that worker */
+    s->lease_running = !left;
+    s->worker_thread = 0; /* until the new worker tells its own */
+    S_UNLOCK(s);
+    if (left || zm_port_task_start(&s->lease_task, lease_main, s) != Z_OK) {
         S_LOCK(s);
         s->lease_running = false;
         S_UNLOCK(s);
         return ZM_E_UNSUPPORTED;
     }
-    return Z_OK;
-}
-
-static void lease_task_stop(zm_session_t *s)
-{
-    S_LOCK(s);
-    bool running = s->lease_running;
-    s->lease_running = false;
-    zm_port_condvar_broadcast(&s->lease_cond);
-    S_UNLOCK(s);
-    if (running) {
+    if (zm_port_task_start(&s->worker, worker_main, s) != Z_OK) {
+        S_LOCK(s);
+        tasks_wake(s);
+        S_UNLOCK(s);
         zm_port_task_join(&s->lease_task);
+        return ZM_E_UNSUPPORTED;
     }
+    S_LOCK(s);
+    s->tasks_joinable = true;
+    S_UNLOCK(s);
+    return Z_OK;
 }
 
 z_result_t zm_session_stop_lease_task(zm_session_t *s)
@@ -498,7 +559,7 @@ static void read_burst(zm_session_t *s, zm_peer_t *p)
  * wait (a link that cannot wait, or has an error pending, is ready: the read meets it), unless a
  * read task serves it; without a router it only sleeps out the time.
  */
-z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
@@ -521,7 +582,7 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
  * no read task serves, then whatever is ready is read without blocking, so that a peer sending
  * half a batch holds nobody.
  */
-z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
@@ -584,12 +645,51 @@ z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
 }
 #endif
 
+/*
+ * The application's thread drives the session: the callbacks it runs meanwhile are inside the
+ * session (a close from one of them leaves the rest to a close from outside). Not inlined: the
+ * frame is on the stack only while the caller's round runs.
+ */
+static void drive_enter(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    frame->thread = zm_port_thread_self();
+    S_LOCK(s);
+    zm_callback_enter(s, frame);
+    S_UNLOCK(s);
+}
+
+static void drive_leave(zm_session_t *s, zm_cb_frame_t *frame)
+{
+    S_LOCK(s);
+    zm_callback_leave(s, frame);
+    S_UNLOCK(s);
+}
+
+z_result_t zm_session_read(zm_session_t *s, uint32_t timeout_ms)
+{
+    if (!ZM_APP_CALLBACKS) {
+        return read_round(s, timeout_ms);
+    }
+    zm_cb_frame_t frame;
+    drive_enter(s, &frame);
+    z_result_t rc = read_round(s, timeout_ms);
+    drive_leave(s, &frame);
+    return rc;
+}
+
 z_result_t zm_session_send_keep_alive(zm_session_t *s)
 {
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    return lease_step(s);
+    if (!ZM_APP_CALLBACKS) {
+        return lease_step(s, false);
+    }
+    zm_cb_frame_t frame;
+    drive_enter(s, &frame);
+    z_result_t rc = lease_step(s, false);
+    drive_leave(s, &frame);
+    return rc;
 }
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
@@ -601,7 +701,7 @@ z_result_t zm_session_send_join(zm_session_t *s)
     S_LOCK(s);
     s->mcast.join_now = true;
     S_UNLOCK(s);
-    return lease_step(s);
+    return zm_session_send_keep_alive(s);
 }
 #endif
 
@@ -613,7 +713,10 @@ static z_result_t sync_init(zm_session_t *s)
     if (zm_port_mutex_init(&s->lock) == Z_OK) {
         if (zm_port_condvar_init(&s->cond) == Z_OK) {
             if (zm_port_condvar_init(&s->lease_cond) == Z_OK) {
-                return Z_OK;
+                if (zm_port_condvar_init(&s->work_cond) == Z_OK) {
+                    return Z_OK;
+                }
+                zm_port_condvar_destroy(&s->lease_cond);
             }
             zm_port_condvar_destroy(&s->cond);
         }
@@ -758,17 +861,81 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     return Z_OK;
 }
 
-void zm_session_close(zm_session_t *s)
+/* s->lock held: whether the calling thread is inside s: one of its readers, its worker, or a
+ * callback of s (which the thread may have been given by a call into s, or by driving it). */
+static bool inside(const zm_session_t *s)
 {
-    if (s == NULL) {
-        return;
+    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) {
+        return false; /* no callback, no task: the caller is outside */
     }
+    zm_thread_id_t self = zm_port_thread_self();
+#if Z_FEATURE_MULTI_THREAD
+    if (s->tasks_joinable && s->worker_thread == self) {
+        return true;
+    }
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        const zm_peer_t *p = &s->peers[i];
+        if (p->reader_started && !p->reader_done && p->reader_thread == self) {
+            return true;
+        }
+    }
+#endif
+    for (const zm_cb_frame_t *f = s->frames; ZM_APP_CALLBACKS && f != NULL; f = f->next) {
+        if (f->thread == self) {
+            return true;
+        }
+    }
+    ZM_UNUSED(self);
+    return false;
+}
+
+/* Closes every peer's link, so that its reader returns. */
+static void peers_kill(zm_session_t *s)
+{
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        S_LOCK(s);
+        bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
+        S_UNLOCK(s);
+        if (live) {
+            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
+        }
+    }
+}
+
+bool zm_session_close_begin(zm_session_t *s)
+{
     S_LOCK(s);
     s->closing = true;
 #if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&s->lease_cond);
+    tasks_wake(s);
 #endif
+    bool in = inside(s);
     S_UNLOCK(s);
+    if (in) {
+        peers_kill(s); /* nothing goes out any more; the rest needs a thread that can wait */
+    }
+    return !in;
+}
+
+#if Z_FEATURE_MULTI_THREAD
+/* s->lock held: whether a peer is still held by a sender, or its reader is not done. */
+static bool peers_busy(const zm_session_t *s)
+{
+    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+        const zm_peer_t *p = &s->peers[i];
+        if (p->refs > 0 || (p->reader_started && !p->reader_done)) {
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
+void zm_session_close(zm_session_t *s)
+{
+    if (s == NULL || !zm_session_close_begin(s)) {
+        return;
+    }
 #if Z_FEATURE_MULTI_THREAD
     lease_task_stop(s);
 #if Z_FEATURE_UNICAST_PEER
@@ -786,29 +953,16 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
 #endif
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
-        S_LOCK(s);
-        bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
-        S_UNLOCK(s);
-        if (live) {
-            zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, "closing");
-        }
+    peers_kill(s);
+#if Z_FEATURE_MULTI_THREAD
+    /* senders that still hold a peer fail fast now the links are shut; a reader in a callback
+     * is done once it returns */
+    S_LOCK(s);
+    while (peers_busy(s)) {
+        S_WAIT(s, 100u);
     }
-    if (ZM_PEER_PINS) {
-        /* wait for senders that still hold a peer (they fail fast now the links are shut) */
-        S_LOCK(s);
-        for (;;) {
-            bool pinned = false;
-            for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
-                pinned |= s->peers[i].refs > 0;
-            }
-            if (!pinned) {
-                break;
-            }
-            S_WAIT(s, 100u); /* single-thread: none, the senders were this thread */
-        }
-        S_UNLOCK(s);
-    }
+    S_UNLOCK(s);
+#endif
     zm_peer_reap(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
@@ -825,6 +979,7 @@ void zm_session_close(zm_session_t *s)
 #endif
     zm_hub_close(s);
 #if Z_FEATURE_MULTI_THREAD
+    zm_port_condvar_destroy(&s->work_cond);
     zm_port_condvar_destroy(&s->lease_cond);
     zm_port_condvar_destroy(&s->cond);
     zm_port_mutex_destroy(&s->lock);

@@ -5,11 +5,33 @@
  * these into the Zenoh C types. Nothing here allocates per sample.
  *
  * Threads: every function may be called from any thread, including from inside a callback
- * (callbacks run without any session lock held). Callbacks run on the thread that received
- * the message (a read task, or the caller of zm_session_read), or, for local delivery, on the
- * thread that published. After an undeclare returns, its callback runs no more (unless the
- * undeclare is called from that very callback, which is allowed and then takes effect after it).
- */
+ * (callbacks run without any session lock held). After an undeclare returns, its callback runs
+ * no more (unless the undeclare is called from that very callback, which is allowed and then
+ * takes effect after it). Who runs what, in a multi-thread build with its tasks started:
+ * - A peer's read task (one per peer, and one for a multicast group) reads its link and runs the
+ *   callbacks of what arrives from it: samples, queries, replies, liveliness news, matching
+ *   changes its declarations make. A callback that blocks holds that task alone: the peer's
+ *   lease expires meanwhile and it is dropped (its link shut); once the callback returns, the
+ *   task sees its link closed, says it is done and returns. Nobody waits for it before that.
+ * - The lease task sends keep-alives (and our JOIN to a group), expires silent peers (kills them:
+ *   their links shut, which takes no wait) and reconnects a client. It never runs an application
+ *   callback and never joins a thread, so that no callback can hold it.
+ * - The worker, started and stopped with the lease task, reaps dead peers (joining a read task
+ *   only once it is done, so without waiting) and runs the hub's tick: the gets whose time is up
+ *   (their last LATEST replies, their drop), the DELETEs of the tokens of peers gone, and the
+ *   matching changes a peer's end makes. Their callbacks run there.
+ * - The accept task (a listening peer) takes newcomers in; it runs no callback either, and leaves
+ *   the slots of dead peers to the worker.
+ * - An application thread runs the callbacks of what it does itself (a local put's delivery, a
+ *   local get's queryables, a matching listener's first status) and, when it drives the session
+ *   (zm_session_read, zm_session_send_keep_alive, as single-thread builds always do), those of
+ *   the read task, the worker and the lease task above: reaping is then its own.
+ * Only close joins: the lease task and the worker, the accept task, then each read task once
+ * done. A close called inside the session (from one of its read tasks, its worker, or any
+ * callback of it) cannot wait for the thread it runs on: it only begins (zm_session_close_begin:
+ * the session is closing, every link shut) and returns, and a close from outside the session ends
+ * it (the API's drop of the session, or z_close from another thread).
+  */
 #ifndef ZM_SESSION_H
 #define ZM_SESSION_H
 
@@ -118,7 +140,17 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
  * a loopback address (reachable from this machine only, it stays off the network).
  */
 ZM_NODISCARD z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg);
-/** Undeclares nothing on the wire, sends CLOSE, stops and joins the tasks, frees everything. */
+/**
+ * Begins closing s: from now on it is closing (every call but close fails), and its tasks stop.
+ * Returns true when the calling thread may end the close (zm_session_close); false when it is
+ * inside s (one of its read tasks, its worker, or one of its callbacks): every link is shut then,
+ * and the close must be ended by zm_session_close from another thread, or from this one once out.
+ */
+bool zm_session_close_begin(zm_session_t *s);
+/**
+ * Undeclares nothing on the wire, sends CLOSE, stops and joins the tasks (waiting for callbacks
+ * under way to return), frees everything. Called inside s (zm_session_close_begin), it only begins.
+ */
 void zm_session_close(zm_session_t *s);
 bool zm_session_is_closed(const zm_session_t *s);
 void zm_session_zid(const zm_session_t *s, zm_zid_t *out);
