@@ -194,7 +194,8 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         }
     }
 #if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
-    if (a->destination != ZM_LOCALITY_REMOTE) {
+    /* the count, kept as subscribers come and go, spares a put the dispatch when there is none */
+    if (a->destination != ZM_LOCALITY_REMOTE && zm_atomic_load_relaxed(&s->subs_declared) != 0) {
         put_local(s, a);
     }
 #endif
