@@ -70,10 +70,9 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
  * Pins the peers a put must reach: every router (it routes), every peer whose subscribers we do
  * not know yet (its initial declarations end with D_FINAL of interest 0; clients never send
  * one), and every peer with a subscriber that intersects the key. The counts come from the
- * key's declaration or the put cache, kept current as declarations change: no scan here. Not
- * inlined, so that the hits it may count are off the stack before the put's message is on it.
+ * key's declaration or the put cache, kept current as declarations change: no scan here.
  */
-static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
 #if !ZM_WRITE_FILTER
     ZM_UNUSED(a);
@@ -111,10 +110,9 @@ static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, z
 
 /*
  * Sends a's PUSH to the pinned peers: built here from a's parts around its body, which it borrows,
- * and encoded by each transport straight into its batch. Not inlined, so that it is off the stack
- * while the targets are matched and while local subscribers run.
+ * and encoded by each transport straight into its batch.
  */
-static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
+static z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
 {
     z_result_t rc = Z_OK;
     zm_push_ref_t p;
