@@ -6,11 +6,13 @@
 # figures are printed alone. Every program gets a process group of its own, every wait has a
 # deadline, and whatever was started here is stopped when the script ends, however it ends.
 #
-# usage: bench/run.sh thr|lat|heap [-a A_DIR] [-b B_DIR] [-m peer|client|mcast] [-s "SIZES"]
+# usage: bench/run.sh thr|lat|heap|instr [-a A_DIR] [-b B_DIR] [-m peer|client|mcast] [-s "SIZES"]
 #                     [-r ROUNDS] [-d SECS] [-w WARM] [-n PINGS]
 #   thr   msg/s received by z_sub_thr, from its 100 ms windows, per payload size
 #   lat   z_ping's round trips against z_pong, in microseconds, per payload size
 #   heap  heap calls and peak heap bytes of z_pub_thr and z_sub_thr under bench/allocount.c
+#   instr instructions per put and per delivered sample (callgrind: load does not change them),
+#         peer mode only, one run per side and size (bench/instr.sh; default sizes "8 1024")
 #   -a    side A's folder of example programs (none: B alone)
 #   -b    side B's (default build/release/examples, built when missing)
 #   -m    peer: the receiving program listens on a free loopback port and the other connects;
@@ -33,7 +35,7 @@ usage() {
 
 cmd=${1:-}
 case "$cmd" in
-    thr | lat | heap) shift ;;
+    thr | lat | heap | instr) shift ;;
     *) usage ;;
 esac
 dir_a=
@@ -48,6 +50,8 @@ pings=2000
 if [ "$cmd" = heap ]; then
     sizes=8
     rounds=1
+elif [ "$cmd" = instr ]; then
+    sizes="8 1024"
 fi
 while getopts "a:b:m:s:r:d:w:n:" opt; do
     case "$opt" in
@@ -416,6 +420,38 @@ thr() {
         if [ "${#sides[@]}" = 2 ]; then
             printf '%-7s %-4s %11s\n' "$size" B/A "$(ratio "${med_of[A]}" "${med_of[B]}")"
         fi
+    done
+}
+
+# ---- instr ----
+
+# The figure of one bench/instr.sh line ("DIR: ..., F instructions per ..."), "-" when it failed.
+instr_figure() {
+    local line
+    line=$("$root/bench/instr.sh" "$@" 2>>"$out/instr.err" | tail -n 1) || true
+    awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "instructions") f = $i } END { print f == "" ? "-" : f }' \
+        <<<"$line"
+}
+
+instr() {
+    [ "$mode" = peer ] || { echo "bench: instr runs peer to peer only" >&2; exit 2; }
+    local size side what fig
+    echo "# instr: instructions per put (z_publisher_put, inclusive) and per delivered sample (the whole" \
+        "subscriber process, fed by B's z_pub_thr); A=${dir_of[A]:-none} B=${dir_of[B]}"
+    printf '%-7s %-7s %11s %11s %7s
+' size per A B B/A
+    for size in $sizes; do
+        for what in put sample; do
+            local -A fig_of=([A]=-)
+            for side in "${sides[@]}"; do
+                fig=$(instr_figure -s "$size" -w "$what" -f "${dir_of[B]}" "${dir_of[$side]}")
+                [ "$fig" != - ] || failed_run "side $side size $size: no instructions per $what" "$out/instr.err"
+                fig_of[$side]=$fig
+            done
+            printf '%-7s %-7s %11s %11s %7s
+' "$size" "$what" "${fig_of[A]}" "${fig_of[B]}" \
+                "$(ratio "${fig_of[A]}" "${fig_of[B]}")"
+        done
     done
 }
 

@@ -111,8 +111,9 @@
  * queryables: the admin space is one), the final response to a query it read, interests (a
  * client's questions to its router, for matching and liveliness), network OAMs (none but the
  * complete codec's). A build that sends none of them (a client that publishes or subscribes)
- * encodes PUSH and DECLARE through one path, with the QoS extension alone, without the extension
- * table: a message with any other extension fails to encode (Z_EINVAL) rather than go out without.
+ * encodes DECLARE alone, with the QoS extension alone, without the extension table (PUSHes go out
+ * through zm_push_encode in every build): a message with any other extension fails to encode
+ * (Z_EINVAL) rather than go out without.
  */
 #define ZM_ENCODE_REQUEST (ZM_CODEC_FULL || Z_FEATURE_QUERY)
 #define ZM_ENCODE_RESPONSE (ZM_CODEC_FULL || Z_FEATURE_QUERYABLE || Z_FEATURE_ADMIN_SPACE)

@@ -147,6 +147,8 @@ static inline bool zm_network_decodes(uint8_t h)
 
 ZM_NODISCARD z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m);
 ZM_NODISCARD z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m);
+/** The PUSH p, as zm_network_encode writes a PUSH with the QoS extension alone (or none). */
+ZM_NODISCARD z_result_t zm_push_encode(zm_writer_t *w, const zm_push_ref_t *p);
 
 /* ---- pieces used by the network codec (declarations and zenoh bodies) ----------------------- */
 ZM_NODISCARD z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d);

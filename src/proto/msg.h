@@ -359,6 +359,18 @@ typedef struct {
     } body;
 } zm_push_t;
 
+/*
+ * A PUSH as a put sends it, from its parts: the key (a declared id, a suffix, or both), the QoS
+ * byte (its extension is written only when it is not ZM_QOS_DEFAULT) and the body, borrowed: no
+ * zm_network_msg_t to fill, no copy of the body (zm_push_encode).
+ */
+typedef struct {
+    zm_wire_expr_t wire_expr;
+    uint8_t qos;
+    uint8_t body_id; /* ZM_MID_PUT or ZM_MID_DEL */
+    const zm_put_t *body;
+} zm_push_ref_t;
+
 typedef struct {
     uint32_t rid;
     zm_wire_expr_t wire_expr;

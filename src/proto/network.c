@@ -296,37 +296,41 @@ z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m)
 
 /* ---- encode ----------------------------------------------------------------------------------- */
 
+/* PUSH  |Z|M|N| 0x1d | ~key_scope:z16~ [key_suffix] [qos ext] <PUT or DEL>: a put's, in a
+ * single pass into the batch. */
+z_result_t zm_push_encode(zm_writer_t *w, const zm_push_ref_t *p)
+{
+    ZM_ASSERT(p->body_id == ZM_MID_PUT || p->body_id == ZM_MID_DEL);
+    size_t mark = w->len;
+    uint8_t z = p->qos != ZM_QOS_DEFAULT ? ZM_FLAG_Z : 0u;
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_N_PUSH | z | wire_expr_flags(&p->wire_expr))));
+    ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &p->wire_expr));
+    if (z) {
+        ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, p->qos, false));
+    }
+    ZM_ENC_TRY(w, mark, zm_put_encode(w, p->body_id, p->body));
+    return Z_OK;
+}
+
 #if ZM_ENCODE_DATA_ONLY
-/* PUSH and DECLARE alike: the header with the message's flags, what precedes the extensions (a
- * PUSH's key, a DECLARE's interest id), the QoS extension, the body. */
+/* A DECLARE: the header with its flags, the interest id, the QoS extension, the declaration.
+ * PUSHes, the data messages it sends, go out through zm_push_encode. */
 z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m)
 {
     size_t mark = w->len;
-    bool push = m->id == ZM_MID_N_PUSH;
-    const zm_push_t *p = &m->body.push;
     const zm_declare_t *d = &m->body.declare;
-    if ((!push && m->id != ZM_MID_N_DECLARE) || (m->ext.present & ~ZM_NET_EXT_QOS) != 0 || m->ext.unknown.n != 0) {
+    if (m->id != ZM_MID_N_DECLARE || (m->ext.present & ~ZM_NET_EXT_QOS) != 0 || m->ext.unknown.n != 0) {
         return Z_EINVAL;
     }
     uint8_t z = m->ext.present != 0 ? ZM_FLAG_Z : 0u;
-    uint8_t flags = push ? wire_expr_flags(&p->wire_expr) : (d->has_interest_id ? ZM_DECLARE_FLAG_I : 0u);
-    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(m->id | z | flags)));
-    if (push) {
-        ZM_ENC_TRY(w, mark, zm_wire_expr_write(w, &p->wire_expr));
-    } else if (d->has_interest_id) {
+    ZM_ENC_TRY(w, mark, zm_write_u8(w, (uint8_t)(ZM_MID_N_DECLARE | z | (d->has_interest_id ? ZM_DECLARE_FLAG_I : 0u))));
+    if (d->has_interest_id) {
         ZM_ENC_TRY(w, mark, zm_write_zint(w, d->interest_id));
     }
     if (z) {
         ZM_ENC_TRY(w, mark, zm_ext_write_z64(w, 0x21, m->ext.qos, false));
     }
-    if (!push) {
-        ZM_ENC_TRY(w, mark, zm_declaration_encode(w, &d->decl));
-    } else if (p->body_id == ZM_MID_PUT || p->body_id == ZM_MID_DEL) {
-        ZM_ENC_TRY(w, mark, zm_put_encode(w, p->body_id, &p->body.put));
-    } else {
-        w->len = mark;
-        return Z_EINVAL;
-    }
+    ZM_ENC_TRY(w, mark, zm_declaration_encode(w, &d->decl));
     return Z_OK;
 }
 #else

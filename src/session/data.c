@@ -10,13 +10,23 @@
 #include "session/hub.h"
 #include "util/alloc.h"
 
+/* Field by field rather than a memset of the whole struct, on every put: the body's parts are
+ * read only where its flags say they are there (the payload: a PUT's, set by the caller). */
 void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len)
 {
-    memset(a, 0, sizeof(*a));
     a->key = key;
     a->key_len = key_len;
+    a->key_id = 0;
     a->kind = ZM_SAMPLE_PUT;
+    zm_put_t *b = &a->body;
+    b->has_timestamp = false;
+    b->has_encoding = false;
+    b->exts = 0;
+    b->payload = zm_slice(NULL, 0);
+    b->unknown.n = 0;
     a->priority = ZM_PRIO_DATA;
+    a->block = false;
+    a->express = false;
     a->reliable = true;
     a->destination = ZM_LOCALITY_ANY;
 }
@@ -60,10 +70,9 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
  * Pins the peers a put must reach: every router (it routes), every peer whose subscribers we do
  * not know yet (its initial declarations end with D_FINAL of interest 0; clients never send
  * one), and every peer with a subscriber that intersects the key. The counts come from the
- * key's declaration or the put cache, kept current as declarations change: no scan here. Not
- * inlined, so that the hits it may count are off the stack before the put's message is on it.
+ * key's declaration or the put cache, kept current as declarations change: no scan here.
  */
-static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
 #if !ZM_WRITE_FILTER
     ZM_UNUSED(a);
@@ -99,57 +108,33 @@ static ZM_NOINLINE size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, z
 #endif
 }
 
-static void push_build(zm_network_msg_t *m, const zm_put_args_t *a)
-{
-    memset(m, 0, sizeof(*m));
-    m->id = ZM_MID_N_PUSH;
-    zm_push_t *p = &m->body.push;
-    p->wire_expr.mapping = ZM_MAPPING_SENDER;
-    if (a->key_id != 0) {
-        p->wire_expr.scope = a->key_id;
-    } else {
-        p->wire_expr.has_suffix = true;
-        p->wire_expr.suffix = zm_slice(a->key, a->key_len);
-    }
-    uint8_t qos = zm_qos_of(a->priority, a->block, a->express);
-    if (qos != ZM_QOS_DEFAULT) {
-        m->ext.present |= ZM_NET_EXT_QOS;
-        m->ext.qos = qos;
-    }
-    p->body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
-    p->body.put = a->body;
-}
-
-/* m, made for peers with a's declared key id, to a multicast group, where no id is declared: with
- * the full key instead, the message as it was afterwards. */
-static z_result_t push_full_key(zm_transport_t *group, zm_network_msg_t *m, const zm_put_args_t *a)
-{
-    zm_wire_expr_t declared = m->body.push.wire_expr;
-    m->body.push.wire_expr.scope = 0;
-    m->body.push.wire_expr.has_suffix = true;
-    m->body.push.wire_expr.suffix = zm_slice(a->key, a->key_len);
-    z_result_t r = zm_transport_send(group, m, a->reliable, a->priority, a->express);
-    m->body.push.wire_expr = declared;
-    return r;
-}
-
 /*
- * The halves of a put, each in a frame of its own: the 304-byte network message is not on the
- * stack while the targets are matched nor while local subscribers run, and the local sample is
- * not there while the message is encoded and sent.
+ * Sends a's PUSH to the pinned peers: built here from a's parts around its body, which it borrows,
+ * and encoded by each transport straight into its batch.
  */
-static ZM_NOINLINE z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
+static z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
 {
     z_result_t rc = Z_OK;
-    zm_network_msg_t m;
-    push_build(&m, a);
+    zm_push_ref_t p;
+    p.wire_expr.scope = a->key_id;
+    p.wire_expr.mapping = ZM_MAPPING_SENDER;
+    p.wire_expr.has_suffix = a->key_id == 0;
+    p.wire_expr.suffix = a->key_id == 0 ? zm_slice(a->key, a->key_len) : zm_slice(NULL, 0);
+    p.qos = zm_qos_of(a->priority, a->block, a->express);
+    p.body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
+    p.body = &a->body;
     for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
         z_result_t r;
         if (Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS && zm_peer_is_group(pinned[i]) &&
             a->key_id != 0) {
-            r = push_full_key(&pinned[i]->t, &m, a);
+            /* a multicast group, where no id is declared, gets the full key instead */
+            zm_push_ref_t full = p;
+            full.wire_expr.scope = 0;
+            full.wire_expr.has_suffix = true;
+            full.wire_expr.suffix = zm_slice(a->key, a->key_len);
+            r = zm_transport_push(&pinned[i]->t, &full, a->reliable, a->priority, a->express);
         } else {
-            r = zm_transport_send(&pinned[i]->t, &m, a->reliable, a->priority, a->express);
+            r = zm_transport_push(&pinned[i]->t, &p, a->reliable, a->priority, a->express);
         }
         if (r != Z_OK) {
             zm_peer_send_failed(pinned[i], r, "it does not take what we send");
@@ -194,7 +179,8 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
         }
     }
 #if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
-    if (a->destination != ZM_LOCALITY_REMOTE) {
+    /* the count, kept as subscribers come and go, spares a put the dispatch when there is none */
+    if (a->destination != ZM_LOCALITY_REMOTE && zm_atomic_load_relaxed(&s->subs_declared) != 0) {
         put_local(s, a);
     }
 #endif

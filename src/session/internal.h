@@ -290,6 +290,9 @@ struct zm_session {
     zm_mcast_state_t mcast;
 #endif
     zm_entity_t *subs;
+#if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
+    ZM_ATOMIC(unsigned) subs_declared; /* in s->subs, not undeclared: without one a put delivers nothing here */
+#endif
     zm_entity_t *qbls;
     zm_entity_t *mls; /* matching listeners */
     zm_entity_t *tokens; /* our liveliness tokens */

@@ -75,6 +75,7 @@ z_result_t zm_session_declare_subscriber(zm_session_t *s, const char *key, size_
     sub->drop = drop;
     sub->ctx = ctx;
     *id = zm_entity_add(s, &s->subs, sub);
+    ZM_IF_LOCAL_SUB(zm_atomic_inc_relaxed(&s->subs_declared);)
     if (origin != ZM_LOCALITY_SESSION_LOCAL) {
         zm_decl_broadcast(s, ZM_DECL_SUBSCRIBER, *id, key, len, 0);
     }
@@ -86,6 +87,7 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
 {
     bool remote;
     ZM_TRY(zm_entity_remove(s, &s->subs, id, &remote));
+    ZM_IF_LOCAL_SUB(zm_atomic_dec(&s->subs_declared);)
     if (remote) {
         zm_decl_broadcast(s, ZM_UNDECL_SUBSCRIBER, id, NULL, 0, 0);
     }

@@ -115,7 +115,7 @@ typedef struct zm_transport {
     uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
     size_t frag_cap;
 #endif
-    uint32_t last_tx_ms; /* low clock bits of the last batch sent */
+    uint32_t last_tx_ms; /* low clock bits of when the last batch sent began to go */
 
     /* rx: owned by the receiving thread */
     uint8_t *rx_buf;
@@ -284,6 +284,10 @@ void zm_acceptor_close(zm_acceptor_t *a);
  *  an error, and the link is shut down then. */
 ZM_NODISCARD z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable,
                                           uint8_t prio, bool flush);
+/** zm_transport_send of a put's PUSH, encoded from its parts straight into the batch (the body
+ *  is borrowed for the call). */
+ZM_NODISCARD z_result_t zm_transport_push(zm_transport_t *t, const zm_push_ref_t *p, bool reliable, uint8_t prio,
+                                          bool flush);
 /** Writes out the current batch, if any, with the congestion control of what it holds. */
 ZM_NODISCARD z_result_t zm_transport_flush(zm_transport_t *t);
 /** Batching on or off (ZM_TX_BATCHING: a build without never turns it on). */

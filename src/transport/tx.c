@@ -42,13 +42,13 @@ static void batch_reset(zm_transport_t *t)
     t->tx_block = false;
 }
 
-/* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch). On
- * ZM_E_AGAIN the batch stays in place for the caller to retry or drop; otherwise it is gone. */
-static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
+/* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch), now
+ * being the caller's reading of the clock. On ZM_E_AGAIN the batch stays in place for the caller
+ * to retry or drop; otherwise it is gone. */
+static z_result_t write_batch(zm_transport_t *t, uint64_t now, uint64_t start, uint64_t end)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
 #if Z_FEATURE_MULTI_THREAD
-    uint64_t now = zm_port_clock_ms();
     z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, now < start ? now : start, end);
     if (rc == ZM_E_AGAIN && now < start) {
         /* No room at all: the peer is not reading. While we wait for it, DROP senders need not
@@ -66,7 +66,7 @@ static z_result_t write_batch(zm_transport_t *t, uint64_t start, uint64_t end)
     batch_reset(t);
     if (rc == Z_OK) {
         t->tx_congested = false;
-        t->last_tx_ms = (uint32_t)zm_port_clock_ms();
+        t->last_tx_ms = (uint32_t)now; /* no clock read per send: a keep-alive is due no later */
 #if !ZM_TX_ONE_FRAME
         memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
 #endif
@@ -112,7 +112,7 @@ static z_result_t flush_batch(zm_transport_t *t)
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
      * peer had no room a moment ago: wait again only once a batch went through. */
     uint64_t start = t->tx_block ? end : t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
-    z_result_t rc = write_batch(t, start, end);
+    z_result_t rc = write_batch(t, now, start, end);
     if (rc == ZM_E_AGAIN) {
         if (!t->tx_block) {
             batch_drop(t);
@@ -131,9 +131,21 @@ static z_result_t flush_locked(zm_transport_t *t)
     return rc == ZM_E_AGAIN ? Z_OK : rc;
 }
 
-static bool is_block(const zm_network_msg_t *m)
+/* What a send carries: a network message m, or, when m is NULL, a put's PUSH p. */
+static bool is_block(const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
+    if (m == NULL) {
+        return (p->qos & ZM_QOS_BLOCK) != 0;
+    }
     return (m->ext.present & ZM_NET_EXT_QOS) != 0 && (m->ext.qos & ZM_QOS_BLOCK) != 0;
+}
+
+static z_result_t encode(zm_writer_t *w, const zm_network_msg_t *m, const zm_push_ref_t *p)
+{
+    if (Z_FEATURE_PUBLICATION && m == NULL) {
+        return zm_push_encode(w, p);
+    }
+    return zm_network_encode(w, m);
 }
 
 static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos ? (uint8_t)(prio & 7u) : ZM_PRIO_DATA; }
@@ -168,27 +180,30 @@ static ZM_NOINLINE z_result_t fragment_encode(zm_transport_t *t, bool reliable, 
     return zm_fragment_encode(&t->tx, &f);
 }
 
-/* Upper bound of a network message's encoded size: its variable parts plus fixed headroom. */
-static size_t size_bound(const zm_network_msg_t *m)
+/* The variable parts of a PUT or DEL but its unknown extensions (a put has none): those its flags
+ * say it has (a DEL's payload is empty). */
+static size_t put_bound(const zm_put_t *b)
 {
+    return b->payload.len + ((b->exts & ZM_PUT_EXT_ATTACHMENT) ? b->attachment.len : 0u) +
+           (b->has_encoding ? b->encoding.schema.len : 0u);
+}
+
+/* Upper bound of an encoded message's size (see is_block): its variable parts plus fixed headroom. */
+static size_t size_bound(const zm_network_msg_t *m, const zm_push_ref_t *p)
+{
+    if (m == NULL) {
+        return 512 + p->wire_expr.suffix.len + put_bound(p->body);
+    }
     size_t n = 512 + m->ext.ts_stack.len;
     for (unsigned i = 0; i < m->ext.unknown.n; i++) {
         n += m->ext.unknown.raw[i].len;
     }
     switch (m->id) {
     case ZM_MID_N_PUSH: {
-        const zm_push_t *p = &m->body.push;
-        n += p->wire_expr.suffix.len;
-        if (p->body_id == ZM_MID_PUT) {
-            n += p->body.put.payload.len + p->body.put.attachment.len + p->body.put.encoding.schema.len;
-            for (unsigned i = 0; i < p->body.put.unknown.n; i++) {
-                n += p->body.put.unknown.raw[i].len;
-            }
-        } else {
-            n += p->body.del.attachment.len;
-            for (unsigned i = 0; i < p->body.del.unknown.n; i++) {
-                n += p->body.del.unknown.raw[i].len;
-            }
+        const zm_push_t *push = &m->body.push;
+        n += push->wire_expr.suffix.len + put_bound(&push->body.put);
+        for (unsigned i = 0; i < push->body.put.unknown.n; i++) {
+            n += push->body.put.unknown.raw[i].len;
         }
         return n;
     }
@@ -201,13 +216,10 @@ static size_t size_bound(const zm_network_msg_t *m)
         const zm_response_t *r = &m->body.response;
         n += r->wire_expr.suffix.len;
         if (r->body_id == ZM_MID_ERR) {
-            return n + r->body.err.payload.len + r->body.err.encoding.schema.len;
+            const zm_err_t *e = &r->body.err;
+            return n + e->payload.len + (e->has_encoding ? e->encoding.schema.len : 0u);
         }
-        const zm_reply_t *rep = &r->body.reply;
-        if (rep->body_id == ZM_MID_PUT) {
-            return n + rep->body.put.payload.len + rep->body.put.attachment.len + rep->body.put.encoding.schema.len;
-        }
-        return n + rep->body.del.attachment.len;
+        return n + put_bound(&r->body.reply.body.put);
     }
     case ZM_MID_N_INTEREST:
         return n + m->body.interest.wire_expr.suffix.len;
@@ -223,9 +235,10 @@ static size_t size_bound(const zm_network_msg_t *m)
 /* tx_lock held; the batch is empty. Only the first fragment of a DROP message may be dropped
  * (then the whole message is); once it left, the rest follow with BLOCK's patience, as a message
  * cut short would only waste what was sent. */
-static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio)
+static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, const zm_push_ref_t *p,
+                                  bool reliable, uint8_t prio, bool block)
 {
-    size_t need = size_bound(m);
+    size_t need = size_bound(m, p);
     if (need > ZM_FRAG_MAX_SIZE) {
         return ZM_E_TOO_LARGE;
     }
@@ -241,9 +254,8 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
     uint8_t *buf = t->frag_buf;
     zm_writer_t w;
     zm_writer_init(&w, buf, need);
-    z_result_t rc = zm_network_encode(&w, m);
+    z_result_t rc = encode(&w, m, p);
     unsigned ch = ZM_CHANNEL(reliable, wire_prio(t, prio));
-    bool block = is_block(m);
     size_t off = 0;
     bool first = true;
     while (rc == Z_OK && off < w.len) {
@@ -276,26 +288,31 @@ static z_result_t fragment_locked(zm_transport_t *t, const zm_network_msg_t *m, 
 #endif /* Z_FEATURE_FRAGMENTATION */
 
 /* tx_lock held; the batch is empty. A message it cannot hold goes out in fragments, or not at all. */
-static z_result_t too_large(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio)
+static z_result_t too_large(zm_transport_t *t, const zm_network_msg_t *m, const zm_push_ref_t *p, bool reliable,
+                            uint8_t prio, bool block)
 {
 #if Z_FEATURE_FRAGMENTATION
-    return fragment_locked(t, m, reliable, prio);
+    return fragment_locked(t, m, p, reliable, prio, block);
 #else
     ZM_UNUSED(t);
     ZM_UNUSED(m);
+    ZM_UNUSED(p);
     ZM_UNUSED(reliable);
     ZM_UNUSED(prio);
+    ZM_UNUSED(block);
     return ZM_E_TOO_LARGE; /* larger than a batch, and no fragmentation: nothing was sent */
 #endif
 }
 
-z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
+/* zm_transport_send of m, or (m NULL) zm_transport_push of p: one path, one lock. */
+static z_result_t send_msg(zm_transport_t *t, const zm_network_msg_t *m, const zm_push_ref_t *p, bool reliable,
+                           uint8_t prio, bool flush)
 {
     if (t->closed) {
         return ZM_E_CLOSED;
     }
     unsigned ch = ZM_CHANNEL(reliable, wire_prio(t, prio));
-    bool block = is_block(m);
+    bool block = is_block(m, p);
     z_result_t rc = Z_OK;
 #if Z_FEATURE_MULTI_THREAD
     /* A DROP message does not wait for tx_lock longer than for room: if the holder has been
@@ -318,7 +335,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             rc = frame_header(t, ch, reliable, prio);
         }
         if (rc == Z_OK) {
-            rc = zm_network_encode(&t->tx, m);
+            rc = encode(&t->tx, m, p);
         }
         if (rc == Z_OK) {
             if (new_frame) {
@@ -340,7 +357,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
             }
             continue;
         }
-        rc = too_large(t, m, reliable, prio);
+        rc = too_large(t, m, p, reliable, prio, block);
         break;
     }
     if (rc == Z_OK && (flush || !t->batching)) {
@@ -353,7 +370,7 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     ZM_ASSERT(t->tx.len == 0 && t->tx.cap >= ZM_FRAME_HEADER_MAX);
     uint8_t wp = wire_prio(t, prio);
     t->tx.len = zm_frame_header_put(t->tx.data, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
-    rc = zm_network_encode(&t->tx, m);
+    rc = encode(&t->tx, m, p);
     if (rc == Z_OK) {
         t->tx_block = block;
 #if ZM_TX_ONE_FRAME
@@ -370,13 +387,25 @@ z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool 
     } else {
         t->tx.len = 0;
         if (rc == ZM_E_NO_SPACE) {
-            rc = too_large(t, m, reliable, prio);
+            rc = too_large(t, m, p, reliable, prio, block);
         }
     }
 #endif
     TX_UNLOCK(t);
     return rc;
 }
+
+z_result_t zm_transport_send(zm_transport_t *t, const zm_network_msg_t *m, bool reliable, uint8_t prio, bool flush)
+{
+    return send_msg(t, m, NULL, reliable, prio, flush);
+}
+
+#if Z_FEATURE_PUBLICATION
+z_result_t zm_transport_push(zm_transport_t *t, const zm_push_ref_t *p, bool reliable, uint8_t prio, bool flush)
+{
+    return send_msg(t, NULL, p, reliable, prio, flush);
+}
+#endif
 
 z_result_t zm_transport_flush(zm_transport_t *t)
 {
@@ -445,7 +474,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
         t->tx.data[0] = ZM_MID_KEEP_ALIVE;
         t->tx.len = 1;
 #endif
-        rc = write_batch(t, now, end);
+        rc = write_batch(t, now, now, end);
         if (rc == ZM_E_AGAIN) {
             /* No room now: the open batch waits for the next tick or the next flush, the keep-alive
              * is skipped (a peer that does not read needs none). */
@@ -473,7 +502,7 @@ z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join)
     z_result_t rc = Z_OK;
     if (t->tx.len > 0) {
         /* the open batch first, or never: the JOIN names the SNs that follow it */
-        rc = write_batch(t, now, end);
+        rc = write_batch(t, now, now, end);
         if (rc == ZM_E_AGAIN) {
             batch_drop(t);
             rc = Z_OK;
@@ -483,7 +512,7 @@ z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join)
         join->body.join.next_sn_reliable = t->tx_sn[ZM_CHANNEL(true, ZM_PRIO_DATA)];
         join->body.join.next_sn_best_effort = t->tx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)];
         if (zm_transport_encode(&t->tx, join) == Z_OK) {
-            rc = write_batch(t, now, end);
+            rc = write_batch(t, now, now, end);
             if (rc == ZM_E_AGAIN) {
                 batch_reset(t); /* no room now: the next tick sends one */
                 rc = Z_OK;
