@@ -286,26 +286,30 @@ static void defrag_sweep(zm_transport_t *t, uint32_t now)
 }
 
 /*
- * The reassembled message is decoded into *out, which overlays *f (on_batch's one message
- * buffer): f is read for the last time before out is written.
+ * Takes one fragment into its reassembly: the slot of the message it ends, busy until released,
+ * or NULL while the message is unfinished, dropped or not ours (*rc: ZM_E_FIELD for a priority
+ * the link has no QoS for, else Z_OK). Out of line: its frame is gone when the message is
+ * delivered, so that the session's handling of it does not stack on the reassembly's.
  */
-static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_network_msg_t *out)
+static ZM_NOINLINE zm_defrag_t *defrag_take(zm_transport_t *t, const zm_fragment_t *f, z_result_t *rc)
 {
+    *rc = Z_OK;
     uint8_t prio = f->has_qos ? (uint8_t)(f->qos & 7u) : ZM_PRIO_DATA;
     if (!t->qos && prio != ZM_PRIO_DATA) {
-        return ZM_E_FIELD;
+        *rc = ZM_E_FIELD;
+        return NULL;
     }
     zm_defrag_t *d = defrag_slot(t, f->reliable, prio);
     if (d == NULL) {
         ZM_LOG_W("a fragmented message was dropped: no memory for its reassembly");
-        return Z_OK; /* as over a budget: the link stays */
+        return NULL; /* as over a budget: the link stays */
     }
     unsigned ch = ZM_CHANNEL(f->reliable, prio);
     /* SNs skipped on the channel: something was lost on the way (UDP is best effort) */
     bool lost = ((f->sn - t->rx_sn[ch]) & t->sn_mask) != 1u;
     if (!sn_accept(t, ch, f->sn)) {
         defrag_reset(d, d->skip); /* a duplicate or a reordering: what was collected is lost */
-        return Z_OK;
+        return NULL;
     }
     if (t->patch >= 1) {
         if (f->first) {
@@ -314,33 +318,43 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
         }
         if (f->drop) {
             defrag_reset(d, false);
-            return Z_OK;
+            return NULL;
         }
     } else if (!d->active) {
         /* Without First markers a fragment after a loss may be any part of a message: it and
          * what follows are dropped until a message's last fragment, after which one starts. */
         if (d->skip || lost) {
             d->skip = f->more;
-            return Z_OK;
+            return NULL;
         }
         defrag_reset(d, false);
         d->active = true;
     }
     if (!d->active) {
-        return Z_OK; /* joined in the middle of a message */
+        return NULL; /* joined in the middle of a message */
     }
     if (d->len > 0 && f->sn != ((d->sn + 1u) & t->sn_mask)) {
         defrag_reset(d, f->more); /* a fragment went missing: the message is dropped */
-        return Z_OK;
+        return NULL;
     }
     d->sn = f->sn;
-    z_result_t rc = defrag_append(t->defrag, d, f->payload, f->more);
-    if (rc != Z_OK) {
+    if (defrag_append(t->defrag, d, f->payload, f->more) != Z_OK) {
         defrag_reset(d, f->more);
-        return Z_OK; /* dropped, as Rust drops a message its reassembly cannot take: the link stays */
+        return NULL; /* dropped, as Rust drops a message its reassembly cannot take: the link stays */
     }
-    if (f->more) {
-        return Z_OK;
+    return f->more ? NULL : d;
+}
+
+/*
+ * The reassembled message is decoded into *out, which overlays *f (on_batch's one message
+ * buffer): f is read for the last time before out is written.
+ */
+static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_network_msg_t *out)
+{
+    z_result_t rc;
+    zm_defrag_t *d = defrag_take(t, f, &rc);
+    if (d == NULL) {
+        return rc;
     }
     bool reliable = f->reliable;
     size_t len = d->len;
