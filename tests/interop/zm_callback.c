@@ -188,7 +188,11 @@ int main(int argc, char **argv)
     } else if (strcmp(role, "live") == 0) {
         z_owned_closure_sample_t cb;
         z_closure(&cb, on_sample_close, NULL, NULL);
-        rc = z_liveliness_declare_subscriber(z_loan(session), &sub, z_loan(ke), z_move(cb), NULL);
+        /* with history: the peer's token may have come before the subscriber */
+        z_liveliness_subscriber_options_t lo;
+        z_liveliness_subscriber_options_default(&lo);
+        lo.history = true;
+        rc = z_liveliness_declare_subscriber(z_loan(session), &sub, z_loan(ke), z_move(cb), &lo);
         has_sub = rc == 0;
     } else if (strcmp(role, "qbl") == 0) {
         z_owned_closure_query_t cb;
