@@ -104,7 +104,7 @@ if [ "$jobs" -gt 1 ] 2>/dev/null; then
     pytest_run "${reports[0]}" --tx "$jobs*popen//python=$worker" --dist worksteal \
         -m "not serial" "$@"
     echo "interop: the tests marked serial, alone"
-    pytest_run "${reports[1]}" -m serial "$@"
+    pytest_run "${reports[1]}" -m serial --durations=12 "$@"
 else
     reports=("$workdir/all.xml")
     pytest_run "${reports[0]}" "$@"

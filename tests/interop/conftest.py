@@ -3,8 +3,9 @@ zmote programs as children. Everything a test starts is ended at its teardown, w
 outcome: child process groups are signalled, Rust sessions closed.
 
 --smoke keeps, of each file, the first SMOKE_FUNCTIONS test functions with their first parameter
-set each: a short run that touches every file (scripts/test.sh runs it on the Debug build, and
-the whole suite on the ASan one)."""
+set each, none of those marked serial (bounds of time under load, long by nature): a short run
+that touches every file (scripts/test.sh runs it on the Debug build, and the whole suite on the
+ASan one)."""
 import pytest
 
 import harness
@@ -24,6 +25,9 @@ def pytest_collection_modifyitems(config, items):
         return
     kept, dropped, seen = [], [], {}
     for item in items:
+        if item.get_closest_marker("serial") is not None:
+            dropped.append(item)
+            continue
         path = str(item.path)
         funcs = seen.setdefault(path, [])
         name = getattr(item, "originalname", item.name)
