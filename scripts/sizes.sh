@@ -30,7 +30,7 @@ ldflags=(-mcpu=cortex-m4 -mthumb -Wl,--gc-sections --specs=nano.specs --specs=no
 # (zenoh-pico 1.9.0's share of the same apps, linked the same way: 26815 and 35001 bytes)
 apps=(
     "pub|port/baremetal|tools/sizes/board_stub.c|10240"
-    "pubsub|port/freertos port/baremetal/serial.c tests/freertos/standin|tools/sizes/freertos_stub.c|20480"
+    "pubsub|port/freertos port/baremetal/console.c port/baremetal/serial.c tests/freertos/standin|tools/sizes/freertos_stub.c|20480"
     "full|tools/sizes/rtos||33792"
 )
 

@@ -1,9 +1,9 @@
 /*
  * zmote/port.h on bare metal: one thread, no OS, no stdio. Time is the board's millisecond tick
  * widened to 64 bits, every wait is a loop around zm_board_idle (WFI) bounded by that clock,
- * randomness is the board's entropy stirred through a Weyl sequence and an integer hash, and log
- * lines and failed invariants go to the board's console. The heap is in heap.c, the UARTs in
- * serial.c.
+ * and randomness is the board's entropy stirred through a Weyl sequence and an integer hash. Log
+ * lines and failed invariants go to the board's console in console.c, the heap is in heap.c, the
+ * UARTs in serial.c.
  */
 #include <stdint.h>
 #include <string.h>
@@ -12,53 +12,6 @@
 #include "zmote_baremetal.h"
 #include "zmote_board.h"
 
-/* Declared by util/common.h only when asserts are on; defined here always, so that a program
- * built with asserts links against a library built without them. */
-void zm_assert_fail(const char *expr, const char *file, int line);
-
-/* ---- console --------------------------------------------------------------------------------- */
-
-static void console_str(const char *s) { zm_board_console_write(s, strlen(s)); }
-
-static void console_uint(unsigned v)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[sizeof(digits) - 1u - n] = (char)('0' + v % 10u);
-        v /= 10u;
-        n++;
-    } while (v != 0u);
-    zm_board_console_write(digits + sizeof(digits) - n, n);
-}
-
-/* A strong definition: it replaces the trap-only weak one of the portable core. */
-void zm_assert_fail(const char *expr, const char *file, int line)
-{
-    console_str("zmote: assertion failed: ");
-    console_str(expr);
-    console_str(" (");
-    console_str(file);
-    console_str(":");
-    console_uint((unsigned)line);
-    console_str(")\n");
-    zm_board_fatal();
-}
-
-#if ZM_LOG_LEVEL > 0
-/* Declared by util/log.h. */
-void zm_port_log(uint8_t level, const char *line);
-
-void zm_port_log(uint8_t level, const char *line)
-{
-    static const char *const names[] = {"", "error", "warn", "info", "debug"};
-    console_str("zmote ");
-    console_str(level < 5 ? names[level] : "log");
-    console_str(": ");
-    console_str(line);
-    console_str("\n");
-}
-#endif
 
 /* ---- clocks ---------------------------------------------------------------------------------- */
 

@@ -3,8 +3,8 @@
  * a list of waiting tasks, each woken by a notification on the last index of its notification
  * array (the kernel's own stream buffers use index 0), so they allocate nothing and wake exactly
  * the waiters they mean to. Randomness is FreeRTOS+TCP's random-number hook stirred through the
- * same generator as port/baremetal; log lines and failed invariants go to the board's console.
- * Sockets are in sockets.c, serial links in serial.c.
+ * same generator as port/baremetal. Sockets are in sockets.c; log lines and failed invariants
+ * (port/baremetal/console.c) and serial links (port/baremetal/serial.c) are the bare-metal port's.
  */
 #include <stdint.h>
 #include <string.h>
@@ -13,53 +13,6 @@
 #include "zmote/port.h"
 #include "zmote_freertos.h"
 
-/* Declared by util/common.h only when asserts are on; defined here always, so that a program
- * built with asserts links against a library built without them. */
-void zm_assert_fail(const char *expr, const char *file, int line);
-
-/* ---- console --------------------------------------------------------------------------------- */
-
-static void console_str(const char *s) { zm_board_console_write(s, strlen(s)); }
-
-static void console_uint(unsigned v)
-{
-    char digits[10];
-    size_t n = 0;
-    do {
-        digits[sizeof(digits) - 1u - n] = (char)('0' + v % 10u);
-        v /= 10u;
-        n++;
-    } while (v != 0u);
-    zm_board_console_write(digits + sizeof(digits) - n, n);
-}
-
-/* A strong definition: it replaces the trap-only weak one of the portable core. */
-void zm_assert_fail(const char *expr, const char *file, int line)
-{
-    console_str("zmote: assertion failed: ");
-    console_str(expr);
-    console_str(" (");
-    console_str(file);
-    console_str(":");
-    console_uint((unsigned)line);
-    console_str(")\n");
-    zm_board_fatal();
-}
-
-#if ZM_LOG_LEVEL > 0
-/* Declared by util/log.h. The console takes no lock: lines of two tasks may interleave. */
-void zm_port_log(uint8_t level, const char *line);
-
-void zm_port_log(uint8_t level, const char *line)
-{
-    static const char *const names[] = {"", "error", "warn", "info", "debug"};
-    console_str("zmote ");
-    console_str(level < 5 ? names[level] : "log");
-    console_str(": ");
-    console_str(line);
-    console_str("\n");
-}
-#endif
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
