@@ -6,11 +6,11 @@
  * UARTs in serial.c.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "zmote/port.h"
 #include "zmote_baremetal.h"
 #include "zmote_board.h"
+#include "zmote_rng.h"
 
 
 /* ---- clocks ---------------------------------------------------------------------------------- */
@@ -49,33 +49,14 @@ void zm_port_sleep_ms(uint32_t ms)
 
 /* ---- randomness ------------------------------------------------------------------------------ */
 
-/* A Weyl sequence of 64 bits: a state fed with little entropy never repeats within 2^64 steps.
- * Each step's two halves are stirred to one 32-bit word by lowbias32 (Wellons' integer hash),
- * whose 32-bit multiplies a Cortex-M does in one instruction. Fresh entropy and the clock are
- * folded in at each call, so two boards seeded alike drift apart as soon as their timing differs. */
+/* The generator of zmote_rng.h, fed with the board's entropy and the clock at each call. */
 static uint64_t rng_state;
-
-static uint32_t mix32(uint32_t z)
-{
-    z = (z ^ (z >> 16)) * 0x7feb352du;
-    z = (z ^ (z >> 15)) * 0x846ca68bu;
-    return z ^ (z >> 16);
-}
 
 void zm_port_random(void *buf, size_t len)
 {
     uint64_t fresh; /* the board's bytes, read as a word */
     zm_board_entropy((uint8_t *)&fresh, sizeof(fresh));
-    rng_state ^= fresh ^ zm_port_clock_ms();
-    uint8_t *p = buf;
-    while (len > 0) {
-        rng_state += 0x9e3779b97f4a7c15ull;
-        uint32_t w = mix32((uint32_t)(rng_state >> 32) ^ mix32((uint32_t)rng_state));
-        size_t n = len < sizeof(w) ? len : sizeof(w);
-        memcpy(p, &w, n);
-        p += n;
-        len -= n;
-    }
+    zm_rng_fill(&rng_state, fresh ^ zm_port_clock_ms(), buf, len);
 }
 
 /* ---- threads --------------------------------------------------------------------------------- */

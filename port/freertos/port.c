@@ -7,9 +7,9 @@
  * (port/baremetal/console.c) and serial links (port/baremetal/serial.c) are the bare-metal port's.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "../baremetal/zmote_board.h"
+#include "../baremetal/zmote_rng.h"
 #include "zmote/port.h"
 #include "zmote_freertos.h"
 
@@ -59,33 +59,17 @@ void zm_port_sleep_ms(uint32_t ms) { vTaskDelay(ticks_for(ms)); }
 
 /* ---- randomness ------------------------------------------------------------------------------ */
 
-/* port/baremetal's generator: a 64-bit Weyl sequence stirred by lowbias32, fed with fresh
- * entropy and the clock at each call. The state is shared by the tasks, under a critical section. */
+/* port/baremetal's generator (zmote_rng.h), fed with FreeRTOS+TCP's random numbers and the tick
+ * at each call. The state is shared by the tasks, under a critical section. */
 static uint64_t rng_state;
-
-static uint32_t mix32(uint32_t z)
-{
-    z = (z ^ (z >> 16)) * 0x7feb352du;
-    z = (z ^ (z >> 15)) * 0x846ca68bu;
-    return z ^ (z >> 16);
-}
 
 void zm_port_random(void *buf, size_t len)
 {
     uint32_t fresh[2] = {0u, 0u};
     (void)xApplicationGetRandomNumber(&fresh[0]);
     (void)xApplicationGetRandomNumber(&fresh[1]);
-    uint8_t *p = buf;
     taskENTER_CRITICAL();
-    rng_state ^= ((uint64_t)fresh[1] << 32 | fresh[0]) ^ xTaskGetTickCount();
-    while (len > 0) {
-        rng_state += 0x9e3779b97f4a7c15ull;
-        uint32_t w = mix32((uint32_t)(rng_state >> 32) ^ mix32((uint32_t)rng_state));
-        size_t n = len < sizeof(w) ? len : sizeof(w);
-        memcpy(p, &w, n);
-        p += n;
-        len -= n;
-    }
+    zm_rng_fill(&rng_state, ((uint64_t)fresh[1] << 32 | fresh[0]) ^ xTaskGetTickCount(), buf, len);
     taskEXIT_CRITICAL();
 }
 
