@@ -41,7 +41,6 @@ struct zm_api_adv_pub {
     ze_advanced_publisher_cache_options_t reply_qos;
     z_owned_queryable_t cache;
     z_owned_liveliness_token_t token;
-#if Z_FEATURE_MULTI_THREAD
     ze_advanced_publisher_heartbeat_mode_t beat_mode;
     uint64_t beat_period_ms;
     z_owned_publisher_t beat_pub;
@@ -50,7 +49,6 @@ struct zm_api_adv_pub {
     z_owned_condvar_t beat;
     bool beat_stop;     /* under lock: the thread ends */
     uint32_t beat_last; /* the next_sn the last sporadic heartbeat saw */
-#endif
 };
 
 /* ---- options ------------------------------------------------------------------------------------ */
@@ -423,9 +421,8 @@ z_result_t ze_advanced_publisher_declare_background_matching_listener(const ze_l
 }
 #endif
 
-/* ---- heartbeats --------------------------------------------------------------------------------- */
+/* ---- heartbeats (multi-thread builds: declaring one elsewhere is refused) ----------------------- */
 
-#if Z_FEATURE_MULTI_THREAD
 /*
  * The heartbeat thread: every period, the sequence number of the last sample (periodic: once
  * there is one; sporadic: when one came since the last heartbeat), as Rust's z_serialize of a u32.
@@ -497,18 +494,15 @@ static z_result_t beat_start(struct zm_api_adv_pub *a, const z_loaned_session_t 
     a->beat_running = true;
     return Z_OK;
 }
-#endif
 
 /* ---- declaration -------------------------------------------------------------------------------- */
 
 /* Frees what a's parts hold, in the order that stops their use: heartbeat, queryable, token. */
 static void parts_free(struct zm_api_adv_pub *a)
 {
-#if Z_FEATURE_MULTI_THREAD
     beat_stop(a);
     z_publisher_drop(z_move(a->beat_pub));
     z_condvar_drop(z_move(a->beat));
-#endif
     z_queryable_drop(z_move(a->cache)); /* its callback runs no more */
     z_liveliness_token_drop(z_move(a->token));
     z_keyexpr_drop(z_move(a->key));
@@ -574,8 +568,10 @@ static z_result_t parts_make(zm_api_advanced_publisher_t *pub, const z_loaned_se
     z_internal_keyexpr_null(&a->key);
     z_internal_queryable_null(&a->cache);
     z_internal_liveliness_token_null(&a->token);
-    ZM_IF_THREADS(z_internal_mutex_null(&a->lock); z_internal_publisher_null(&a->beat_pub);
-                  z_internal_task_null(&a->beat_task); z_internal_condvar_null(&a->beat);)
+    z_internal_publisher_null(&a->beat_pub);
+    z_internal_task_null(&a->beat_task);
+    z_internal_condvar_null(&a->beat);
+    ZM_IF_THREADS(z_internal_mutex_null(&a->lock);)
     pub->parts = a;
     a->session = *zs;
     a->id = z_publisher_id(z_loan(pub->publisher));
@@ -615,11 +611,9 @@ static z_result_t parts_make(zm_api_advanced_publisher_t *pub, const z_loaned_se
     if (r == Z_OK && o->publisher_detection) {
         r = z_liveliness_declare_token(zs, &a->token, z_loan(key), NULL);
     }
-#if Z_FEATURE_MULTI_THREAD
     if (r == Z_OK && a->sequenced && o->sample_miss_detection.heartbeat_mode != ZE_ADVANCED_PUBLISHER_HEARTBEAT_MODE_NONE) {
         r = beat_start(a, zs, z_loan(key), &o->sample_miss_detection);
     }
-#endif
     z_keyexpr_drop(z_move(key));
     return r;
 }

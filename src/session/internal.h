@@ -290,9 +290,7 @@ struct zm_session {
     zm_mcast_state_t mcast;
 #endif
     zm_entity_t *subs;
-#if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
     ZM_ATOMIC(unsigned) subs_declared; /* in s->subs, not undeclared: without one a put delivers nothing here */
-#endif
     zm_entity_t *qbls;
     zm_entity_t *mls; /* matching listeners */
     zm_entity_t *tokens; /* our liveliness tokens */
@@ -301,9 +299,7 @@ struct zm_session {
     _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
-#if Z_FEATURE_QUERY
     size_t gets_kept; /* bytes of replies the gets keep (within ZM_GETS_KEPT_BYTES), under s->lock */
-#endif
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */

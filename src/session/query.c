@@ -905,6 +905,14 @@ static ZM_NOINLINE void get_local(zm_session_t *s, uint32_t rid, const zm_get_ar
 }
 #endif
 
+/*
+ * s->lock held: whether a get is sent to p, and waits for its final response. As Rust routes a
+ * query: to a router (it routes), and to a peer only when one of its queryables intersects the
+ * key, once its initial declarations are in (before, it is asked as a router would be). A peer
+ * with no such queryable is neither asked nor waited for, so a peer that never answers costs a
+ * get only the peers that declared what it asks. Scans p's queryables (within ZM_PEER_DECLS_MAX).
+ * Without the peers' queryables kept (ZM_QBL_TRACKING), every peer is asked.
+ */
 #if ZM_QBL_TRACKING
 typedef struct {
     const zm_get_args_t *a;
@@ -919,28 +927,19 @@ static bool qbl_answers(uint32_t id, void *val, void *ctx)
     scan->found = zm_keyexpr_intersects(d->key, d->key_len, scan->a->key, scan->a->key_len);
     return !scan->found;
 }
-#endif
 
-/*
- * s->lock held: whether a get is sent to p, and waits for its final response. As Rust routes a
- * query: to a router (it routes), and to a peer only when one of its queryables intersects the
- * key, once its initial declarations are in (before, it is asked as a router would be). A peer
- * with no such queryable is neither asked nor waited for, so a peer that never answers costs a
- * get only the peers that declared what it asks. Scans p's queryables (within ZM_PEER_DECLS_MAX).
- */
 static bool get_asks(zm_peer_t *p, const zm_get_args_t *a)
 {
-#if ZM_QBL_TRACKING
     if (p->t.remote_whatami == ZM_WAI_PEER && p->declared && !zm_peer_is_group(p)) {
         qbl_scan_t scan = {a, false};
         zm_idmap_foreach(&p->remote.qbls, qbl_answers, &scan);
         return scan.found;
     }
-#endif
-    ZM_UNUSED(p);
-    ZM_UNUSED(a);
     return true;
 }
+#else
+#define get_asks(p, a) ((void)(p), (void)(a), true)
+#endif
 
 /* s->lock held: registers g under a fresh request id, bounded by ZM_GETS_MAX. */
 static z_result_t get_register(zm_session_t *s, zm_get_t *g, _Atomic(uint32_t) *rid_out)

@@ -176,13 +176,8 @@ static bool retry_pause(uint64_t start, int32_t timeout_ms, uint32_t *pause)
 }
 
 /* Open's retries, as configured where the build reads them (the unstable API), else none. */
-#if ZM_UNSTABLE_API
-#define CONNECT_TIMEOUT(s) ((s)->cfg.connect_timeout_ms)
-#define LISTEN_TIMEOUT(s) ((s)->cfg.listen_timeout_ms)
-#else
-#define CONNECT_TIMEOUT(s) ((void)(s), 0)
-#define LISTEN_TIMEOUT(s) ((void)(s), 0)
-#endif
+#define CONNECT_TIMEOUT(s) (ZM_UNSTABLE_API ? (s)->cfg.connect_timeout_ms : 0)
+#define LISTEN_TIMEOUT(s) (ZM_UNSTABLE_API ? (s)->cfg.listen_timeout_ms : 0)
 
 /* Whether a peer that reached none of its connect endpoints is of use: it listens, or is on a group. */
 static bool alone_useful(const zm_session_t *s)
@@ -517,6 +512,8 @@ z_result_t zm_session_stop_lease_task(zm_session_t *s)
     lease_task_stop(s);
     return Z_OK;
 }
+#else
+#define tasks_wake(s) ((void)(s))
 #endif
 
 /* Batches read from one peer per zm_session_read, so that a busy peer cannot hold the others. */
@@ -811,8 +808,8 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     }
     s->next_id = 1;
     s->next_key_id = 1;
+    z_result_t listen_rc = Z_OK; /* only peers listen */
 #if Z_FEATURE_UNICAST_PEER
-    z_result_t listen_rc = Z_OK;
     if (cfg->n_listen > 0) {
         listen_rc = listen_first(s);
         rc = cfg->listen_may_fail ? Z_OK : listen_rc;
@@ -837,11 +834,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (rc == Z_OK && connects) {
         rc = connect_all(s, CONNECT_TIMEOUT(s), cfg->connect_exit_on_failure);
     }
-#if Z_FEATURE_UNICAST_PEER
     if (rc == Z_OK && !connects && listen_rc != Z_OK && !alone_useful(s)) {
         rc = listen_rc; /* no listener, and nothing else: a session of no use */
     }
-#endif
     if (Z_FEATURE_MULTI_THREAD && rc == Z_OK && cfg->start_tasks) {
         rc = zm_session_start_read_task(s);
         if (rc == Z_OK) {
@@ -906,9 +901,7 @@ bool zm_session_close_begin(zm_session_t *s)
 {
     S_LOCK(s);
     s->closing = true;
-#if Z_FEATURE_MULTI_THREAD
     tasks_wake(s);
-#endif
     bool in = inside(s);
     S_UNLOCK(s);
     if (in) {
@@ -929,14 +922,10 @@ static bool peers_busy(const zm_session_t *s)
     }
     return false;
 }
-#endif
 
-void zm_session_close(zm_session_t *s)
+/* Close's first steps: the lease task, the worker and the accept task stopped and joined. */
+static void tasks_stop(zm_session_t *s)
 {
-    if (s == NULL || !zm_session_close_begin(s)) {
-        return;
-    }
-#if Z_FEATURE_MULTI_THREAD
     lease_task_stop(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
@@ -952,17 +941,40 @@ void zm_session_close(zm_session_t *s)
         s->accept_running = false;
     }
 #endif
-#endif
-    peers_kill(s);
-#if Z_FEATURE_MULTI_THREAD
-    /* senders that still hold a peer fail fast now the links are shut; a reader in a callback
-     * is done once it returns */
+}
+
+/* Once the links are shut: senders that still hold a peer fail fast, and a reader in a callback
+ * is done once it returns. */
+static void peers_wait_idle(zm_session_t *s)
+{
     S_LOCK(s);
     while (peers_busy(s)) {
         S_WAIT(s, 100u);
     }
     S_UNLOCK(s);
+}
+
+static void sync_destroy(zm_session_t *s)
+{
+    zm_port_condvar_destroy(&s->work_cond);
+    zm_port_condvar_destroy(&s->lease_cond);
+    zm_port_condvar_destroy(&s->cond);
+    zm_port_mutex_destroy(&s->lock);
+}
+#else
+#define tasks_stop(s) ((void)(s))
+#define peers_wait_idle(s) ((void)(s))
+#define sync_destroy(s) ((void)(s))
 #endif
+
+void zm_session_close(zm_session_t *s)
+{
+    if (s == NULL || !zm_session_close_begin(s)) {
+        return;
+    }
+    tasks_stop(s);
+    peers_kill(s);
+    peers_wait_idle(s);
     zm_peer_reap(s);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening) {
@@ -978,12 +990,7 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
     zm_hub_close(s);
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_destroy(&s->work_cond);
-    zm_port_condvar_destroy(&s->lease_cond);
-    zm_port_condvar_destroy(&s->cond);
-    zm_port_mutex_destroy(&s->lock);
-#endif
+    sync_destroy(s);
     strings_free(s);
     session_release(s);
 }

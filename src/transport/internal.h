@@ -78,10 +78,26 @@ void zm_transport_drop_buffers(zm_transport_t *t);
 #endif /* ZM_TRANSPORT_SHARED */
 
 #if Z_FEATURE_FRAGMENTATION
-/* Frees t's reassembly (rx.c): its buffers leave the budgets. */
+/* Reassembly (defrag.c). Frees t's: its buffers leave the budgets. */
 void zm_transport_defrag_free(zm_transport_t *t);
 /* The bytes every transport's reassembly holds in this process: the budget's figure, for tests. */
 size_t zm_transport_frag_held(void);
+/* The slot of a fragment's channel, allocating t's slots at its first fragment (NULL: no memory). */
+zm_defrag_t *zm_defrag_slot(zm_transport_t *t, bool reliable, uint8_t prio);
+/* Adds part to d's message within the budgets; more: fragments follow. Errors: the message does
+ * not fit (it is to be dropped). The last fragment leaves d busy until zm_defrag_done. */
+ZM_NODISCARD z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part, bool more);
+/* d's message delivered: d is free again, its buffer kept unless larger than a batch. */
+void zm_defrag_done(zm_transport_t *t, zm_defrag_t *d);
+/* Frees the reassemblies of t that heard nothing for a lease; looks at most every quarter lease. */
+void zm_defrag_sweep(zm_transport_t *t, uint32_t now);
+/* Drops the message collected in d, keeping its buffer for the next one. */
+static inline void zm_defrag_reset(zm_defrag_t *d, bool skip)
+{
+    d->active = false;
+    d->skip = skip;
+    d->len = 0;
+}
 #endif
 
 #if Z_FEATURE_MULTICAST_TRANSPORT

@@ -67,7 +67,7 @@ typedef struct {
 
 /* A transport's reassembly, allocated at its first fragment: a slot per channel it may use. */
 typedef struct zm_defrag_set {
-    struct zm_defrag_set *prev, *next; /* the sets that hold bytes (rx.c's list, under its lock) */
+    struct zm_defrag_set *prev, *next; /* the sets that hold bytes (defrag.c's list, under its lock) */
     size_t held;                       /* bytes the slots hold */
     uint32_t lease_ms;                 /* the peer's: a slot silent for longer is freed */
     uint32_t batch;                    /* a delivered message's buffer no larger is kept */
