@@ -10,7 +10,9 @@
 # The tests run on -j N pytest-xdist workers (default $ZM_INTEROP_JOBS, else 6: they mostly wait
 # on their programs, so more workers than cores pay), each worker in a network namespace of its
 # own (scripts/netns.sh), where its multicast and scouting meet no other worker's. The tests
-# marked serial (bounds of time under load: leases, floods, the soak) run afterwards, alone.
+# marked serial (bounds of time under load: leases, floods, the soak) run afterwards, alone; then
+# the serial ones marked waits (long because they wait on a timeout, light on the machine), side
+# by side on 4 workers.
 # -j 1 runs everything in one pytest, one test at a time; so does a -m among PYTEST_ARGS.
 #
 # usage: scripts/interop.sh [--asan] [--no-build] [--counts FILE] [-j N] [PYTEST_ARGS...]
@@ -100,11 +102,18 @@ if [ "$jobs" -gt 1 ] 2>/dev/null; then
     # Each worker is a python started through netns.sh (ZM_NETNS_INSIDE unset, so that it makes
     # a namespace of its own rather than join ours); worksteal evens out the long tests.
     worker="env -u ZM_NETNS_INSIDE $(printf '%q %q' "$PWD/scripts/netns.sh" "$PWD/.venv/bin/python")"
-    reports=("$workdir/parallel.xml" "$workdir/serial.xml")
+    reports=("$workdir/parallel.xml" "$workdir/serial.xml" "$workdir/waits.xml")
     pytest_run "${reports[0]}" --tx "$jobs*popen//python=$worker" --dist worksteal \
         -m "not serial" "$@"
-    echo "interop: the tests marked serial, alone"
-    pytest_run "${reports[1]}" -m serial --durations=12 "$@"
+    if [[ " $* " == *" --smoke "* ]]; then
+        reports=("${reports[0]}") # a smoke run keeps no serial test
+    else
+        echo "interop: the tests marked serial, alone"
+        pytest_run "${reports[1]}" -m "serial and not waits" --durations=8 "$@"
+        echo "interop: the serial tests that only wait, side by side"
+        pytest_run "${reports[2]}" --tx "4*popen//python=$worker" --dist load -m "serial and waits" \
+            --durations=4 "$@"
+    fi
 else
     reports=("$workdir/all.xml")
     pytest_run "${reports[0]}" "$@"

@@ -32,6 +32,7 @@ def assert_clean_end(p, timeout=20.0):
 
 
 @pytest.mark.serial
+@pytest.mark.waits
 def test_blocked_callback_costs_its_own_peer_only(children, rust):
     block_s = 30.0
     port = harness.free_port()

@@ -12,7 +12,7 @@ from harness import endpoint
 from test_hostile import SLACK_S, attack, end_attack, vm_rss_kb
 
 # Bounds of time under load: run alone (scripts/interop.sh), not beside other tests.
-pytestmark = pytest.mark.serial
+pytestmark = [pytest.mark.serial, pytest.mark.waits]
 
 MIB = 1 << 20
 
