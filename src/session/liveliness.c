@@ -590,7 +590,7 @@ static bool not_asked(const zm_peer_t *p) { return is_client(p) || zm_peer_is_me
 static bool ask_for_tokens(const zm_peer_t *p) { return !is_client(p); }
 
 z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, _Atomic(uint32_t) *id_shared,
+                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, zm_cancel_t *cancel,
                                      uint32_t *id_out)
 {
     if (s->closing) {
@@ -606,7 +606,7 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     uint32_t id = 0;
-    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, id_shared,
+    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, cancel,
                                  &id));
     *id_out = id;
     /*

@@ -805,6 +805,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (Z_FEATURE_QUERY) {
         zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
         s->next_rid = 1;
+        zm_atomic_init(&s->cancels, 0u);
     }
     s->next_id = 1;
     s->next_key_id = 1;
