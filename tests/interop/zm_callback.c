@@ -7,8 +7,14 @@
  *                                    subscriber's first sample), reply (a get's first reply), drop
  *                                    (a get's end at its timeout), live (a liveliness
  *                                    subscriber's first event), local (a local put's delivery),
- *                                    qbl (a local get's queryable). Prints "closing", then
- *                                    "closed rc=R" once z_close returned in the callback.
+ *                                    qbl (a local get's queryable), undeclare (a subscriber's
+ *                                    drop, run by its undeclare from the program's thread),
+ *                                    livget (a liveliness get's reply, from a token of this very
+ *                                    session). Prints "closing", then "closed rc=R" once z_close
+ *                                    returned in the callback.
+ *   zm_callback last -k KEY          a background subscriber on KEY whose first sample drops the
+ *                                    session's last reference ("dropping", then "dropped"); the
+ *                                    program then ends without touching the session.
  *
  * Common: -m mode, -e connect, -l listen, -t deadline in ms (default 60000). Prints "ready" once
  * declared; it ends at the deadline, on SIGTERM or SIGINT, or once its session is closed, then
@@ -101,6 +107,20 @@ static void on_drop_close(void *ctx)
     close_here();
 }
 
+static atomic_bool session_gone;
+
+static void on_sample_drop_session(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)sample;
+    (void)ctx;
+    if (atomic_exchange(&session_gone, true)) {
+        return;
+    }
+    printf("dropping\n");
+    z_drop(z_move(session));
+    printf("dropped\n");
+}
+
 static void on_query_close(z_loaned_query_t *query, void *ctx)
 {
     (void)query;
@@ -110,7 +130,7 @@ static void on_query_close(z_loaned_query_t *query, void *ctx)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: zm_callback block|close [ROLE] -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
+    fprintf(stderr, "usage: zm_callback block|close|last [ROLE] -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
     return 2;
 }
 
@@ -129,7 +149,7 @@ int main(int argc, char **argv)
         }
         role = argv[2];
         first = 3;
-    } else if (strcmp(what, "block") != 0) {
+    } else if (strcmp(what, "block") != 0 && strcmp(what, "last") != 0) {
         return usage();
     }
     const char *key = "zm/callback";
@@ -179,12 +199,26 @@ int main(int argc, char **argv)
     bool has_sub = false;
     z_owned_queryable_t qbl;
     bool has_qbl = false;
+    z_owned_liveliness_token_t token;
+    bool has_token = false;
     int rc = 0;
-    if (strcmp(what, "block") == 0 || strcmp(role, "sub") == 0 || strcmp(role, "local") == 0) {
+    if (strcmp(what, "last") == 0) {
         z_owned_closure_sample_t cb;
-        z_closure(&cb, strcmp(what, "block") == 0 ? on_block : on_sample_close, NULL, NULL);
+        z_closure(&cb, on_sample_drop_session, NULL, NULL);
+        rc = z_declare_background_subscriber(z_loan(session), z_loan(ke), z_move(cb), NULL);
+    } else if (strcmp(what, "block") == 0 || strcmp(role, "sub") == 0 || strcmp(role, "local") == 0 ||
+               strcmp(role, "undeclare") == 0) {
+        z_owned_closure_sample_t cb;
+        if (strcmp(role, "undeclare") == 0) {
+            z_closure(&cb, on_sample_close, on_drop_close, NULL);
+        } else {
+            z_closure(&cb, strcmp(what, "block") == 0 ? on_block : on_sample_close, NULL, NULL);
+        }
         rc = z_declare_subscriber(z_loan(session), &sub, z_loan(ke), z_move(cb), NULL);
         has_sub = rc == 0;
+    } else if (strcmp(role, "livget") == 0) {
+        rc = z_liveliness_declare_token(z_loan(session), &token, z_loan(ke), NULL);
+        has_token = rc == 0;
     } else if (strcmp(role, "live") == 0) {
         z_owned_closure_sample_t cb;
         z_closure(&cb, on_sample_close, NULL, NULL);
@@ -199,7 +233,7 @@ int main(int argc, char **argv)
         z_closure(&cb, on_query_close, NULL, NULL);
         rc = z_declare_queryable(z_loan(session), &qbl, z_loan(ke), z_move(cb), NULL);
         has_qbl = rc == 0;
-    } else if (strcmp(role, "reply") != 0 && strcmp(role, "drop") != 0) {
+    } else if (strcmp(role, "reply") != 0 && strcmp(role, "drop") != 0 && strcmp(what, "last") != 0) {
         z_drop(z_move(session));
         return usage();
     }
@@ -209,7 +243,26 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("ready\n");
-    if (strcmp(role, "local") == 0) {
+    if (strcmp(what, "last") == 0) {
+        long deadline = now_ms() + timeout_ms;
+        while (!atomic_load(&stop) && !atomic_load(&session_gone) && now_ms() < deadline) {
+            sleep_ms(20);
+        }
+        if (!atomic_load(&session_gone)) {
+            z_drop(z_move(session));
+        }
+        printf("done\n");
+        return 0;
+    }
+    if (strcmp(role, "undeclare") == 0) {
+        z_drop(z_move(sub)); /* its drop closes the session, from this thread */
+        has_sub = false;
+    } else if (strcmp(role, "livget") == 0) {
+        z_owned_closure_reply_t cb;
+        z_closure(&cb, on_reply_close, NULL, NULL);
+        rc = z_liveliness_get(z_loan(session), z_loan(ke), z_move(cb), NULL);
+        printf("get rc=%d\n", rc);
+    } else if (strcmp(role, "local") == 0) {
         z_owned_bytes_t payload;
         z_bytes_copy_from_str(&payload, "local");
         z_put(z_loan(session), z_loan(ke), z_move(payload), NULL);
@@ -235,6 +288,9 @@ int main(int argc, char **argv)
     }
     if (has_qbl) {
         z_drop(z_move(qbl));
+    }
+    if (has_token) {
+        z_drop(z_move(token));
     }
     z_drop(z_move(session));
     printf("done\n");
