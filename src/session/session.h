@@ -23,15 +23,18 @@
  * - The accept task (a listening peer) takes newcomers in; it runs no callback either, and leaves
  *   the slots of dead peers to the worker.
  * - An application thread runs the callbacks of what it does itself (a local put's delivery, a
- *   local get's queryables, a matching listener's first status) and, when it drives the session
+ *   local get's queryables and our own tokens' replies to a liveliness get, a matching listener's
+ *   first status, the drop an undeclare runs, the end of the gets a cancel ends, with their
+ *   LATEST replies and drops) and, when it drives the session
  *   (zm_session_read, zm_session_send_keep_alive, as single-thread builds always do), those of
  *   the read task, the worker and the lease task above: reaping is then its own.
  * Only close joins: the lease task and the worker, the accept task, then each read task once
  * done. A close called inside the session (from one of its read tasks, its worker, or any
  * callback of it) cannot wait for the thread it runs on: it only begins (zm_session_close_begin:
  * the session is closing, every link shut) and returns, and a close from outside the session ends
- * it (the API's drop of the session, or z_close from another thread).
-  */
+ * it (the API's drop of the session, or z_close from another thread). When the last reference
+ * to the session goes inside it (zm_session_close_detached), a task of its own, outside, ends it.
+ */
 #ifndef ZM_SESSION_H
 #define ZM_SESSION_H
 
@@ -152,6 +155,12 @@ bool zm_session_close_begin(zm_session_t *s);
  * under way to return), frees everything. Called inside s (zm_session_close_begin), it only begins.
  */
 void zm_session_close(zm_session_t *s);
+/**
+ * Closes s as zm_session_close does, for a caller that lets go of s for good (the last reference
+ * to it): called inside s, where the close only begins, a task of its own (multi-thread builds)
+ * ends it as a close from outside would, once the callbacks under way returned.
+ */
+void zm_session_close_detached(zm_session_t *s);
 bool zm_session_is_closed(const zm_session_t *s);
 void zm_session_zid(const zm_session_t *s, zm_zid_t *out);
 

@@ -175,4 +175,5 @@ def test_last_session_reference_dropped_in_callback(children, rust):
     harness.wait_matching(pub, timeout=20, others=[z])
     pub.put(b"x")
     z.wait_line(r"^dropped", 10)
+    z.wait_line(r"^subscriber dropped", 15)  # the session's close ran, on a task of its own
     assert_clean_end(z)

@@ -14,7 +14,9 @@
  *                                    returned in the callback.
  *   zm_callback last -k KEY          a background subscriber on KEY whose first sample drops the
  *                                    session's last reference ("dropping", then "dropped"); the
- *                                    program then ends without touching the session.
+ *                                    program then waits for the subscriber's drop, which the
+ *                                    session's close runs ("subscriber dropped"), without
+ *                                    touching the session.
  *
  * Common: -m mode, -e connect, -l listen, -t deadline in ms (default 60000). Prints "ready" once
  * declared; it ends at the deadline, on SIGTERM or SIGINT, or once its session is closed, then
@@ -108,6 +110,13 @@ static void on_drop_close(void *ctx)
 }
 
 static atomic_bool session_gone;
+static atomic_bool sub_dropped;
+
+static void on_sub_drop(void *ctx)
+{
+    (void)ctx;
+    atomic_store(&sub_dropped, true);
+}
 
 static void on_sample_drop_session(z_loaned_sample_t *sample, void *ctx)
 {
@@ -204,7 +213,7 @@ int main(int argc, char **argv)
     int rc = 0;
     if (strcmp(what, "last") == 0) {
         z_owned_closure_sample_t cb;
-        z_closure(&cb, on_sample_drop_session, NULL, NULL);
+        z_closure(&cb, on_sample_drop_session, on_sub_drop, NULL);
         rc = z_declare_background_subscriber(z_loan(session), z_loan(ke), z_move(cb), NULL);
     } else if (strcmp(what, "block") == 0 || strcmp(role, "sub") == 0 || strcmp(role, "local") == 0 ||
                strcmp(role, "undeclare") == 0) {
@@ -251,6 +260,11 @@ int main(int argc, char **argv)
         if (!atomic_load(&session_gone)) {
             z_drop(z_move(session));
         }
+        deadline = now_ms() + 10000;
+        while (!atomic_load(&sub_dropped) && now_ms() < deadline) {
+            sleep_ms(20);
+        }
+        printf(atomic_load(&sub_dropped) ? "subscriber dropped\n" : "subscriber not dropped\n");
         printf("done\n");
         return 0;
     }
