@@ -169,7 +169,7 @@ def test_close_in_local_liveliness_get_reply(children):
 def test_last_session_reference_dropped_in_callback(children, rust):
     """A background subscriber's callback drops the session's last reference: it ends, nothing leaks."""
     port = harness.free_port()
-    z = zmote_listening(children, port, "last", "-k", "zm/cb/last")
+    z = zmote_listening(children, port, "last", "sub", "-k", "zm/cb/last")
     s = rust.peer(connect=[endpoint(port)])
     pub = s.declare_publisher("zm/cb/last")
     harness.wait_matching(pub, timeout=20, others=[z])
@@ -177,3 +177,20 @@ def test_last_session_reference_dropped_in_callback(children, rust):
     z.wait_line(r"^dropped", 10)
     z.wait_line(r"^subscriber dropped", 15)  # the session's close ran, on a task of its own
     assert_clean_end(z)
+
+
+def test_last_session_reference_dropped_in_get_drop(children, rust):
+    """The get's end at its timeout, on the worker, drops the session's last reference."""
+    port = harness.free_port()
+    ep = endpoint(port)
+    s = rust.peer(listen=[ep])
+    held = []  # queries kept unanswered: no final response until the test ends
+    qbl = s.declare_queryable("zm/cb/last/drop", held.append)
+    harness.wait_listening(port, 10)
+    z = children.zm("zm_callback", "last", "drop", "-k", "zm/cb/last/drop", "-m", "peer", "-e", ep, stdin=False)
+    z.wait_line(r"^get rc=0", 20)
+    z.wait_line(r"^dropped", 20)
+    z.wait_line(r"^subscriber dropped", 15)
+    assert_clean_end(z)
+    held.clear()
+    qbl.undeclare()

@@ -12,11 +12,13 @@
  *                                    livget (a liveliness get's reply, from a token of this very
  *                                    session). Prints "closing", then "closed rc=R" once z_close
  *                                    returned in the callback.
- *   zm_callback last -k KEY          a background subscriber on KEY whose first sample drops the
- *                                    session's last reference ("dropping", then "dropped"); the
- *                                    program then waits for the subscriber's drop, which the
- *                                    session's close runs ("subscriber dropped"), without
- *                                    touching the session.
+ *   zm_callback last ROLE -k KEY     drops the session's last reference ("dropping", then
+ *                                    "dropped") from a callback: ROLE sub (a background
+ *                                    subscriber's first sample, on its read task), drop (a get's
+ *                                    end at its timeout, on its worker). The program then waits
+ *                                    for the background subscriber's drop, which the session's
+ *                                    close runs ("subscriber dropped"), without touching the
+ *                                    session.
  *
  * Common: -m mode, -e connect, -l listen, -t deadline in ms (default 60000). Prints "ready" once
  * declared; it ends at the deadline, on SIGTERM or SIGINT, or once its session is closed, then
@@ -118,16 +120,27 @@ static void on_sub_drop(void *ctx)
     atomic_store(&sub_dropped, true);
 }
 
-static void on_sample_drop_session(z_loaned_sample_t *sample, void *ctx)
+static void drop_session_here(void)
 {
-    (void)sample;
-    (void)ctx;
     if (atomic_exchange(&session_gone, true)) {
         return;
     }
     printf("dropping\n");
     z_drop(z_move(session));
     printf("dropped\n");
+}
+
+static void on_sample_drop_session(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)sample;
+    (void)ctx;
+    drop_session_here();
+}
+
+static void on_drop_drop_session(void *ctx)
+{
+    (void)ctx;
+    drop_session_here();
 }
 
 static void on_query_close(z_loaned_query_t *query, void *ctx)
@@ -139,7 +152,8 @@ static void on_query_close(z_loaned_query_t *query, void *ctx)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: zm_callback block|close|last [ROLE] -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
+    fprintf(stderr,
+            "usage: zm_callback block|close ROLE|last ROLE -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
     return 2;
 }
 
@@ -152,13 +166,13 @@ int main(int argc, char **argv)
     const char *what = argv[1];
     const char *role = "";
     int first = 2;
-    if (strcmp(what, "close") == 0) {
+    if (strcmp(what, "close") == 0 || strcmp(what, "last") == 0) {
         if (argc < 3) {
             return usage();
         }
         role = argv[2];
         first = 3;
-    } else if (strcmp(what, "block") != 0 && strcmp(what, "last") != 0) {
+    } else if (strcmp(what, "block") != 0) {
         return usage();
     }
     const char *key = "zm/callback";
@@ -253,6 +267,15 @@ int main(int argc, char **argv)
     }
     printf("ready\n");
     if (strcmp(what, "last") == 0) {
+        if (strcmp(role, "drop") == 0) {
+            z_owned_closure_reply_t cb;
+            z_closure(&cb, on_reply_ignore, on_drop_drop_session, NULL);
+            z_get_options_t opts;
+            z_get_options_default(&opts);
+            opts.timeout_ms = 2000;
+            rc = z_get(z_loan(session), z_loan(ke), "", z_move(cb), &opts);
+            printf("get rc=%d\n", rc);
+        }
         long deadline = now_ms() + timeout_ms;
         while (!atomic_load(&stop) && !atomic_load(&session_gone) && now_ms() < deadline) {
             sleep_ms(20);
