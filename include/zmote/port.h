@@ -83,6 +83,8 @@ z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t d
 z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg);
 /** Waits until the task's function has returned and releases the task. */
 void zm_port_task_join(zm_task_t *t);
+/** Starts fn(arg) on a new thread that nobody joins: what the thread holds goes when fn returns. */
+z_result_t zm_port_task_start_detached(void *(*fn)(void *), void *arg);
 #endif
 
 #if ZM_PORT_SOCKETS

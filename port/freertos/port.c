@@ -207,6 +207,36 @@ z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg)
     return Z_OK;
 }
 
+/* A task nobody joins: its function and argument, in a block of its own that it frees. */
+typedef struct {
+    void *(*fn)(void *);
+    void *arg;
+} detached_t;
+
+static void detached_main(void *arg)
+{
+    detached_t d = *(detached_t *)arg;
+    vPortFree(arg);
+    (void)d.fn(d.arg);
+    vTaskDelete(NULL);
+}
+
+z_result_t zm_port_task_start_detached(void *(*fn)(void *), void *arg)
+{
+    detached_t *d = pvPortMalloc(sizeof(*d));
+    if (d == NULL) {
+        return ZM_E_NOMEM;
+    }
+    d->fn = fn;
+    d->arg = arg;
+    if (xTaskCreate(detached_main, "zmote", (configSTACK_DEPTH_TYPE)(ZM_FREERTOS_TASK_STACK / sizeof(StackType_t)), d,
+                    ZM_FREERTOS_TASK_PRIORITY, NULL) != pdPASS) {
+        vPortFree(d);
+        return ZM_E_NOMEM;
+    }
+    return Z_OK;
+}
+
 void zm_port_task_join(zm_task_t *t)
 {
     (void)xSemaphoreTake(t->done, portMAX_DELAY);

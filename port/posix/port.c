@@ -332,6 +332,17 @@ z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg)
     return err == 0 ? Z_OK : resource_result(err);
 }
 
+z_result_t zm_port_task_start_detached(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    int err = pthread_create(&t, NULL, fn, arg);
+    if (err != 0) {
+        return resource_result(err);
+    }
+    (void)pthread_detach(t);
+    return Z_OK;
+}
+
 void zm_port_task_join(zm_task_t *t)
 {
     int err = pthread_join(t->t, NULL);

@@ -280,39 +280,14 @@ ZM_NODISCARD z_result_t zm_api_matching_listen(struct zm_api_session *b, uint32_
                                                z_owned_matching_listener_t *listener,
                                                z_moved_closure_matching_status_t *callback);
 
-#if Z_FEATURE_QUERY && ZM_UNSTABLE_API
-/* ---- cancellation tokens (cancel.c) ---------------------------------------------------------------- */
-
-typedef struct zm_api_cancel zm_api_cancel_t;
-
-/* A get's link in a cancellation token, inside the get's context: while the get waits. */
-typedef struct zm_api_cancel_link {
-    struct zm_api_cancel_link *next;
-    struct zm_api_session *session;
-    _Atomic(uint32_t) rid; /* 0 until the session registered the get */
-    bool asked;            /* cancel already ended it, or is ending it */
-} zm_api_cancel_link_t;
-
-/** Links l (a get about to start on b) into t: Z_ERR_CANCELLED (nothing linked) when t is cancelled. */
-ZM_NODISCARD z_result_t zm_api_cancel_link(zm_api_cancel_t *t, zm_api_cancel_link_t *l, struct zm_api_session *b);
-/** After the get rid started: ends it if t was cancelled meanwhile. */
-void zm_api_cancel_started(zm_api_cancel_t *t, struct zm_api_session *b, uint32_t rid);
-/** The linked get ended: unlinks l and lets go of t. */
-void zm_api_cancel_unlink(zm_api_cancel_t *t, zm_api_cancel_link_t *l);
-#endif
-
 #if Z_FEATURE_QUERY
 /*
- * What a get gives the session as its context: the user's closure, and its cancellation token.
- * The session calls zm_api_get_deliver for each reply and zm_api_get_release once at the end
- * (query.c); liveliness gets are given them too.
+ * What a get gives the session as its context: the user's closure. The session calls
+ * zm_api_get_deliver for each reply and zm_api_get_release once at the end (query.c);
+ * liveliness gets are given them too.
  */
 typedef struct {
     zm_api_closure_reply_t closure;
-#if ZM_UNSTABLE_API
-    zm_api_cancel_t *token; /* linked through link while the get waits, or NULL */
-    zm_api_cancel_link_t link;
-#endif
 } zm_api_get_ctx_t;
 
 void zm_api_get_deliver(const zm_reply_in_t *reply, void *ctx);

@@ -184,38 +184,20 @@ z_result_t z_liveliness_get_options_default(z_liveliness_get_options_t *options)
 
 /* Starts the get of c (which it owns from here) on b; token (NULL: none) is linked to it. */
 static z_result_t liveliness_get(zm_api_session_t *b, const zm_api_keyexpr_t *keyexpr, uint64_t timeout_ms,
-                                 zm_api_get_ctx_t *c, struct zm_api_cancel *token)
+                                 zm_api_get_ctx_t *c, zm_cancel_t *token)
 {
-    z_result_t r = Z_OK;
-    _Atomic(uint32_t) *shared = NULL;
-#if ZM_UNSTABLE_API
-    if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
-        c->token = token;
-        shared = &c->link.rid;
-    }
-#else
-    ZM_UNUSED(token);
-#endif
     zm_session_t *s;
     uint32_t id = 0;
-    if (r == Z_OK) {
-        r = zm_api_session_enter(b, &s);
-    }
+    z_result_t r = zm_api_session_enter(b, &s);
     if (r == Z_OK) {
         r = zm_session_liveliness_get(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len, timeout_ms,
-                                      zm_api_get_deliver, zm_api_get_release, c, shared, &id);
+                                      zm_api_get_deliver, zm_api_get_release, c, token, &id);
         zm_api_session_leave(b);
     }
     if (r != Z_OK) {
         zm_api_get_release(c); /* the closure's drop runs once, here */
-        return r;
     }
-#if ZM_UNSTABLE_API
-    if (token != NULL) {
-        zm_api_cancel_started(token, b, id); /* c may be gone already: only the token is used */
-    }
-#endif
-    return Z_OK;
+    return r;
 }
 
 z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr,
@@ -227,7 +209,7 @@ z_result_t z_liveliness_get(const z_loaned_session_t *zs, const z_loaned_keyexpr
     } else {
         z_liveliness_get_options_default(&o);
     }
-    struct zm_api_cancel *token = NULL;
+    zm_cancel_t *token = NULL;
     ZM_IF_UNSTABLE(token = o.cancellation_token != NULL ? o.cancellation_token->_this._rc.ptr : NULL;) /* the get links its own */
     z_result_t r = Z_EINVAL;
     if (callback == NULL || !key_valid(keyexpr)) {

@@ -230,11 +230,6 @@ void zm_api_get_release(void *ctx)
 {
     zm_api_get_ctx_t *c = ctx;
     zm_api_closure_reply_t closure = c->closure;
-#if ZM_UNSTABLE_API
-    if (c->token != NULL) {
-        zm_api_cancel_unlink(c->token, &c->link);
-    }
-#endif
     zm_free(c);
     if (closure.drop != NULL) { /* last: the get holds nothing once its end is told */
         closure.drop(closure.context);
@@ -283,11 +278,10 @@ static uint8_t consolidation_of(z_consolidation_mode_t m)
 #endif
 
 /*
- * Sends a on b with callback and token (each taken on every path; token NULL: none). The get
- * may end inside this call only when no router or peer was asked.
+ * Sends a on b with callback (taken on every path), linked to the token a->cancel, if any. The
+ * get may end inside this call only when no router or peer was asked.
  */
-static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_closure_reply_t *callback,
-                              struct zm_api_cancel *token)
+static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_closure_reply_t *callback)
 {
     if (callback == NULL) {
         z_closure_reply_drop(callback);
@@ -301,15 +295,6 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
     c->closure = callback->_this._val;
     z_internal_closure_reply_null(&callback->_this);
     z_result_t r = Z_OK;
-#if ZM_UNSTABLE_API
-    c->token = NULL;
-    if (token != NULL && (r = zm_api_cancel_link(token, &c->link, b)) == Z_OK) {
-        c->token = token;
-        a->rid_shared = &c->link.rid;
-    }
-#else
-    ZM_UNUSED(token);
-#endif
     /* Rust reads a get's acceptance of replies on any key from its parameters, as "_anyke": added
      * to a copy of them, which the session reads during the call only */
     char *with_anyke = NULL;
@@ -327,25 +312,18 @@ static z_result_t session_get(zm_api_session_t *b, zm_get_args_t *a, z_moved_clo
         }
     }
     zm_session_t *s;
-    uint32_t rid = 0;
     if (r == Z_OK) {
         r = zm_api_session_enter(b, &s);
     }
     if (r == Z_OK) {
-        r = zm_session_get(s, a, zm_api_get_deliver, zm_api_get_release, c, &rid);
+        r = zm_session_get(s, a, zm_api_get_deliver, zm_api_get_release, c, NULL);
         zm_api_session_leave(b);
     }
     zm_free(with_anyke);
     if (r != Z_OK) {
         zm_api_get_release(c);
-        return r;
     }
-#if ZM_UNSTABLE_API
-    if (token != NULL) {
-        zm_api_cancel_started(token, b, rid); /* c may be gone already: only the token is used */
-    }
-#endif
-    return Z_OK;
+    return r;
 }
 
 /* The request parts of a get that borrow API objects; they must live as long as the args. */
@@ -415,7 +393,8 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
         ZM_IF_LOCAL_QBL(a.destination = locality_valid(o.allowed_destination) ? (uint8_t)o.allowed_destination : 0xffu;)
         a.timeout_ms = o.timeout_ms != 0 ? o.timeout_ms : Z_GET_TIMEOUT_DEFAULT;
         ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
-        r = session_get(record_of(zs), &a, callback, GET_TOKEN(o));
+        a.cancel = GET_TOKEN(o);
+        r = session_get(record_of(zs), &a, callback);
         callback = NULL;
     }
     z_closure_reply_drop(callback);
@@ -573,7 +552,8 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
         a.destination = (uint8_t)querier->allowed_destination;
         a.timeout_ms = querier->timeout_ms != 0 ? querier->timeout_ms : Z_GET_TIMEOUT_DEFAULT;
         ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
-        r = session_get(querier->session, &a, callback, GET_TOKEN(o));
+        a.cancel = GET_TOKEN(o);
+        r = session_get(querier->session, &a, callback);
         callback = NULL;
     }
     z_closure_reply_drop(callback);

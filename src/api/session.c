@@ -16,18 +16,20 @@ void zm_api_session_ref(zm_api_session_t *b) { zm_atomic_inc(&b->refs); }
 /*
  * Closes the session b holds, once, after every call under way on it has ended. Inside the
  * session (one of its callbacks, its tasks) the close only begins, and b keeps the session: the
- * next close from outside (z_close, the session's drop) ends it.
+ * next close from outside (z_close, the session's drop) ends it; unless b goes (last): then the
+ * session ends its close by itself (zm_session_close_detached).
  */
-static void session_close(zm_api_session_t *b)
+static void session_close(zm_api_session_t *b, bool last)
 {
+    bool here = true;
     if (Z_FEATURE_MULTI_THREAD || ZM_APP_CALLBACKS) { /* else nothing runs inside the session */
         zm_session_t *open;
         if (zm_api_session_enter(b, &open) != Z_OK) {
             return;
         }
-        bool here = zm_session_close_begin(open); /* counted as a call: s stays while it begins */
+        here = zm_session_close_begin(open); /* counted as a call: s stays while it begins */
         zm_api_session_leave(b);
-        if (!here) {
+        if (!here && !last) {
             return;
         }
     }
@@ -40,19 +42,23 @@ static void session_close(zm_api_session_t *b)
     if (s == NULL) {
         return; /* another thread ends it */
     }
+    if (!here) {
+        zm_session_close_detached(s);
+    } else {
 #if Z_FEATURE_SESSION_CHECK /* else no call is counted (zm_api_session_enter) */
-    while (zm_atomic_load(&b->users) != 0) {
-        zm_port_sleep_ms(1);
-    }
+        while (zm_atomic_load(&b->users) != 0) {
+            zm_port_sleep_ms(1);
+        }
 #endif
-    zm_session_close(s);
+        zm_session_close(s);
+    }
     ZM_IF_THREADS(zm_atomic_store(&b->read_task, false); zm_atomic_store(&b->lease_task, false);)
 }
 
 void zm_api_session_unref(zm_api_session_t *b)
 {
     if (b != NULL && zm_atomic_dec(&b->refs) == 1u) {
-        session_close(b);
+        session_close(b, true);
         zm_free(b);
     }
 }
@@ -120,7 +126,7 @@ void z_session_drop(z_moved_session_t *obj)
     }
     zm_api_session_t *b = obj->_this._rc.ptr;
     obj->_this._rc.ptr = NULL;
-    session_close(b);
+    session_close(b, false);
     zm_api_session_unref(b);
 }
 
@@ -302,7 +308,7 @@ z_result_t z_close(z_loaned_session_t *zs, const z_close_options_t *options)
     ZM_UNUSED(options);
     zm_api_session_t *b = record_of(zs);
     if (b != NULL) {
-        session_close(b);
+        session_close(b, false);
     }
     return Z_OK;
 }

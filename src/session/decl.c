@@ -90,11 +90,24 @@ ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, c
 }
 
 #if ZM_LOCAL_ENTITIES
-/* An entity that is out of its list and pinned by nobody: its owner's context goes with it. One
- * body for the three ways an entity ends. */
-static ZM_NOINLINE void entity_free(zm_entity_t *e)
+/*
+ * An entity that is out of its list and pinned by nobody: its owner's context goes with it. One
+ * body for the three ways an entity ends. Its drop is a callback of s (NULL: s is closing from
+ * outside), even when an undeclare from the application's thread runs it: a close from it only
+ * begins, as the undeclare is a call into s under way.
+ */
+static ZM_NOINLINE void entity_free(zm_session_t *s, zm_entity_t *e)
 {
-    if (e->drop != NULL) {
+    if (e->drop != NULL && s != NULL) {
+        zm_cb_frame_t frame = {NULL, zm_port_thread_self()};
+        S_LOCK(s);
+        zm_callback_enter(s, &frame);
+        S_UNLOCK(s);
+        e->drop(e->ctx);
+        S_LOCK(s);
+        zm_callback_leave(s, &frame);
+        S_UNLOCK(s);
+    } else if (e->drop != NULL) {
         e->drop(e->ctx);
     }
     zm_free(e);
@@ -119,7 +132,7 @@ void zm_entity_release(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
 {
     entity_unlink(head, e);
     S_UNLOCK(s);
-    entity_free(e);
+    entity_free(s, e);
     S_LOCK(s);
 }
 #endif
@@ -194,7 +207,7 @@ z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bo
     }
     S_UNLOCK(s);
     if (free_now) {
-        entity_free(e);
+        entity_free(s, e);
     }
     return Z_OK;
 }
@@ -204,7 +217,7 @@ void zm_entities_free_all(zm_entity_t **head)
     while (*head != NULL) {
         zm_entity_t *e = *head;
         *head = e->next;
-        entity_free(e);
+        entity_free(NULL, e);
     }
 }
 

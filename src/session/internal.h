@@ -300,6 +300,7 @@ struct zm_session {
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
     size_t gets_kept; /* bytes of replies the gets keep (within ZM_GETS_KEPT_BYTES), under s->lock */
+    ZM_ATOMIC(unsigned) cancels; /* cancels ending a get of s now (zm_cancel_cancel): close waits for them */
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */

@@ -555,6 +555,8 @@ void zm_liveliness_on_final(zm_peer_t *p, uint32_t interest_id)
     zm_hub_token_get_final(p->s, interest_id, p->index);
 }
 
+static bool is_client(const zm_peer_t *p) { return p->t.remote_whatami == ZM_WAI_CLIENT; }
+
 /* Our own tokens on key, as replies to the get id: in peer mode nobody else tells of them. */
 static void tokens_to_get(zm_session_t *s, uint32_t id, const char *key, size_t len)
 {
@@ -574,13 +576,37 @@ static void tokens_to_get(zm_session_t *s, uint32_t id, const char *key, size_t 
     S_UNLOCK(s);
 }
 
-static bool is_client(const zm_peer_t *p) { return p->t.remote_whatami == ZM_WAI_CLIENT; }
-
 #if ZM_LIVELINESS_SUBS
 /* Nodes that are not asked: clients, and a multicast group's members (an interest sent to the
  * group would be answered by all, to all). What they pushed to us answers for them. */
 static bool not_asked(const zm_peer_t *p) { return is_client(p) || zm_peer_is_member(p); }
 #endif
+
+/*
+ * What this node knows answers the get id on key: our own tokens, and those of the nodes not
+ * asked. Their replies are callbacks of s run by the application's call (a close from one only
+ * begins).
+ */
+static void local_answers(zm_session_t *s, uint32_t id, const char *key, size_t len)
+{
+    zm_cb_frame_t frame = {NULL, zm_port_thread_self()};
+    S_LOCK(s);
+    zm_callback_enter(s, &frame);
+    S_UNLOCK(s);
+    tokens_to_get(s, id, key, len);
+#if ZM_LIVELINESS_SUBS
+    zm_known_t *list = known_copy(s, key, len, not_asked);
+    while (list != NULL) {
+        zm_known_t *k = list;
+        list = k->next;
+        (void)token_get_reply(s, id, k->key, k->len);
+        zm_free(k);
+    }
+#endif
+    S_LOCK(s);
+    zm_callback_leave(s, &frame);
+    S_UNLOCK(s);
+}
 
 /*
  * Routers and peers are asked (they answer a current INTEREST in tokens); clients are not: a
@@ -590,7 +616,7 @@ static bool not_asked(const zm_peer_t *p) { return is_client(p) || zm_peer_is_me
 static bool ask_for_tokens(const zm_peer_t *p) { return !is_client(p); }
 
 z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, _Atomic(uint32_t) *id_shared,
+                                     zm_reply_fn fn, zm_drop_fn drop, void *ctx, zm_cancel_t *cancel,
                                      uint32_t *id_out)
 {
     if (s->closing) {
@@ -606,7 +632,7 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     zm_peer_t *pinned[ZM_PEERS_MAX];
     size_t n = 0;
     uint32_t id = 0;
-    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, id_shared,
+    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, cancel,
                                  &id));
     *id_out = id;
     /*
@@ -616,16 +642,7 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
      * cannot be sent. A get that asks nobody ends here.
      */
     if (zm_session_is_peer(s)) {
-        tokens_to_get(s, id, key, len);
-#if ZM_LIVELINESS_SUBS
-        zm_known_t *list = known_copy(s, key, len, not_asked);
-        while (list != NULL) {
-            zm_known_t *k = list;
-            list = k->next;
-            (void)token_get_reply(s, id, k->key, k->len);
-            zm_free(k);
-        }
-#endif
+        local_answers(s, id, key, len);
     }
     zm_hub_token_get_final(s, id, ZM_GET_WAIT_LOCAL);
     for (size_t i = 0; i < n; i++) {

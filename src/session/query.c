@@ -475,7 +475,7 @@ typedef struct zm_kept {
     char data[]; /* key, then (whole) payload, encoding schema, attachment */
 } zm_kept_t;
 
-typedef struct {
+typedef struct zm_get {
     uint32_t rid;
     uint64_t deadline_ms;
     uint32_t waiting[WAIT_WORDS];
@@ -492,6 +492,9 @@ typedef struct {
     zm_reply_fn fn;
     zm_drop_fn drop;
     void *ctx;
+    zm_cancel_t *cancel;        /* the token it is linked to while it waits, or NULL */
+    struct zm_get *cancel_next; /* the token's next get */
+    zm_session_t *session;      /* for the token's cancel */
     size_t key_len;
     char key[];
 } zm_get_t;
@@ -528,6 +531,99 @@ static void kept_free_all(zm_get_t *g)
     g->kept = g->given = NULL;
 }
 
+/* ---- cancellation tokens (session.h): their lock ranks below the sessions' ---- */
+
+struct zm_cancel {
+    atomic_uint refs; /* the owners' references, and one per get linked */
+    ZM_IF_THREADS(zm_mutex_t lock;)
+    bool cancelled;
+    zm_get_t *gets; /* waiting, linked through cancel_next */
+};
+
+static void cancel_lock(zm_cancel_t *t)
+{
+    ZM_IF_THREADS(zm_port_mutex_lock(&t->lock);)
+    ZM_UNUSED(t);
+}
+
+static void cancel_unlock(zm_cancel_t *t)
+{
+    ZM_IF_THREADS(zm_port_mutex_unlock(&t->lock);)
+    ZM_UNUSED(t);
+}
+
+z_result_t zm_cancel_new(zm_cancel_t **out)
+{
+    zm_cancel_t *t = zm_alloc(sizeof(*t));
+    *out = t;
+    if (t == NULL) {
+        return ZM_E_NOMEM;
+    }
+    memset(t, 0, sizeof(*t));
+    ZM_IF_THREADS(if (zm_port_mutex_init(&t->lock) != Z_OK) {
+        zm_free(t);
+        *out = NULL;
+        return ZM_E_NOMEM;
+    })
+    atomic_init(&t->refs, 1u);
+    return Z_OK;
+}
+
+zm_cancel_t *zm_cancel_ref(zm_cancel_t *t)
+{
+    atomic_fetch_add_explicit(&t->refs, 1u, memory_order_relaxed);
+    return t;
+}
+
+void zm_cancel_unref(zm_cancel_t *t)
+{
+    if (t != NULL && atomic_fetch_sub_explicit(&t->refs, 1u, memory_order_acq_rel) == 1u) {
+        ZM_IF_THREADS(zm_port_mutex_destroy(&t->lock);)
+        zm_free(t);
+    }
+}
+
+bool zm_cancel_is_cancelled(zm_cancel_t *t)
+{
+    cancel_lock(t);
+    bool cancelled = t->cancelled;
+    cancel_unlock(t);
+    return cancelled;
+}
+
+/* s->lock held, g being registered in s: links g to t, which it holds while linked; false when t is cancelled. */
+static bool cancel_link(zm_session_t *s, zm_get_t *g, zm_cancel_t *t)
+{
+    cancel_lock(t);
+    bool open = !t->cancelled;
+    if (open) {
+        g->cancel = zm_cancel_ref(t);
+        g->session = s;
+        g->cancel_next = t->gets;
+        t->gets = g;
+    }
+    cancel_unlock(t);
+    return open;
+}
+
+/* s->lock held, g ending: unlinks it from its token, if any. */
+static void cancel_unlink(zm_get_t *g)
+{
+    zm_cancel_t *t = g->cancel;
+    if (!ZM_UNSTABLE_API || t == NULL) {
+        return;
+    }
+    cancel_lock(t);
+    zm_get_t **pp = &t->gets;
+    while (*pp != g) {
+        pp = &(*pp)->cancel_next;
+    }
+    *pp = g->cancel_next;
+    cancel_unlock(t);
+    g->cancel = NULL;
+    zm_cancel_unref(t);
+}
+
 /* s->lock held. Ends one pin of g; the last pin of an ended get frees it (its drop, unlocked). */
 static void get_unpin(zm_session_t *s, zm_get_t *g)
 {
@@ -559,6 +655,7 @@ static void get_end(zm_session_t *s, zm_get_t *g)
     }
     g->ended = true;
     (void)zm_idmap_remove(&s->gets, g->rid);
+    cancel_unlink(g);
     g->busy++;
     zm_cb_frame_t frame = {NULL, zm_port_thread_self()}; /* its callbacks are inside the session */
     zm_callback_enter(s, &frame);
@@ -941,20 +1038,30 @@ static bool get_asks(zm_peer_t *p, const zm_get_args_t *a)
 #define get_asks(p, a) ((void)(p), (void)(a), true)
 #endif
 
-/* s->lock held: registers g under a fresh request id, bounded by ZM_GETS_MAX. */
-static z_result_t get_register(zm_session_t *s, zm_get_t *g, _Atomic(uint32_t) *rid_out)
+/*
+ * s->lock held: registers g under a fresh id from *next, bounded by ZM_GETS_MAX, and links it to
+ * cancel (if not NULL): Z_ERR_CANCELLED, and nothing registered, when that is cancelled already.
+ */
+static z_result_t get_register(zm_session_t *s, zm_get_t *g, uint32_t *next, zm_cancel_t *cancel)
 {
+    if (s->closing) {
+        return Z_ESESSION_CLOSED; /* its close ended the gets already, or is ending them */
+    }
     if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
         return ZM_E_LIMIT;
     }
     do {
-        g->rid = s->next_rid++;
+        g->rid = (*next)++;
     } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
-    if (rid_out != NULL) {
-        atomic_store_explicit(rid_out, g->rid, memory_order_release);
-    }
     void *old = NULL;
-    return zm_idmap_put(&s->gets, g->rid, g, &old) == Z_OK ? Z_OK : ZM_E_NOMEM;
+    if (zm_idmap_put(&s->gets, g->rid, g, &old) != Z_OK) {
+        return ZM_E_NOMEM;
+    }
+    if (ZM_UNSTABLE_API && cancel != NULL && !cancel_link(s, g, cancel)) {
+        (void)zm_idmap_remove(&s->gets, g->rid);
+        return Z_ERR_CANCELLED;
+    }
+    return Z_OK;
 }
 
 z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop, void *ctx,
@@ -987,7 +1094,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     zm_peer_t *pinned[ZM_PEERS_PIN];
     size_t n = 0;
     S_LOCK(s);
-    z_result_t rc = get_register(s, g, a->rid_shared);
+    z_result_t rc = get_register(s, g, &s->next_rid, a->cancel);
     if (rc != Z_OK) {
         S_UNLOCK(s);
         zm_free(g);
@@ -1061,7 +1168,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
 #if ZM_LIVELINESS_GET
 z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
                                      zm_reply_fn fn, zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p),
-                                     zm_peer_t **peers, size_t *n, _Atomic(uint32_t) *id_shared, uint32_t *id)
+                                     zm_peer_t **peers, size_t *n, zm_cancel_t *cancel, uint32_t *id)
 {
     *n = 0;
     zm_get_t *g = zm_alloc(sizeof(*g) + len);
@@ -1078,23 +1185,12 @@ z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t le
     g->drop = drop;
     g->ctx = ctx;
     S_LOCK(s);
-    if (zm_idmap_len(&s->gets) >= ZM_GETS_MAX) {
-        S_UNLOCK(s);
-        zm_free(g);
-        return ZM_E_LIMIT;
-    }
     /* an interest id: from the entity ids, which liveliness subscribers' interests use too */
-    do {
-        g->rid = s->next_id++;
-    } while (g->rid == 0 || zm_idmap_get(&s->gets, g->rid) != NULL);
-    if (id_shared != NULL) {
-        atomic_store_explicit(id_shared, g->rid, memory_order_release);
-    }
-    void *old = NULL;
-    if (zm_idmap_put(&s->gets, g->rid, g, &old) != Z_OK) {
+    z_result_t rc = get_register(s, g, &s->next_id, cancel);
+    if (rc != Z_OK) {
         S_UNLOCK(s);
         zm_free(g);
-        return ZM_E_NOMEM;
+        return rc;
     }
     for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
         zm_peer_t *p = &s->peers[i];
@@ -1172,6 +1268,34 @@ void zm_session_get_cancel(zm_session_t *s, uint32_t rid)
     S_UNLOCK(s);
 }
 
+/*
+ * One get at a time, without t's lock while it ends (its session's lock ranks above): the get
+ * linked first is picked and its session counted as cancelling under t's lock, which keeps that
+ * session (its close ends and unlinks every get, then waits for the count), and ended under its
+ * session's lock unless it ended meanwhile. Either way it is unlinked then, and the next one picked.
+ */
+void zm_cancel_cancel(zm_cancel_t *t)
+{
+    cancel_lock(t);
+    t->cancelled = true;
+    for (zm_get_t *g = t->gets; g != NULL; g = t->gets) {
+        zm_session_t *s = g->session;
+        uint32_t rid = g->rid;
+        zm_atomic_inc(&s->cancels);
+        cancel_unlock(t);
+        S_LOCK(s);
+        g = zm_idmap_get(&s->gets, rid);
+        if (g != NULL && g->cancel == t) {
+            get_end(s, g);
+        }
+        zm_atomic_dec(&s->cancels);
+        S_BROADCAST(s);
+        S_UNLOCK(s);
+        cancel_lock(t);
+    }
+    cancel_unlock(t);
+}
+
 void zm_queries_tick(zm_session_t *s, uint64_t now_ms) { gets_end(s, expired, now_ms); }
 
 void zm_queries_gone(zm_session_t *s, zm_peer_t *p) { gets_end(s, awaits, p->index); }
@@ -1185,6 +1309,11 @@ static bool any(zm_get_t *g, uint64_t arg)
 void zm_queries_close(zm_session_t *s)
 {
     gets_end(s, any, 0);
+    S_LOCK(s);
+    while (Z_FEATURE_MULTI_THREAD && zm_atomic_load(&s->cancels) > 0) { /* they find their gets ended */
+        S_WAIT(s, 100u);
+    }
+    S_UNLOCK(s);
     zm_idmap_free(&s->gets);
 }
 

@@ -805,6 +805,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     if (Z_FEATURE_QUERY) {
         zm_idmap_init(&s->gets, seed * 2654435761u + 1u);
         s->next_rid = 1;
+        zm_atomic_init(&s->cancels, 0u);
     }
     s->next_id = 1;
     s->next_key_id = 1;
@@ -961,6 +962,13 @@ static void sync_destroy(zm_session_t *s)
     zm_port_condvar_destroy(&s->cond);
     zm_port_mutex_destroy(&s->lock);
 }
+
+/* The task that ends the close of a session let go of inside it (zm_session_close_detached). */
+static void *closer_main(void *arg)
+{
+    zm_session_close(arg);
+    return NULL;
+}
 #else
 #define tasks_stop(s) ((void)(s))
 #define peers_wait_idle(s) ((void)(s))
@@ -993,6 +1001,16 @@ void zm_session_close(zm_session_t *s)
     sync_destroy(s);
     strings_free(s);
     session_release(s);
+}
+
+void zm_session_close_detached(zm_session_t *s)
+{
+    if (zm_session_close_begin(s)) {
+        zm_session_close(s);
+        return;
+    }
+    ZM_IF_THREADS(if (zm_port_task_start_detached(closer_main, s) == Z_OK) { return; })
+    ZM_LOG_W("a session let go of inside its own callback stays open: nothing can end its close");
 }
 
 bool zm_session_is_closed(const zm_session_t *s) { return s == NULL || s->closing; }

@@ -23,15 +23,18 @@
  * - The accept task (a listening peer) takes newcomers in; it runs no callback either, and leaves
  *   the slots of dead peers to the worker.
  * - An application thread runs the callbacks of what it does itself (a local put's delivery, a
- *   local get's queryables, a matching listener's first status) and, when it drives the session
+ *   local get's queryables and our own tokens' replies to a liveliness get, a matching listener's
+ *   first status, the drop an undeclare runs, the end of the gets a cancel ends, with their
+ *   LATEST replies and drops) and, when it drives the session
  *   (zm_session_read, zm_session_send_keep_alive, as single-thread builds always do), those of
  *   the read task, the worker and the lease task above: reaping is then its own.
  * Only close joins: the lease task and the worker, the accept task, then each read task once
  * done. A close called inside the session (from one of its read tasks, its worker, or any
  * callback of it) cannot wait for the thread it runs on: it only begins (zm_session_close_begin:
  * the session is closing, every link shut) and returns, and a close from outside the session ends
- * it (the API's drop of the session, or z_close from another thread).
-  */
+ * it (the API's drop of the session, or z_close from another thread). When the last reference
+ * to the session goes inside it (zm_session_close_detached), a task of its own, outside, ends it.
+ */
 #ifndef ZM_SESSION_H
 #define ZM_SESSION_H
 
@@ -152,6 +155,12 @@ bool zm_session_close_begin(zm_session_t *s);
  * under way to return), frees everything. Called inside s (zm_session_close_begin), it only begins.
  */
 void zm_session_close(zm_session_t *s);
+/**
+ * Closes s as zm_session_close does, for a caller that lets go of s for good (the last reference
+ * to it): called inside s, where the close only begins, a task of its own (multi-thread builds)
+ * ends it as a close from outside would, once the callbacks under way returned.
+ */
+void zm_session_close_detached(zm_session_t *s);
 bool zm_session_is_closed(const zm_session_t *s);
 void zm_session_zid(const zm_session_t *s, zm_zid_t *out);
 
@@ -307,7 +316,7 @@ typedef struct {
     bool any_key;
     uint8_t destination; /* ZM_LOCALITY_* */
     uint64_t timeout_ms;
-    _Atomic(uint32_t) *rid_shared; /* if not NULL: gets the request id before any reply or end can come */
+    struct zm_cancel *cancel; /* if not NULL: a zm_cancel_cancel of it ends the get */
 } zm_get_args_t;
 
 ZM_NODISCARD z_result_t zm_session_declare_queryable(zm_session_t *s, const char *key, size_t len, bool complete,
@@ -341,14 +350,35 @@ bool zm_params_have(zm_slice_t params, const char *name);
 
 /**
  * Sends a get; fn(reply, ctx) runs for each reply, and drop(ctx) once when the get ends (final
- * responses from everyone asked, or timeout, or close). On error drop has not been called.
- * *rid (if not NULL) gets its request id, for zm_session_get_cancel.
+ * responses from everyone asked, or timeout, or close, or its cancellation). On error drop has
+ * not been called: Z_ERR_CANCELLED when a->cancel is cancelled already. *rid (if not NULL) gets
+ * its request id.
  */
 ZM_NODISCARD z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn fn, zm_drop_fn drop,
                                        void *ctx, uint32_t *rid);
 
 /** Ends the get rid now, as its timeout would (nothing if it ended already). */
 void zm_session_get_cancel(zm_session_t *s, uint32_t rid);
+
+/*
+ * A cancellation token: a counted record, given to gets (of any session) so that one cancel ends
+ * them all. A get links itself into it when its session registers it and unlinks itself when it
+ * ends, both under its session's lock, and the token's lock ranks below every session's. A
+ * cancel ends the gets linked one at a time through their sessions (their callbacks may run on
+ * the cancelling thread: LATEST's kept replies, the drop), and a session's close waits for the
+ * cancels under way in it. Cancelling twice, or after the gets ended, does nothing more; a
+ * cancel from inside a get's reply callback ends that get once the callback returns.
+ */
+typedef struct zm_cancel zm_cancel_t;
+/** A new token (one reference), not cancelled; ZM_E_NOMEM. */
+ZM_NODISCARD z_result_t zm_cancel_new(zm_cancel_t **out);
+/** Adds a reference to t; returns t. */
+zm_cancel_t *zm_cancel_ref(zm_cancel_t *t);
+/** Drops a reference to t (NULL: nothing); the last frees it. */
+void zm_cancel_unref(zm_cancel_t *t);
+bool zm_cancel_is_cancelled(zm_cancel_t *t);
+/** Ends every get linked to t; gets given t from now on are refused (Z_ERR_CANCELLED). */
+void zm_cancel_cancel(zm_cancel_t *t);
 
 /**
  * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
@@ -403,11 +433,11 @@ ZM_NODISCARD z_result_t zm_session_undeclare_liveliness_subscriber(zm_session_t 
 /**
  * Asks every peer for the tokens alive on key: fn(reply, ctx) runs with an OK reply (a PUT
  * sample on the token's key) per token, drop(ctx) once when every peer asked has answered, at
- * timeout_ms, at close, or when zm_session_get_cancel is given its id. The id goes to *id_shared
- * (if not NULL) before any reply or end can come, and to *id. On error drop has not run.
+ * timeout_ms, at close, when zm_session_get_cancel is given its id (*id), or when cancel (if not
+ * NULL) is cancelled. On error drop has not run: Z_ERR_CANCELLED when cancel is cancelled already.
  */
 ZM_NODISCARD z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
-                                                  zm_reply_fn fn, zm_drop_fn drop, void *ctx,
-                                                  _Atomic(uint32_t) *id_shared, uint32_t *id);
+                                                  zm_reply_fn fn, zm_drop_fn drop, void *ctx, zm_cancel_t *cancel,
+                                                  uint32_t *id);
 
 #endif /* ZM_SESSION_H */

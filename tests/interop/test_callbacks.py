@@ -2,8 +2,9 @@
 own peer's reader alone (the other peers stay connected and served, and the program still ends
 promptly once the callback returns), and a callback that closes its own session (a subscriber's,
 a reply's, a get's end at its timeout, a liveliness subscriber's, a local put's, a local
-queryable's) returns from z_close, and the program then ends cleanly (under ASan: no error, no
-leak). The zmote end is tests/interop/zm_callback; the Rust nodes are eclipse-zenoh sessions.
+queryable's, a subscriber's drop run by its undeclare, a liveliness get's reply from a token of
+the same session) returns from z_close, and the program then ends cleanly (under ASan: no error,
+no leak); so does one whose callback drops the session's last reference. The zmote end is tests/interop/zm_callback; the Rust nodes are eclipse-zenoh sessions.
 """
 import signal
 import time
@@ -145,3 +146,52 @@ def test_close_in_local_callback(children, role):
                     stdin=False)
     z.wait_line(r"^closed rc=0", 10)
     assert_clean_end(z)
+
+
+def test_close_in_drop_run_by_undeclare(children):
+    """The undeclare runs the subscriber's drop on the program's thread: its z_close returns."""
+    port = harness.free_port()
+    z = children.zm("zm_callback", "close", "undeclare", "-k", "zm/cb/close/undeclare", "-m", "peer", "-l",
+                    endpoint(port), stdin=False)
+    z.wait_line(r"^closed rc=0", 10)
+    assert_clean_end(z)
+
+
+def test_close_in_local_liveliness_get_reply(children):
+    """A liveliness get answered by a token of the same session, whose reply callback closes it."""
+    port = harness.free_port()
+    z = children.zm("zm_callback", "close", "livget", "-k", "zm/cb/close/livget", "-m", "peer", "-l", endpoint(port),
+                    stdin=False)
+    z.wait_line(r"^closed rc=0", 10)
+    z.wait_line(r"^get rc=0", 10)
+    assert_clean_end(z)
+
+
+def test_last_session_reference_dropped_in_callback(children, rust):
+    """A background subscriber's callback drops the session's last reference: it ends, nothing leaks."""
+    port = harness.free_port()
+    z = zmote_listening(children, port, "last", "sub", "-k", "zm/cb/last")
+    s = rust.peer(connect=[endpoint(port)])
+    pub = s.declare_publisher("zm/cb/last")
+    harness.wait_matching(pub, timeout=20, others=[z])
+    pub.put(b"x")
+    z.wait_line(r"^dropped", 10)
+    z.wait_line(r"^subscriber dropped", 15)  # the session's close ran, on a task of its own
+    assert_clean_end(z)
+
+
+def test_last_session_reference_dropped_in_get_drop(children, rust):
+    """The get's end at its timeout, on the worker, drops the session's last reference."""
+    port = harness.free_port()
+    ep = endpoint(port)
+    s = rust.peer(listen=[ep])
+    held = []  # queries kept unanswered: no final response until the test ends
+    qbl = s.declare_queryable("zm/cb/last/drop", held.append)
+    harness.wait_listening(port, 10)
+    z = children.zm("zm_callback", "last", "drop", "-k", "zm/cb/last/drop", "-m", "peer", "-e", ep, stdin=False)
+    z.wait_line(r"^get rc=0", 20)
+    z.wait_line(r"^dropped", 20)
+    z.wait_line(r"^subscriber dropped", 15)
+    assert_clean_end(z)
+    held.clear()
+    qbl.undeclare()

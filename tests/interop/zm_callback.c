@@ -7,8 +7,18 @@
  *                                    subscriber's first sample), reply (a get's first reply), drop
  *                                    (a get's end at its timeout), live (a liveliness
  *                                    subscriber's first event), local (a local put's delivery),
- *                                    qbl (a local get's queryable). Prints "closing", then
- *                                    "closed rc=R" once z_close returned in the callback.
+ *                                    qbl (a local get's queryable), undeclare (a subscriber's
+ *                                    drop, run by its undeclare from the program's thread),
+ *                                    livget (a liveliness get's reply, from a token of this very
+ *                                    session). Prints "closing", then "closed rc=R" once z_close
+ *                                    returned in the callback.
+ *   zm_callback last ROLE -k KEY     drops the session's last reference ("dropping", then
+ *                                    "dropped") from a callback: ROLE sub (a background
+ *                                    subscriber's first sample, on its read task), drop (a get's
+ *                                    end at its timeout, on its worker). The program then waits
+ *                                    for the background subscriber's drop, which the session's
+ *                                    close runs ("subscriber dropped"), without touching the
+ *                                    session.
  *
  * Common: -m mode, -e connect, -l listen, -t deadline in ms (default 60000). Prints "ready" once
  * declared; it ends at the deadline, on SIGTERM or SIGINT, or once its session is closed, then
@@ -101,6 +111,38 @@ static void on_drop_close(void *ctx)
     close_here();
 }
 
+static atomic_bool session_gone;
+static atomic_bool sub_dropped;
+
+static void on_sub_drop(void *ctx)
+{
+    (void)ctx;
+    atomic_store(&sub_dropped, true);
+}
+
+static void drop_session_here(void)
+{
+    if (atomic_exchange(&session_gone, true)) {
+        return;
+    }
+    printf("dropping\n");
+    z_drop(z_move(session));
+    printf("dropped\n");
+}
+
+static void on_sample_drop_session(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)sample;
+    (void)ctx;
+    drop_session_here();
+}
+
+static void on_drop_drop_session(void *ctx)
+{
+    (void)ctx;
+    drop_session_here();
+}
+
 static void on_query_close(z_loaned_query_t *query, void *ctx)
 {
     (void)query;
@@ -110,7 +152,8 @@ static void on_query_close(z_loaned_query_t *query, void *ctx)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: zm_callback block|close [ROLE] -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
+    fprintf(stderr,
+            "usage: zm_callback block|close ROLE|last ROLE -k KEY [-B MS] [-m MODE] [-e EP] [-l EP] [-t MS]\n");
     return 2;
 }
 
@@ -123,7 +166,7 @@ int main(int argc, char **argv)
     const char *what = argv[1];
     const char *role = "";
     int first = 2;
-    if (strcmp(what, "close") == 0) {
+    if (strcmp(what, "close") == 0 || strcmp(what, "last") == 0) {
         if (argc < 3) {
             return usage();
         }
@@ -179,12 +222,26 @@ int main(int argc, char **argv)
     bool has_sub = false;
     z_owned_queryable_t qbl;
     bool has_qbl = false;
+    z_owned_liveliness_token_t token;
+    bool has_token = false;
     int rc = 0;
-    if (strcmp(what, "block") == 0 || strcmp(role, "sub") == 0 || strcmp(role, "local") == 0) {
+    if (strcmp(what, "last") == 0) {
         z_owned_closure_sample_t cb;
-        z_closure(&cb, strcmp(what, "block") == 0 ? on_block : on_sample_close, NULL, NULL);
+        z_closure(&cb, on_sample_drop_session, on_sub_drop, NULL);
+        rc = z_declare_background_subscriber(z_loan(session), z_loan(ke), z_move(cb), NULL);
+    } else if (strcmp(what, "block") == 0 || strcmp(role, "sub") == 0 || strcmp(role, "local") == 0 ||
+               strcmp(role, "undeclare") == 0) {
+        z_owned_closure_sample_t cb;
+        if (strcmp(role, "undeclare") == 0) {
+            z_closure(&cb, on_sample_close, on_drop_close, NULL);
+        } else {
+            z_closure(&cb, strcmp(what, "block") == 0 ? on_block : on_sample_close, NULL, NULL);
+        }
         rc = z_declare_subscriber(z_loan(session), &sub, z_loan(ke), z_move(cb), NULL);
         has_sub = rc == 0;
+    } else if (strcmp(role, "livget") == 0) {
+        rc = z_liveliness_declare_token(z_loan(session), &token, z_loan(ke), NULL);
+        has_token = rc == 0;
     } else if (strcmp(role, "live") == 0) {
         z_owned_closure_sample_t cb;
         z_closure(&cb, on_sample_close, NULL, NULL);
@@ -199,7 +256,7 @@ int main(int argc, char **argv)
         z_closure(&cb, on_query_close, NULL, NULL);
         rc = z_declare_queryable(z_loan(session), &qbl, z_loan(ke), z_move(cb), NULL);
         has_qbl = rc == 0;
-    } else if (strcmp(role, "reply") != 0 && strcmp(role, "drop") != 0) {
+    } else if (strcmp(role, "reply") != 0 && strcmp(role, "drop") != 0 && strcmp(what, "last") != 0) {
         z_drop(z_move(session));
         return usage();
     }
@@ -209,7 +266,40 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("ready\n");
-    if (strcmp(role, "local") == 0) {
+    if (strcmp(what, "last") == 0) {
+        if (strcmp(role, "drop") == 0) {
+            z_owned_closure_reply_t cb;
+            z_closure(&cb, on_reply_ignore, on_drop_drop_session, NULL);
+            z_get_options_t opts;
+            z_get_options_default(&opts);
+            opts.timeout_ms = 2000;
+            rc = z_get(z_loan(session), z_loan(ke), "", z_move(cb), &opts);
+            printf("get rc=%d\n", rc);
+        }
+        long deadline = now_ms() + timeout_ms;
+        while (!atomic_load(&stop) && !atomic_load(&session_gone) && now_ms() < deadline) {
+            sleep_ms(20);
+        }
+        if (!atomic_load(&session_gone)) {
+            z_drop(z_move(session));
+        }
+        deadline = now_ms() + 10000;
+        while (!atomic_load(&sub_dropped) && now_ms() < deadline) {
+            sleep_ms(20);
+        }
+        printf(atomic_load(&sub_dropped) ? "subscriber dropped\n" : "subscriber not dropped\n");
+        printf("done\n");
+        return 0;
+    }
+    if (strcmp(role, "undeclare") == 0) {
+        z_drop(z_move(sub)); /* its drop closes the session, from this thread */
+        has_sub = false;
+    } else if (strcmp(role, "livget") == 0) {
+        z_owned_closure_reply_t cb;
+        z_closure(&cb, on_reply_close, NULL, NULL);
+        rc = z_liveliness_get(z_loan(session), z_loan(ke), z_move(cb), NULL);
+        printf("get rc=%d\n", rc);
+    } else if (strcmp(role, "local") == 0) {
         z_owned_bytes_t payload;
         z_bytes_copy_from_str(&payload, "local");
         z_put(z_loan(session), z_loan(ke), z_move(payload), NULL);
@@ -235,6 +325,9 @@ int main(int argc, char **argv)
     }
     if (has_qbl) {
         z_drop(z_move(qbl));
+    }
+    if (has_token) {
+        z_drop(z_move(token));
     }
     z_drop(z_move(session));
     printf("done\n");

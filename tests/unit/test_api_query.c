@@ -328,6 +328,175 @@ static void test_cancellation(void)
     pair_close(&p);
     CHECK_EQ_INT(live(), before);
 }
+
+/* ---- queries held on the answering side: one reply each, no final until dropped ---------------- */
+
+#define HELD_MAX 8
+static z_owned_query_t held[HELD_MAX];
+static atomic_uint n_held;
+
+static void on_query_hold(z_loaned_query_t *query, void *ctx)
+{
+    (void)ctx;
+    unsigned i = atomic_load(&n_held);
+    if (i < HELD_MAX && z_query_clone(&held[i], query) == Z_OK) {
+        z_owned_bytes_t b;
+        z_bytes_from_static_str(&b, "held");
+        (void)z_query_reply(query, z_query_keyexpr(query), z_move(b), NULL);
+        atomic_store(&n_held, i + 1);
+    }
+}
+
+static bool wait_held(unsigned n)
+{
+    uint64_t deadline = zm_port_clock_ms() + 5000;
+    while (atomic_load(&n_held) < n && zm_port_clock_ms() < deadline) {
+        zm_port_sleep_ms(1); /* the queryable's callback counts them: no event crosses from there */
+    }
+    return atomic_load(&n_held) >= n;
+}
+
+static void held_drop(void)
+{
+    for (unsigned i = 0; i < atomic_load(&n_held); i++) {
+        z_drop(z_move(held[i]));
+    }
+    atomic_store(&n_held, 0);
+}
+
+/* A get on key linked to a clone of token, its replies to fn. */
+static z_result_t get_with(const z_loaned_session_t *s, const char *key, const z_loaned_cancellation_token_t *token,
+                           void (*fn)(z_loaned_reply_t *reply, void *ctx), void *ctx)
+{
+    z_view_keyexpr_t ke;
+    z_view_keyexpr_from_str(&ke, key);
+    z_get_options_t o;
+    z_get_options_default(&o);
+    o.consolidation.mode = Z_CONSOLIDATION_MODE_NONE;
+    o.timeout_ms = 30000;
+    z_owned_cancellation_token_t clone;
+    CHECK_EQ_INT(z_cancellation_token_clone(&clone, token), Z_OK);
+    o.cancellation_token = z_move(clone);
+    z_owned_closure_reply_t cb;
+    z_closure(&cb, fn, on_end, ctx);
+    return z_get(s, z_loan(ke), "", z_move(cb), &o);
+}
+
+/* A reply callback that cancels the token it is given. */
+static void on_reply_cancel(z_loaned_reply_t *reply, void *ctx)
+{
+    on_reply(reply, NULL);
+    CHECK_EQ_INT(z_cancellation_token_cancel(ctx), Z_OK);
+}
+
+static void *cancel_task(void *arg)
+{
+    CHECK_EQ_INT(z_cancellation_token_cancel(arg), Z_OK);
+    return NULL;
+}
+
+/* Until b's gets on qc/ reach a's holding queryable (its declaration has crossed). */
+static void warm_up_held(pair_t *p)
+{
+    z_owned_cancellation_token_t token;
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    for (int i = 0; i < 100 && atomic_load(&n_held) == 0; i++) {
+        unsigned e0 = ends_now();
+        CHECK_EQ_INT(get_with(z_loan(p->b), "qc/warm", z_loan(token), on_reply, NULL), Z_OK);
+        uint64_t deadline = zm_port_clock_ms() + 5000;
+        while (ends_now() == e0 && atomic_load(&n_held) == 0 && zm_port_clock_ms() < deadline) {
+            zm_port_sleep_ms(1);
+        }
+        if (atomic_load(&n_held) == 0) {
+            zm_port_sleep_ms(10); /* asked nobody: it ended at once */
+        }
+    }
+    CHECK(atomic_load(&n_held) == 1);
+    CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+    held_drop();
+    z_drop(z_move(token));
+}
+
+/*
+ * One token shared by several gets ends them all at once; cancelling again, or after the gets
+ * ended, does nothing more; a reply callback may cancel its own get's token (the get ends once
+ * it returns); a cancel racing each get's own end, or its session's close, ends each get once.
+ */
+static void test_cancellation_shared(void)
+{
+    long before = live();
+    pair_t p;
+    pair_open(&p);
+    z_view_keyexpr_t hk;
+    z_view_keyexpr_from_str(&hk, "qc/**");
+    z_owned_closure_query_t qcb;
+    z_closure(&qcb, on_query_hold, NULL, NULL);
+    z_owned_queryable_t hq;
+    CHECK_EQ_INT(z_declare_queryable(z_loan(p.a), &hq, z_loan(hk), z_move(qcb), NULL), Z_OK);
+    warm_up_held(&p);
+    /* several gets, one token */
+    z_owned_cancellation_token_t token;
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    unsigned e0 = ends_now();
+    for (unsigned i = 0; i < 4; i++) {
+        CHECK_EQ_INT(get_with(z_loan(p.b), "qc/many", z_loan(token), on_reply, NULL), Z_OK);
+    }
+    CHECK(wait_held(4));
+    CHECK_EQ_INT(ends_now(), e0);
+    CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+    CHECK(wait_ends(e0 + 4, 2000)); /* at once, or once a reply callback under way returns */
+    CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+    CHECK_EQ_INT(ends_now(), e0 + 4);
+    held_drop(); /* their final responses find the gets gone */
+    z_drop(z_move(token));
+
+    /* a cancel after its gets ended */
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    e0 = ends_now();
+    CHECK_EQ_INT(get_with(z_loan(p.b), "qa/x", z_loan(token), on_reply, NULL), Z_OK);
+    CHECK(wait_ends(e0 + 1, 5000));
+    CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+    CHECK(z_cancellation_token_is_cancelled(z_loan(token)));
+    CHECK_EQ_INT(ends_now(), e0 + 1);
+    z_drop(z_move(token));
+
+    /* a reply callback cancels: its get and the token's other get end */
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    e0 = ends_now();
+    CHECK_EQ_INT(get_with(z_loan(p.b), "qc/quiet", z_loan(token), on_reply, NULL), Z_OK);
+    CHECK(wait_held(1));
+    CHECK_EQ_INT(get_with(z_loan(p.b), "qc/cancel", z_loan(token), on_reply_cancel, z_loan_mut(token)), Z_OK);
+    CHECK(wait_ends(e0 + 2, 5000)); /* at once, not at the 30 s timeout */
+    CHECK(wait_held(2));
+    held_drop();
+    z_drop(z_move(token));
+
+    /* cancels racing the gets' own ends */
+    e0 = ends_now();
+    for (unsigned i = 0; i < 50; i++) {
+        CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+        CHECK_EQ_INT(get_with(z_loan(p.b), "qa/x", z_loan(token), on_reply, NULL), Z_OK);
+        CHECK_EQ_INT(z_cancellation_token_cancel(z_loan_mut(token)), Z_OK);
+        z_drop(z_move(token));
+    }
+    CHECK(wait_ends(e0 + 50, 5000));
+
+    /* a cancel racing the close of the get's session */
+    CHECK_EQ_INT(z_cancellation_token_new(&token), Z_OK);
+    e0 = ends_now();
+    CHECK_EQ_INT(get_with(z_loan(p.b), "qc/close", z_loan(token), on_reply, NULL), Z_OK);
+    CHECK(wait_held(1));
+    zm_task_t t;
+    CHECK_EQ_INT(zm_port_task_start(&t, cancel_task, z_loan_mut(token)), Z_OK);
+    z_drop(z_move(p.b));
+    zm_port_task_join(&t);
+    CHECK_EQ_INT(ends_now(), e0 + 1);
+    held_drop();
+    z_drop(z_move(token));
+    z_drop(z_move(hq));
+    pair_close(&p);
+    CHECK_EQ_INT(live(), before);
+}
 #endif
 
 int main(void)
@@ -340,6 +509,7 @@ int main(void)
     test_failing_allocations();
 #ifdef Z_FEATURE_UNSTABLE_API
     test_cancellation();
+    test_cancellation_shared();
 #endif
     z_drop(z_move(changed));
     z_drop(z_move(lock));

@@ -438,16 +438,23 @@ static void test_get(void)
     CHECK(zm_port_clock_ms() - t0 >= 300);
     CHECK_EQ_INT(events_count(&slow), 0);
 
-    /* one cancelled ends at once, its id given before it could end */
+    /* one cancelled ends at once: by its id, or by its token */
     events_t cancelled;
     events_init(&cancelled);
-    _Atomic(uint32_t) shared = 0;
-    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &cancelled, &shared, &gid),
-                 Z_OK);
-    CHECK_EQ_INT(atomic_load(&shared), gid);
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &cancelled, NULL, &gid), Z_OK);
     CHECK(!atomic_load(&cancelled.dropped));
     zm_session_get_cancel(s, gid);
     CHECK(atomic_load(&cancelled.dropped));
+    zm_cancel_t *token = NULL;
+    CHECK_EQ_INT(zm_cancel_new(&token), Z_OK);
+    atomic_store(&cancelled.dropped, false);
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &cancelled, token, &gid), Z_OK);
+    CHECK(!atomic_load(&cancelled.dropped));
+    zm_cancel_cancel(token);
+    CHECK(atomic_load(&cancelled.dropped));
+    CHECK_EQ_INT(zm_session_liveliness_get(s, "none/**", 7, 60000, on_reply, on_drop, &cancelled, token, &gid),
+                 Z_ERR_CANCELLED);
+    zm_cancel_unref(token);
 
     /* one whose peer dies ends when it is gone */
     events_t gone;

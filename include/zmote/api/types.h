@@ -621,11 +621,11 @@ typedef struct {
     z_consolidation_mode_t mode; /**< the mode; default Z_CONSOLIDATION_MODE_AUTO */
 } z_query_consolidation_t;
 
-struct zm_api_cancel;
+struct zm_cancel;
 
 /** A counted reference to a cancellation token shared by the gets given it (unstable API). */
 typedef struct {
-    struct zm_api_cancel *ptr; /**< the token's shared record */
+    struct zm_cancel *ptr; /**< the token's shared record */
 } zm_api_cancellation_token_t;
 
 ZM_OWNED_TYPE_RC(zm_api_cancellation_token_t, cancellation_token)

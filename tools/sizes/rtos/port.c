@@ -46,6 +46,11 @@ z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg)
     return Z_OK;
 }
 void zm_port_task_join(zm_task_t *t) { (void)t; }
+z_result_t zm_port_task_start_detached(void *(*fn)(void *), void *arg)
+{
+    (void)fn(arg);
+    return Z_OK;
+}
 
 z_result_t zm_port_serial_open(zm_serial_t *s, const char *dev, uint32_t baudrate)
 {
