@@ -222,11 +222,24 @@ void zm_api_reply_clear(zm_api_reply_t *r);
 
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
+/**
+ * The bytes of b from pos on, up to the end of the run that holds pos: *left of them (NULL and 0
+ * past the end).
+ */
+const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left);
+
+/**
+ * b as one run of bytes, as a message carries it: a payload of several runs (z_bytes_writer_append)
+ * is first copied into one block, in place, and its runs dropped. False when out of memory.
+ */
+bool zm_api_bytes_flat(zm_api_bytes_t *b, zm_slice_t *out);
+
 /* The parts of a put's body taken from API objects, which the body borrows: they must live as long
- * as the zm_put_args_t. The empty encoding is none. */
-static inline void zm_api_put_payload(zm_put_args_t *a, const z_moved_bytes_t *payload)
+ * as the zm_put_args_t. The empty encoding is none. A payload or attachment given in several runs
+ * is joined in place (it is the caller's, moved): false when that runs out of memory. */
+static inline bool zm_api_put_payload(zm_put_args_t *a, z_moved_bytes_t *payload)
 {
-    a->body.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
+    return zm_api_bytes_flat(&payload->_this._val, &a->body.payload);
 }
 
 static inline void zm_api_put_encoding(zm_put_args_t *a, const zm_api_encoding_t *e)
@@ -240,12 +253,13 @@ static inline void zm_api_put_encoding(zm_put_args_t *a, const zm_api_encoding_t
     a->body.encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
 }
 
-static inline void zm_api_put_attachment(zm_put_args_t *a, const z_moved_bytes_t *att)
+static inline bool zm_api_put_attachment(zm_put_args_t *a, z_moved_bytes_t *att)
 {
-    if (att != NULL) {
-        a->body.exts |= ZM_PUT_EXT_ATTACHMENT;
-        a->body.attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
+    if (att == NULL) {
+        return true;
     }
+    a->body.exts |= ZM_PUT_EXT_ATTACHMENT;
+    return zm_api_bytes_flat(&att->_this._val, &a->body.attachment);
 }
 
 inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts)
