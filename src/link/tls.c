@@ -472,7 +472,7 @@ static z_result_t tls_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64
 {
     tls_link_t *t = l->ctx;
     size_t done = 0;
-    z_result_t r = Z_OK;
+    z_result_t r = t->up ? Z_OK : ZM_E_CLOSED; /* nothing goes out before the handshake (a CLOSE to a newcomer) */
     while (r == Z_OK && (t->pending > 0 || done < len)) {
         r = zm_port_socket_wait_writable(&t->sock, deadline_ms);
         if (r != Z_OK) {
@@ -493,7 +493,7 @@ static z_result_t tls_write(zm_link_t *l, const uint8_t *buf, size_t len, uint64
             } else {
                 done += (size_t)ret;
             }
-        } else if (ret == MBEDTLS_ERR_SSL_WANT_WRITE || ret == MBEDTLS_ERR_SSL_WANT_READ) {
+        } else if (ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
             if (t->pending == 0) {
                 t->pending = rec;
                 done += rec;
