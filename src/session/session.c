@@ -813,10 +813,14 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     s->next_key_id = 1;
     z_result_t listen_rc = Z_OK; /* only peers listen */
 #if Z_FEATURE_LINK_TLS
-    rc = zm_tls_creds_new(&s->tls, &cfg->tls);
+    rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
+    if (rc != Z_OK) {
+        zm_session_close(s);
+        return rc;
+    }
 #endif
 #if Z_FEATURE_UNICAST_PEER
-    if (rc == Z_OK && cfg->n_listen > 0) {
+    if (cfg->n_listen > 0) {
         listen_rc = listen_first(s);
         rc = cfg->listen_may_fail ? Z_OK : listen_rc;
     }
