@@ -190,9 +190,9 @@ def zmote_listener(children, certs, port, mtls=False):
     return p
 
 
-def rust_gets_in(rust_tls_nodes, certs, port, p, tag, **kw):
-    """A Rust client over TLS into the zmote peer; its put shows there."""
-    s = rust_tls_nodes.open("client", rust_tls(certs, **kw), connect=[f"tls/127.0.0.1:{port}"])
+def rust_gets_in(rust_tls_nodes, certs, port, p, tag, mode="peer", **kw):
+    """A Rust peer (or client) over TLS into the zmote peer; its put shows there."""
+    s = rust_tls_nodes.open(mode, rust_tls(certs, **kw), connect=[f"tls/127.0.0.1:{port}"])
     pub = s.declare_publisher(KEY)
     harness.wait_matching(pub, others=[p])
     pub.put(tag)
@@ -200,14 +200,24 @@ def rust_gets_in(rust_tls_nodes, certs, port, p, tag, **kw):
 
 
 def rust_refused(rust_tls_nodes, certs, port, p, **kw):
+    """A Rust client (whose open fails when its one connection does) refused by the zmote peer."""
     with pytest.raises(Exception):
         rust_tls_nodes.open("client", rust_tls(certs, **kw), connect=[f"tls/127.0.0.1:{port}"])
 
 
-def test_rust_peer_into_zmote_tls_listener(certs, children, rust_tls_nodes):
+def test_rust_into_zmote_tls_listener(certs, children, rust_tls_nodes):
     port = free_port()
     p = zmote_listener(children, certs, port)
     rust_gets_in(rust_tls_nodes, certs, port, p, b"peer")
+    rust_gets_in(rust_tls_nodes, certs, port, p, b"client", mode="client")
+
+
+def test_unreadable_certificate_is_named(certs, children):
+    g = zm_tls(children, [f"ZMOTE_TLS_ROOT_CA_CERTIFICATE={certs / 'nonexistent.pem'}"], "z_pub",
+               "-e", f"tls/localhost:{free_port()}", "-k", KEY)
+    g.wait_line(r"tls: root CA certificate: cannot read or parse it", timeout=20)
+    g.wait_line(r"cannot open session: TLS: certificate, key or CA missing or unreadable", timeout=5)
+    assert g.wait_exit(10) != 0
 
 
 def test_mtls_listener(certs, children, rust_tls_nodes):
