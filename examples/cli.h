@@ -77,6 +77,45 @@ static inline void cli_hint(void)
     fprintf(stderr, "%s: run with %s for usage\n", cli_state()->program, cli_state()->help_is_h ? "-h" : "--help");
 }
 
+#if Z_FEATURE_LINK_TLS
+/*
+ * The TLS settings, which zenoh-pico's flags have no room for, from the environment: each
+ * Z_CONFIG_TLS_<NAME>_KEY from ZMOTE_TLS_<NAME> (e.g. ZMOTE_TLS_ROOT_CA_CERTIFICATE=ca.pem,
+ * ZMOTE_TLS_ENABLE_MTLS=true). Read with the first -e or -l.
+ */
+static inline void cli_tls_from_env(z_owned_config_t *config)
+{
+    static const struct {
+        uint8_t key;
+        const char *var;
+    } vars[] = {
+        {Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_KEY, "ZMOTE_TLS_ROOT_CA_CERTIFICATE"},
+        {Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_BASE64_KEY, "ZMOTE_TLS_ROOT_CA_CERTIFICATE_BASE64"},
+        {Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_KEY, "ZMOTE_TLS_LISTEN_PRIVATE_KEY"},
+        {Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_BASE64_KEY, "ZMOTE_TLS_LISTEN_PRIVATE_KEY_BASE64"},
+        {Z_CONFIG_TLS_LISTEN_CERTIFICATE_KEY, "ZMOTE_TLS_LISTEN_CERTIFICATE"},
+        {Z_CONFIG_TLS_LISTEN_CERTIFICATE_BASE64_KEY, "ZMOTE_TLS_LISTEN_CERTIFICATE_BASE64"},
+        {Z_CONFIG_TLS_ENABLE_MTLS_KEY, "ZMOTE_TLS_ENABLE_MTLS"},
+        {Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_KEY, "ZMOTE_TLS_CONNECT_PRIVATE_KEY"},
+        {Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_BASE64_KEY, "ZMOTE_TLS_CONNECT_PRIVATE_KEY_BASE64"},
+        {Z_CONFIG_TLS_CONNECT_CERTIFICATE_KEY, "ZMOTE_TLS_CONNECT_CERTIFICATE"},
+        {Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY, "ZMOTE_TLS_CONNECT_CERTIFICATE_BASE64"},
+        {Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY, "ZMOTE_TLS_VERIFY_NAME_ON_CONNECT"},
+    };
+    static bool done = false;
+    for (size_t i = 0; !done && i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i].var);
+        if (v != NULL) {
+            zp_config_insert(z_loan_mut(*config), vars[i].key, v);
+        }
+    }
+    done = true;
+}
+#define CLI_TLS_FROM_ENV(config) cli_tls_from_env(config)
+#else
+#define CLI_TLS_FROM_ENV(config) ((void)(config))
+#endif
+
 /*
  * Applies -e (connect, appends), -m (mode, replaces) or -l (listen, replaces) to the config.
  * Returns true when opt was one of them.
@@ -84,6 +123,9 @@ static inline void cli_hint(void)
 static inline bool cli_config_option(z_owned_config_t *config, int opt, const char *arg)
 {
     cli_state_t *st = cli_state();
+    if (opt == 'e' || opt == 'l') {
+        CLI_TLS_FROM_ENV(config);
+    }
     switch (opt) {
     case 'e':
         zp_config_insert(z_loan_mut(*config), Z_CONFIG_CONNECT_KEY, arg);

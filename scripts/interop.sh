@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 tree=build/debug
-cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc)
+cmake_args=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_LINK_TLS=1)
 do_build=1
 counts=
 jobs=${ZM_INTEROP_JOBS:-6}
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     case $1 in
         --asan)
             tree=build/asan
-            cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON)
+            cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON -DZ_FEATURE_LINK_TLS=1)
             shift ;;
         --no-build) do_build=0; shift ;;
         --counts) counts=$2; shift 2 ;;

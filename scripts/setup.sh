@@ -5,7 +5,8 @@
 # cross compiler, QEMU for the firmware tests, socat (the serial interop tests join two
 # pseudo-terminals with it), pkg-config (the install tests link a program with zmote.pc), doxygen
 # (the tests build the API reference, warnings as errors), ccache (scripts/test.sh's many build
-# trees compile the same files again and again) and the Python venv (.venv) that the interop
+# trees compile the same files again and again), Mbed TLS and openssl (the TLS links of the tests'
+# builds, and the certificates their tests make) and the Python venv (.venv) that the interop
 # tests use: eclipse-zenoh, pytest and pytest-xdist (the suite runs on several workers). Installing needs root; without it, a missing package is an error. While
 # another apt or dpkg holds the package locks, it waits for them, at most five minutes.
 set -euo pipefail
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 build_pkgs=(cmake ninja-build gcc libc6-dev)
 all_pkgs=("${build_pkgs[@]}" iproute2 util-linux g++ clang llvm libclang-rt-14-dev gcc-arm-none-eabi
-          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config doxygen ccache)
+          libnewlib-arm-none-eabi qemu-system-arm python3-venv socat pkg-config doxygen ccache libmbedtls-dev openssl)
 case "$what" in
     build) pkgs=("${build_pkgs[@]}") ;;
     all) pkgs=("${all_pkgs[@]}") ;;
@@ -24,7 +25,7 @@ esac
 # The command each package provides, for machines where it came from elsewhere than dpkg.
 declare -A cmd_of=([cmake]=cmake [ninja-build]=ninja [gcc]=gcc [g++]=g++ [clang]=clang [llvm]=llvm-size
                    [gcc-arm-none-eabi]=arm-none-eabi-gcc [qemu-system-arm]=qemu-system-arm
-                   [socat]=socat [pkg-config]=pkg-config [doxygen]=doxygen [ccache]=ccache)
+                   [socat]=socat [pkg-config]=pkg-config [doxygen]=doxygen [ccache]=ccache [openssl]=openssl)
 
 have_pkg() {
     if dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then

@@ -188,6 +188,11 @@
 /** Derived, not to be set: some socket is needed (TCP, or ZM_PORT_UDP). */
 #define ZM_PORT_SOCKETS (Z_FEATURE_LINK_TCP || ZM_PORT_UDP)
 
+/** TLS links (`tls/host:port`, Mbed TLS 2.x or 3.x over the port's TCP sockets; needs LINK_TCP). */
+#ifndef Z_FEATURE_LINK_TLS
+#define Z_FEATURE_LINK_TLS 0
+#endif
+
 /** TCP links send without delay (Nagle off): always so in zmote. */
 #ifndef Z_FEATURE_TCP_NODELAY
 #define Z_FEATURE_TCP_NODELAY 1
@@ -197,10 +202,6 @@
  * zenoh-pico's other switches, for programs that test them: links and tasks zmote does not have
  * (1 is refused below).
  */
-/** TLS links: zmote has none (1 is refused). */
-#ifndef Z_FEATURE_LINK_TLS
-#define Z_FEATURE_LINK_TLS 0
-#endif
 /** WebSocket links: zmote has none (1 is refused). */
 #ifndef Z_FEATURE_LINK_WS
 #define Z_FEATURE_LINK_WS 0
@@ -756,9 +757,14 @@
 #if Z_FEATURE_ADVANCED_SUBSCRIPTION
 #error "zmote does not implement advanced subscribers yet: leave Z_FEATURE_ADVANCED_SUBSCRIPTION at 0"
 #endif
-#if Z_FEATURE_LINK_TLS || Z_FEATURE_LINK_WS || Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || \
-    Z_FEATURE_RAWETH_TRANSPORT
-#error "zmote has TCP, UDP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"
+#if Z_FEATURE_LINK_WS || Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || Z_FEATURE_RAWETH_TRANSPORT
+#error "zmote has TCP, TLS, UDP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"
+#endif
+#if Z_FEATURE_LINK_TLS && !Z_FEATURE_LINK_TCP
+#error "Z_FEATURE_LINK_TLS needs Z_FEATURE_LINK_TCP (a TLS link runs over the port's TCP sockets)"
+#endif
+#if Z_FEATURE_LINK_TLS && ZM_NO_HEAP
+#error "Z_FEATURE_LINK_TLS needs a heap: Mbed TLS allocates each TLS session's record buffers itself"
 #endif
 #if Z_FEATURE_BATCH_TX_MUTEX || Z_FEATURE_BATCH_PEER_MUTEX || Z_FEATURE_RX_CACHE || Z_FEATURE_PERIODIC_TASKS
 #error "zmote has no Z_FEATURE_BATCH_TX_MUTEX, BATCH_PEER_MUTEX, RX_CACHE or PERIODIC_TASKS: leave them at 0"

@@ -154,6 +154,14 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
  */
 z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                                 size_t *written);
+#if Z_FEATURE_LINK_TLS
+/**
+ * Waits until the monotonic deadline deadline_ms for room in the socket, as a write would (POSIX:
+ * POLLOUT); Z_OK then, ZM_E_TIMEOUT if the deadline passed first (a past one polls once). TLS
+ * links wait here, outside their session's lock, before they encrypt a record.
+ */
+z_result_t zm_port_socket_wait_writable(zm_socket_t *s, uint64_t deadline_ms);
+#endif
 /** Makes reads, writes and accepts blocked on s, now or later, return (then close it). */
 void zm_port_socket_shutdown(zm_socket_t *s);
 /** Releases the socket; s must not be used again until it is opened anew. */

@@ -73,6 +73,12 @@ typedef int8_t z_result_t;
     X(ZM_E_ADDR_IN_USE, -45, "address already in use")                                 \
     X(ZM_E_UNREACHABLE, -46, "network or host unreachable")                            \
     X(ZM_E_NO_HOST, -47, "host name not resolved")                                     \
+    X(ZM_E_TLS_UNKNOWN_CA, -52, "TLS: certificate not signed by a trusted CA")       \
+    X(ZM_E_TLS_NAME, -53, "TLS: certificate name mismatch")                           \
+    X(ZM_E_TLS_EXPIRED, -54, "TLS: certificate expired or not yet valid")             \
+    X(ZM_E_TLS_REFUSED, -55, "TLS: handshake refused by the peer")                    \
+    X(ZM_E_TLS_HANDSHAKE, -56, "TLS: handshake failed")                               \
+    X(ZM_E_TLS_CONFIG, -57, "TLS: certificate, key or CA missing or unreadable")      \
     /* zenoh-pico's public and internal codes, with its values */                      \
     X(Z_ERR_CANCELLED, -69, "operation cancelled")                                     \
     X(_Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION, -70,                                 \

@@ -748,6 +748,14 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
     return r;
 }
 
+#if Z_FEATURE_LINK_TLS
+z_result_t zm_port_socket_wait_writable(zm_socket_t *s, uint64_t deadline_ms)
+{
+    int ready = poll_until(s->fd, POLLOUT, deadline_ms);
+    return ready > 0 ? Z_OK : ready == 0 ? ZM_E_TIMEOUT : errno_result(errno);
+}
+#endif
+
 void zm_port_socket_shutdown(zm_socket_t *s)
 {
     if (s->fd >= 0) {

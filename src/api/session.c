@@ -223,6 +223,21 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
         return ZM_E_UNSUPPORTED; /* it would scout, and this build does not */
     }
 #endif
+#if Z_FEATURE_LINK_TLS
+    zm_tls_config_t *t = &sc->tls;
+    t->root_ca = zp_config_get(c, Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_KEY);
+    t->root_ca_base64 = zp_config_get(c, Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_BASE64_KEY);
+    t->listen_key = zp_config_get(c, Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_KEY);
+    t->listen_key_base64 = zp_config_get(c, Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_BASE64_KEY);
+    t->listen_cert = zp_config_get(c, Z_CONFIG_TLS_LISTEN_CERTIFICATE_KEY);
+    t->listen_cert_base64 = zp_config_get(c, Z_CONFIG_TLS_LISTEN_CERTIFICATE_BASE64_KEY);
+    t->enable_mtls = zp_config_get(c, Z_CONFIG_TLS_ENABLE_MTLS_KEY);
+    t->connect_key = zp_config_get(c, Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_KEY);
+    t->connect_key_base64 = zp_config_get(c, Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_BASE64_KEY);
+    t->connect_cert = zp_config_get(c, Z_CONFIG_TLS_CONNECT_CERTIFICATE_KEY);
+    t->connect_cert_base64 = zp_config_get(c, Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY);
+    t->verify_name = zp_config_get(c, Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY);
+#endif
     const char *zid = zp_config_get(c, Z_CONFIG_SESSION_ZID_KEY);
     if (zid != NULL) {
         ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */

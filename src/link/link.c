@@ -1,6 +1,6 @@
 /*
  * The link table and the batch framing over it. Framing lives here, not in each protocol, so
- * that every stream link (TCP now, TLS later) shares one buffered reader: it fills the caller's
+ * that every stream link (TCP, TLS) shares one buffered reader: it fills the caller's
  * buffer with as much as one read gives, hands out whole batches in place, and moves only the
  * unfinished tail to the front when it needs room. See link.h for who may call what, when. A
  * client whose only link is serial (ZM_LINK_DIRECT) calls the line's operations by name instead,
@@ -14,7 +14,7 @@ static const zm_link_ops_t *const link_table[ZM_PROTO_COUNT] = {
     [ZM_PROTO_TCP] = Z_FEATURE_LINK_TCP ? &zm_link_tcp_ops : NULL,
     [ZM_PROTO_UDP] = Z_FEATURE_LINK_UDP_UNICAST ? &zm_link_udp_ops : NULL,
     [ZM_PROTO_SERIAL] = Z_FEATURE_LINK_SERIAL ? &zm_link_serial_ops : NULL,
-    /* tls is parsed but not implemented */
+    [ZM_PROTO_TLS] = Z_FEATURE_LINK_TLS ? &zm_link_tls_ops : NULL,
 };
 
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto)
@@ -163,14 +163,32 @@ static bool batch_buffered(const zm_link_t *l)
 /* One read, first waiting for bytes until the link's deadline when it has one. */
 static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
 {
-    if (l->rx_deadline_ms != 0 && l->ops->wait_readable != NULL) {
-        uint64_t now = zm_port_clock_ms();
-        if (now >= l->rx_deadline_ms) {
-            return ZM_E_TIMEOUT;
+#if Z_FEATURE_LINK_TLS
+    for (;;) {
+#endif
+        if (l->rx_deadline_ms != 0 && l->ops->wait_readable != NULL) {
+            uint64_t now = zm_port_clock_ms();
+            if (now >= l->rx_deadline_ms) {
+                return ZM_E_TIMEOUT;
+            }
+            ZM_TRY(l->ops->wait_readable(l, (uint32_t)(l->rx_deadline_ms - now)));
         }
-        ZM_TRY(l->ops->wait_readable(l, (uint32_t)(l->rx_deadline_ms - now)));
+#if Z_FEATURE_LINK_TLS
+        /* A link of records (TLS) never waits in its read: ZM_E_AGAIN until a record is whole. */
+        z_result_t r = l->ops->read(l, buf, len, n);
+        if (r != ZM_E_AGAIN) {
+            return r;
+        }
+        if (l->rx_deadline_ms == 0) {
+            r = l->ops->wait_readable(l, UINT32_MAX);
+            if (r != Z_OK && r != ZM_E_TIMEOUT) {
+                return r;
+            }
+        }
     }
+#else
     return l->ops->read(l, buf, len, n);
+#endif
 }
 
 /* Hands out the next buffered batch of a stream link: Z_OK, ZM_E_FIELD if its announced length

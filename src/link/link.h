@@ -45,6 +45,8 @@ typedef struct zm_link zm_link_t;
  * their monotonic deadline with ZM_E_TIMEOUT, *written telling how much went either way (a
  * datagram link writes all or nothing). A listen operation may switch l->ops to a table of its
  * listener's own (accept and the waits), and accept sets out->ops and out->ctx as it needs.
+ * A read may also be ZM_E_AGAIN, having nothing whole to give though its socket was readable
+ * (TLS: part of a record): a receive that waits then waits for the socket and reads again.
  * A table fills only the operations its build can use: listen and accept with peers, local_port
  * and socket with sockets, read and write with a link that moves bytes (ZM_LINK_BYTES).
  */
@@ -127,6 +129,9 @@ struct zm_link {
 /** The TCP entry of the table (tcp.c). */
 extern const zm_link_ops_t zm_link_tcp_ops;
 
+/** The TLS entry of the table (tls.c). */
+extern const zm_link_ops_t zm_link_tls_ops;
+
 /** The UDP unicast entry of the table (udp.c). */
 extern const zm_link_ops_t zm_link_udp_ops;
 
@@ -161,7 +166,7 @@ const zm_addr_t *zm_link_sender(const zm_link_t *l);
 
 /**
  * The operations for proto, or NULL if zmote recognises the protocol but does not implement
- * it (tls; tcp, udp and serial when their Z_FEATURE_LINK_* is 0).
+ * it (tcp, tls, udp and serial when their Z_FEATURE_LINK_* is 0).
  */
 const zm_link_ops_t *zm_link_ops_for(zm_link_proto_t proto);
 

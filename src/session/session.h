@@ -41,6 +41,7 @@
 #include <stdatomic.h>
 
 #include "proto/core.h"
+#include "link/tls.h"
 #include "proto/msg.h" /* ZM_TARGET_*, ZM_CONSOLIDATION_* of queries */
 #include "zmote/opt.h"
 
@@ -69,6 +70,9 @@ typedef struct {
     bool connect_exit_on_failure;
     int32_t listen_timeout_ms;
     bool listen_may_fail;
+#if Z_FEATURE_LINK_TLS
+    zm_tls_config_t tls; /* read during open only: the session keeps the credentials it made of it */
+#endif
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h" /* CLI_TLS_FROM_ENV: the TLS settings from the environment, as the examples */
 #include "zenoh-pico.h"
 
 #define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:z:"
@@ -693,9 +694,11 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
             zp_config_insert(z_loan_mut(*config), Z_CONFIG_MODE_KEY, optarg);
             break;
         case 'e':
+            CLI_TLS_FROM_ENV(config);
             zp_config_insert(z_loan_mut(*config), Z_CONFIG_CONNECT_KEY, optarg);
             break;
         case 'l':
+            CLI_TLS_FROM_ENV(config);
             zp_config_insert(z_loan_mut(*config), Z_CONFIG_LISTEN_KEY, optarg);
             break;
         case 'k':

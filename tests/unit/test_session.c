@@ -226,8 +226,8 @@ static void test_bad_config(void)
     c.connect[0] = "tcp/127.0.0.1";
     c.n_connect = 1;
     CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_LOCATOR); /* no port */
-    c.connect[0] = "tls/127.0.0.1:7447";
-    CHECK_EQ_INT(zm_session_open(&s, &c), ZM_E_UNSUPPORTED);
+    c.connect[0] = "tls/127.0.0.1:7447"; /* no TLS in the build, or no root CA configured */
+    CHECK_EQ_INT(zm_session_open(&s, &c), Z_FEATURE_LINK_TLS ? ZM_E_TLS_CONFIG : ZM_E_UNSUPPORTED);
     char closed[64];
     snprintf(closed, sizeof(closed), "tcp/127.0.0.1:%u", listening_port());
     c.connect[0] = closed;

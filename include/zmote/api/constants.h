@@ -16,8 +16,9 @@ extern "C" {
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
  * z_open reads the mode, the connect and listen locators, the zid, the scouting keys (z_scout
- * reads those too) and the connection establishment keys. The other keys are stored and returned by zp_config_get, for programs written
- * for zenoh-pico, but change nothing: zmote has no TLS, authentication or automatic timestamps.
+ * reads those too), the connection establishment keys and, with Z_FEATURE_LINK_TLS, the TLS keys.
+ * The other keys are stored and returned by zp_config_get, for programs written for zenoh-pico,
+ * but change nothing: zmote has no authentication or automatic timestamps.
  */
 
 /** The session's mode: Z_CONFIG_MODE_CLIENT (the default) or Z_CONFIG_MODE_PEER. */
@@ -62,29 +63,29 @@ extern "C" {
 #define Z_CONFIG_ADD_TIMESTAMP_KEY 0x4A
 /** zenoh-pico's default of Z_CONFIG_ADD_TIMESTAMP_KEY. */
 #define Z_CONFIG_ADD_TIMESTAMP_DEFAULT "false"
-/** TLS root CA certificate file (stored, not used: zmote has no TLS link). */
+/** TLS: the root CA certificate file (PEM or DER) that signs the peers' certificates. */
 #define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_KEY 0x4B
-/** TLS root CA certificate in base64 (stored, not used). */
+/** TLS: the root CA certificate in base64 (the file's content; wins over the file). */
 #define Z_CONFIG_TLS_ROOT_CA_CERTIFICATE_BASE64_KEY 0x4C
-/** TLS listener private key file (stored, not used). */
+/** TLS: a listener's private key file. */
 #define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_KEY 0x4D
-/** TLS listener private key in base64 (stored, not used). */
+/** TLS: a listener's private key in base64. */
 #define Z_CONFIG_TLS_LISTEN_PRIVATE_KEY_BASE64_KEY 0x4E
-/** TLS listener certificate file (stored, not used). */
+/** TLS: a listener's certificate file. */
 #define Z_CONFIG_TLS_LISTEN_CERTIFICATE_KEY 0x4F
-/** TLS listener certificate in base64 (stored, not used). */
+/** TLS: a listener's certificate in base64. */
 #define Z_CONFIG_TLS_LISTEN_CERTIFICATE_BASE64_KEY 0x50
-/** Whether TLS authenticates clients too (stored, not used). */
+/** TLS: "true" for mutual TLS: a listener requires a client certificate signed by the root CA. */
 #define Z_CONFIG_TLS_ENABLE_MTLS_KEY 0x51
-/** TLS client private key file (stored, not used). */
+/** TLS: a client's private key file (mutual TLS). */
 #define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_KEY 0x52
-/** TLS client private key in base64 (stored, not used). */
+/** TLS: a client's private key in base64. */
 #define Z_CONFIG_TLS_CONNECT_PRIVATE_KEY_BASE64_KEY 0x53
-/** TLS client certificate file (stored, not used). */
+/** TLS: a client's certificate file (mutual TLS). */
 #define Z_CONFIG_TLS_CONNECT_CERTIFICATE_KEY 0x54
-/** TLS client certificate in base64 (stored, not used). */
+/** TLS: a client's certificate in base64. */
 #define Z_CONFIG_TLS_CONNECT_CERTIFICATE_BASE64_KEY 0x55
-/** Whether TLS checks the server's name (stored, not used). */
+/** TLS: "false" to accept a server certificate for another name than the host connected to. */
 #define Z_CONFIG_TLS_VERIFY_NAME_ON_CONNECT_KEY 0x56
 
 /*
