@@ -163,7 +163,7 @@ typedef struct zm_peer {
     uint8_t index;   /* its slot in s->peers, the index of its zm_hits_t counters */
     uint8_t state;   /* zm_peer_state_t, under s->lock */
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
-    unsigned refs;   /* pins, under s->lock */
+    ZM_ATOMIC(unsigned) refs; /* pins: taken under s->lock (LIVE peers only), released without it */
     zm_transport_t t;
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
@@ -374,6 +374,8 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
  *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 #if ZM_PEER_PINS
+/** Releases pins without s->lock (an atomic decrement each); takes it only to wake a closing
+ *  session's wait for idle peers. */
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #else
 #define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))

@@ -149,15 +149,24 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
     return n;
 }
 
+/*
+ * No lock on the way out of every put: a reaper reads refs under s->lock, after its peer died,
+ * when no new pin can come, and the decrement orders the pinner's use of the transport before
+ * its free. Only close waits on s->cond for pins to end; it set closing before it looked at
+ * refs, so a release that sees closing (seq_cst, after its decrement) comes after that look and
+ * wakes it.
+ */
 #if ZM_PEER_PINS
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
 {
-    S_LOCK(s);
+    bool last = false;
     for (size_t i = 0; i < n && i < ZM_PEER_SLOTS; i++) { /* the bound: a client's is one peer */
-        peers[i]->refs--;
+        last |= zm_atomic_dec(&peers[i]->refs) == 1u;
     }
-    S_BROADCAST(s);
-    S_UNLOCK(s);
+    if (last && s->closing) {
+        S_LOCK(s);
+        S_BROADCAST(s);
+        S_UNLOCK(s);
+    }
 }
 #endif
-
