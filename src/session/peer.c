@@ -67,6 +67,7 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     bool live = p->state == PEER_LIVE;
     if (live) {
         p->state = PEER_DEAD;
+        S_ROUTES_CHANGED(s);
         if (zm_peer_is_member(p)) {
             zm_mcast_forget(s, p);
         }
