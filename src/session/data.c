@@ -66,19 +66,68 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
 }
 #endif
 
+#if !ZM_WRITE_FILTER
+/* A client sends everything to its router, which routes. */
+static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+{
+    ZM_UNUSED(a);
+    return zm_peers_pin(s, out, NULL, NULL);
+}
+#else
+#define ROUTE_MISS SIZE_MAX
+
+/*
+ * Pins the peers of a put on a declared key from the route kept for it, without s->lock: the
+ * route holds while route_gen does not move, and every change of a put's targets moves it under
+ * s->lock (S_ROUTES_CHANGED). A peer killed after the route was read moved it before its reaper
+ * could see no pin: the pins taken here are checked against route_gen after they are counted,
+ * so either the reaper sees them, or they see the change and are given back untouched.
+ * ROUTE_MISS when there is no such route (the caller takes the lock and keeps one).
+ */
+static size_t pin_route(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+{
+    uint32_t gen = zm_atomic_load(&s->route_gen);
+    const zm_route_t *r = &s->routes[a->key_id % ZM_ROUTES];
+    if (zm_atomic_load(&r->gen) != gen) {
+        return ROUTE_MISS;
+    }
+    uint32_t kp = zm_atomic_load(&r->key_peers);
+    if (kp >> 16 != a->key_id) {
+        return ROUTE_MISS;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < ZM_PEERS_PIN && i < ZM_ROUTE_SLOTS; i++) {
+        if (kp & (1u << i)) {
+            zm_atomic_inc(&s->peers[i].refs);
+            out[n++] = &s->peers[i];
+        }
+    }
+    if (zm_atomic_load(&s->route_gen) != gen) {
+        zm_peers_unpin(s, out, n);
+        return ROUTE_MISS;
+    }
+    return n;
+}
+
 /*
  * Pins the peers a put must reach: every router (it routes), every peer whose subscribers we do
  * not know yet (its initial declarations end with D_FINAL of interest 0; clients never send
  * one), and every peer with a subscriber that intersects the key. The counts come from the
- * key's declaration or the put cache, kept current as declarations change: no scan here.
+ * key's declaration or the put cache, kept current as declarations change: no scan here. With
+ * threads, a declared key's targets are kept as its route, which later puts read without the
+ * lock.
  */
 static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
 {
-#if !ZM_WRITE_FILTER
-    ZM_UNUSED(a);
-    return zm_peers_pin(s, out, NULL, NULL);
-#else
+    bool routed = Z_FEATURE_MULTI_THREAD && ZM_PEERS_PIN <= ZM_ROUTE_SLOTS && a->key_id != 0;
+    if (routed) {
+        size_t n = pin_route(s, a, out);
+        if (n != ROUTE_MISS) {
+            return n;
+        }
+    }
     size_t n = 0;
+    uint32_t peers = 0;
     S_LOCK(s);
     const zm_hits_t *hits = NULL;
     zm_hits_t counted;
@@ -101,12 +150,18 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
             p->refs++;
             out[n++] = p;
+            peers |= 1u << (i % ZM_ROUTE_SLOTS);
         }
+    }
+    if (routed) { /* the key first: a put that reads this gen finds the key its peers are for */
+        zm_route_t *r = &s->routes[a->key_id % ZM_ROUTES];
+        zm_atomic_store(&r->key_peers, (uint32_t)a->key_id << 16 | peers);
+        zm_atomic_store(&r->gen, zm_atomic_load(&s->route_gen));
     }
     S_UNLOCK(s);
     return n;
-#endif
 }
+#endif
 
 /*
  * Sends a's PUSH to the pinned peers: built here from a's parts around its body, which it borrows,

@@ -35,11 +35,15 @@
         (void)zm_port_condvar_wait_until(&(s)->cond, &(s)->lock, zm_port_clock_ms() + (ms)); \
         (s)->waiters--;                                                                        \
     } while (0)
+/* s->lock held: what a put's targets are made of changed (a peer came or went, a peer's
+ * subscribers, or its initial declarations ended): the routes kept for puts are stale (data.c). */
+#define S_ROUTES_CHANGED(s) ((void)zm_atomic_inc(&(s)->route_gen))
 #else
 #define S_LOCK(s) ((void)(s))
 #define S_UNLOCK(s) ((void)(s))
 #define S_BROADCAST(s) ((void)(s))
 #define S_WAIT(s, ms) ((void)(s))
+#define S_ROUTES_CHANGED(s) ((void)(s)) /* puts take the lock-free path only with threads */
 #endif
 
 /*
@@ -108,6 +112,16 @@ typedef struct {
 } zm_put_cache_t;
 
 
+/* The peers a put on a declared key goes to, kept for puts that take no lock (data.c): the key's
+ * id in the high half of key_peers, a bit per slot index in the low half, valid while the
+ * session's route_gen is gen. ZM_ROUTES of them, by key id. */
+#define ZM_ROUTES 4u
+#define ZM_ROUTE_SLOTS 16u /* slot indexes a route can hold: a build with more peers does without */
+typedef struct {
+    ZM_ATOMIC(uint32_t) gen;
+    ZM_ATOMIC(uint32_t) key_peers;
+} zm_route_t;
+
 /* A key expression we declared (D_KEYEXPR), shared by the publishers on it; in s->keys. */
 typedef struct zm_lkey {
     zm_hits_t hits; /* ZM_SUB_TRACKING */
@@ -163,7 +177,7 @@ typedef struct zm_peer {
     uint8_t index;   /* its slot in s->peers, the index of its zm_hits_t counters */
     uint8_t state;   /* zm_peer_state_t, under s->lock */
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
-    unsigned refs;   /* pins, under s->lock */
+    ZM_ATOMIC(unsigned) refs; /* pins: taken under s->lock (LIVE peers only), released without it */
     zm_transport_t t;
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
@@ -311,6 +325,9 @@ struct zm_session {
     zm_lkey_t *keys; /* our D_KEYEXPR, the latest (highest id) first */
 #endif
     zm_pub_t *pubs;
+    /* the targets of puts on declared keys, each valid while route_gen is its gen (data.c) */
+    ZM_ATOMIC(uint32_t) route_gen;
+    zm_route_t routes[ZM_ROUTES];
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     zm_put_cache_t put_cache[ZM_PUT_CACHE_SLOTS];
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
@@ -378,6 +395,8 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
  *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
 size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 #if ZM_PEER_PINS
+/** Releases pins without s->lock (an atomic decrement each); takes it only to wake a closing
+ *  session's wait for idle peers. */
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
 #else
 #define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))
@@ -686,8 +705,11 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         p->last_active_ms = zm_port_clock_ms();
     }
     p->state = PEER_LIVE;
+    S_ROUTES_CHANGED(s);
     if (ZM_PEER_PINS) {
-        p->refs = 1; /* the caller's, while it pushes the declarations */
+        /* the caller's, while it pushes the declarations; added, as a put that found the slot
+         * through a stale route may hold it a moment longer (data.c) */
+        zm_atomic_inc(&p->refs);
     }
 }
 

@@ -67,6 +67,7 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
     bool live = p->state == PEER_LIVE;
     if (live) {
         p->state = PEER_DEAD;
+        S_ROUTES_CHANGED(s);
         if (zm_peer_is_member(p)) {
             zm_mcast_forget(s, p);
         }
@@ -149,15 +150,24 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
     return n;
 }
 
+/*
+ * No lock on the way out of every put: a reaper reads refs under s->lock, after its peer died,
+ * when no new pin can come, and the decrement orders the pinner's use of the transport before
+ * its free. Only close waits on s->cond for pins to end; it set closing before it looked at
+ * refs, so a release that sees closing (seq_cst, after its decrement) comes after that look and
+ * wakes it.
+ */
 #if ZM_PEER_PINS
 void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
 {
-    S_LOCK(s);
+    bool last = false;
     for (size_t i = 0; i < n && i < ZM_PEER_SLOTS; i++) { /* the bound: a client's is one peer */
-        peers[i]->refs--;
+        last |= zm_atomic_dec(&peers[i]->refs) == 1u;
     }
-    S_BROADCAST(s);
-    S_UNLOCK(s);
+    if (last && s->closing) {
+        S_LOCK(s);
+        S_BROADCAST(s);
+        S_UNLOCK(s);
+    }
 }
 #endif
-

@@ -80,6 +80,7 @@ static bool hits_apply_lkey(uint32_t id, void *val, void *ctx)
 static void hits_change(zm_session_t *s, const zm_rdecl_t *sub, unsigned index, int delta)
 {
     hits_change_t c = {sub, index, delta};
+    S_ROUTES_CHANGED(s);
     zm_idmap_foreach(&s->keys, hits_apply_lkey, &c);
 #if ZM_WRITE_FILTER && ZM_PUT_CACHE_SLOTS > 0
     for (size_t i = 0; i < ZM_PUT_CACHE_SLOTS; i++) {
@@ -359,6 +360,7 @@ z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         if (dm->has_interest_id && dm->interest_id == 0) {
             S_LOCK(s);
             p->declared = true; /* its initial declarations are all in */
+            S_ROUTES_CHANGED(s);
             S_UNLOCK(s);
         }
         return Z_OK;

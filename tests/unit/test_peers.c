@@ -200,6 +200,29 @@ static void check_route(zm_session_t *s, fake_t *f, const char *key, uint16_t ke
     CHECK_EQ_STR(got, "mark");
 }
 
+static void count_remote(const zm_zid_t *zid, void *ctx)
+{
+    ZM_UNUSED(zid);
+    (*(unsigned *)ctx)++;
+}
+
+/* The node has n peers connected, within ms. */
+static bool wait_peers(zm_session_t *s, unsigned n, uint32_t ms)
+{
+    uint64_t deadline = zm_port_clock_ms() + ms;
+    for (;;) {
+        unsigned got = 0;
+        zm_session_foreach_remote(s, 0xffu, count_remote, &got);
+        if (got == n) {
+            return true;
+        }
+        if (zm_port_clock_ms() > deadline) {
+            return false;
+        }
+        zm_port_sleep_ms(2); /* a peer leaves on the node's reader: polled, bounded */
+    }
+}
+
 /* Puts reach a peer only while it has a matching subscriber, with a publisher and without. */
 static void test_routing(void)
 {
@@ -243,8 +266,25 @@ static void test_routing(void)
     check_route(s, &f, "pub/late", key_id2, true);
     CHECK(fake_pushes(&f) == before + 2);
 
+    /* the peers of a declared key's puts are kept while nothing changes: a newcomer, whose
+     * subscribers are not known yet, gets them at once, and one that left is sent nothing more */
+    check_route(s, &f, "pub/key", key_id, true);
+    fake_t g;
+    if (fake_open(&g, port, 10000)) {
+        CHECK(fake_synced(&g, &in));
+        check_route(s, &g, "pub/key", key_id, true);
+        check_route(s, &g, "pub/key", key_id, true);
+        fake_close(&g);
+        CHECK(wait_peers(s, 1, 3000));
+    } else {
+        CHECK(false);
+    }
+    check_route(s, &f, "pub/key", key_id, true);
+    check_route(s, &f, "pub/key", key_id, true);
+
     CHECK_EQ_INT(fake_declare(&f, ZM_UNDECL_SUBSCRIBER, 2000, NULL, 0, true), Z_OK);
     CHECK(fake_synced(&f, &in));
+    check_route(s, &f, "pub/key", key_id, false);
     check_route(s, &f, "pub/key", key_id, false);
     check_route(s, &f, "pub/late", key_id2, false);
     check_route(s, &f, "pub/key", 0, false);
