@@ -583,13 +583,30 @@
 #endif
 #endif
 
-/** Bytes every reassembly of the process holds at once; past it the idlest larger one gives way, or the message is dropped. */
+/** Bytes every reassembly of a session holds at once; past it the idlest larger one gives way, or the message is dropped. */
 #ifndef ZM_FRAG_BYTES_MAX
 #if ZM_NO_HEAP
 #define ZM_FRAG_BYTES_MAX (ZM_FRAG_POOL_BLOCKS * ZM_FRAG_MAX_SIZE)
 #else
 #define ZM_FRAG_BYTES_MAX (ZM_FRAG_MAX_SIZE + ZM_FRAG_MAX_SIZE / 2u)
 #endif
+#endif
+
+/* A session's memory account (src/util/account.h): what all its peers make it hold, by kind
+ * (declarations; reassembly, ZM_FRAG_BYTES_MAX; kept replies, ZM_GETS_KEPT_BYTES) and in all. */
+
+/** Bytes the declarations of all the peers of a session hold (records and keys); past it a peer's declaration closes its link, a router's is ignored. */
+#ifndef ZM_SESSION_DECL_BYTES_MAX
+#if ZM_NO_HEAP
+#define ZM_SESSION_DECL_BYTES_MAX 2048u
+#else
+#define ZM_SESSION_DECL_BYTES_MAX (2u * 1024u * 1024u)
+#endif
+#endif
+
+/** Bytes a session holds for its peers, every kind together (by default each kind's bound alone binds). */
+#ifndef ZM_SESSION_BYTES_MAX
+#define ZM_SESSION_BYTES_MAX (ZM_SESSION_DECL_BYTES_MAX + ZM_FRAG_BYTES_MAX + ZM_GETS_KEPT_BYTES)
 #endif
 
 /* ---- logging ------------------------------------------------------------------------------ */
@@ -743,6 +760,9 @@
 #endif
 #if ZM_GETS_KEPT_BYTES < ZM_GET_KEPT_BYTES
 #error "ZM_GETS_KEPT_BYTES (all gets) must be at least ZM_GET_KEPT_BYTES (one get)"
+#endif
+#if ZM_SESSION_DECL_BYTES_MAX < 1 || ZM_SESSION_BYTES_MAX < 1
+#error "ZM_SESSION_DECL_BYTES_MAX and ZM_SESSION_BYTES_MAX must be at least 1"
 #endif
 #if Z_FEATURE_MATCHING && !(Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION or Z_FEATURE_QUERY"

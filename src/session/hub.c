@@ -94,7 +94,7 @@ void zm_hub_on_declare(zm_peer_t *p, const zm_declare_t *dm)
         }
     }
     if (rc == ZM_E_LIMIT) {
-        zm_peer_kill(p, ZM_CLOSE_INVALID, "its declarations exceed ZM_PEER_DECLS_MAX or ZM_PEER_DECL_BYTES_MAX");
+        zm_peer_kill(p, ZM_CLOSE_INVALID, "declarations past ZM_PEER_DECL*_MAX or ZM_SESSION_DECL_BYTES_MAX");
     } else if (rc == ZM_E_NOMEM) {
         zm_peer_kill(p, ZM_CLOSE_GENERIC, "no memory for its declarations");
     } else if (rc != Z_OK) {

@@ -316,8 +316,9 @@ struct zm_session {
     _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
-    size_t gets_kept; /* bytes of replies the gets keep (within ZM_GETS_KEPT_BYTES), under s->lock */
     ZM_ATOMIC(unsigned) cancels; /* cancels ending a get of s now (zm_cancel_cancel): close waits for them */
+    zm_account_t account; /* what its peers make it hold (util/account.h), zero in the zeroed session */
+    zm_defrag_share_t frags; /* its transports' reassembly (Z_FEATURE_FRAGMENTATION), charged to account */
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP
     zm_idmap_t keys; /* our D_KEYEXPR: zm_lkey_t by id */
@@ -676,6 +677,10 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
         p->t.on_message = zm_session_on_message;
     }
     p->t.ctx = p;
+    if (Z_FEATURE_FRAGMENTATION) {
+        s->frags.account = &s->account;
+        p->t.share = &s->frags;
+    }
     p->s = s;
     p->index = (uint8_t)(p - s->peers);
     p->gen++;

@@ -7,11 +7,11 @@
  * request id, for a final response from every peer they went to, or for their deadline: a peer
  * that declared nothing the get asks for is not waited for, however it behaves. Replies are
  * consolidated on the way as Rust does it (none, monotonic, latest), within a budget of kept
- * bytes per get and per session (ZM_GET_KEPT_BYTES, ZM_GETS_KEPT_BYTES): Rust's latest keeps
- * every reply until the end, here a reply past the budget is given at once and its key then
- * consolidated as monotonic (Rust's other mode), so that nothing is lost, no reply older than
- * one given goes through, and no peer can make a get hold more than its budget. A get's
- * callback never runs after its drop, which runs exactly once.
+ * bytes per get (ZM_GET_KEPT_BYTES) and the session's account (ZM_GETS_KEPT_BYTES for all its
+ * gets: util/account.h): Rust's latest keeps every reply until the end, here a reply past the
+ * budget is given at once and its key then consolidated as monotonic (Rust's other mode), so
+ * that nothing is lost, no reply older than one given goes through, and no peer can make a get
+ * hold more than its budget. A get's callback never runs after its drop, which runs exactly once.
  */
 #include <string.h>
 
@@ -471,7 +471,7 @@ typedef struct zm_kept {
     struct zm_kept *next;
     zm_reply_in_t reply; /* whole: its parts point into data */
     size_t key_len;
-    size_t cost; /* counted in its get's kept_bytes and the session's gets_kept */
+    size_t cost; /* counted in its get's kept_bytes, charged to the session's account */
     char data[]; /* key, then (whole) payload, encoding schema, attachment */
 } zm_kept_t;
 
@@ -630,7 +630,7 @@ static void get_unpin(zm_session_t *s, zm_get_t *g)
     if (--g->busy > 0 || !g->ended) {
         return;
     }
-    s->gets_kept -= g->kept_bytes;
+    zm_account_refund(&s->account, ZM_HELD_REPLIES, g->kept_bytes);
     S_UNLOCK(s);
     zm_drop_fn drop = g->drop;
     void *ctx = g->ctx;
@@ -745,10 +745,20 @@ static zm_kept_t **kept_find(zm_kept_t **link, const zm_reply_in_t *r)
     return link;
 }
 
-/* s->lock held: whether cost more bytes fit g's budget and the session's, once freed bytes go. */
-static bool kept_fits(const zm_session_t *s, const zm_get_t *g, size_t cost, size_t freed)
+/* s->lock held: whether cost more bytes fit g's budget and the session's account once freed bytes
+ * go; the growth, if any, is then charged (kept_settle gives back what is not used of it). */
+static bool kept_charge(zm_session_t *s, const zm_get_t *g, size_t cost, size_t freed)
 {
-    return g->kept_bytes - freed + cost <= ZM_GET_KEPT_BYTES && s->gets_kept - freed + cost <= ZM_GETS_KEPT_BYTES;
+    return g->kept_bytes - freed + cost <= ZM_GET_KEPT_BYTES &&
+           (cost <= freed || zm_account_charge(&s->account, ZM_HELD_REPLIES, cost - freed));
+}
+
+/* s->lock held: gives back to the account what from held beyond to (a change undone, or done). */
+static void kept_settle(zm_session_t *s, size_t from, size_t to)
+{
+    if (from > to) {
+        zm_account_refund(&s->account, ZM_HELD_REPLIES, from - to);
+    }
 }
 
 /*
@@ -779,12 +789,14 @@ static bool consolidate(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
         return true;
     }
     size_t freed = old != NULL ? old->cost : 0;
-    bool whole = latest && link != given && kept_fits(s, g, kept_cost(r, true), freed);
-    if (!kept_fits(s, g, kept_cost(r, false), freed)) { /* a new key (an old one's record is bigger) */
+    bool whole = latest && link != given && kept_charge(s, g, kept_cost(r, true), freed);
+    size_t cost = kept_cost(r, whole);
+    if (!whole && !kept_charge(s, g, cost, freed)) { /* a new key (an old one's record is bigger) */
         return true;
     }
     zm_kept_t *k = kept_new(r, whole);
     if (k == NULL) {
+        kept_settle(s, cost, freed);
         return true;
     }
     if (latest && !whole && !g->over) {
@@ -794,7 +806,6 @@ static bool consolidate(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
     if (old != NULL) {
         *link = old->next; /* out of its list, whichever */
         g->kept_bytes -= old->cost;
-        s->gets_kept -= old->cost;
         zm_free(old);
     } else {
         g->n_kept++;
@@ -804,8 +815,8 @@ static bool consolidate(zm_session_t *s, zm_get_t *g, const zm_reply_in_t *r)
     zm_kept_t **into = in_kept == to_kept ? link : &g->given;
     k->next = *into;
     *into = k;
+    kept_settle(s, freed, cost);
     g->kept_bytes += k->cost;
-    s->gets_kept += k->cost;
     return !whole;
 }
 

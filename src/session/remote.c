@@ -1,10 +1,12 @@
 /*
  * What peers declare: their key expressions (to resolve the ids their messages use) and their
  * subscribers (to know where our puts must go). Each peer's declarations live in id maps,
- * bounded together by ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes: a peer
- * that goes past them, or names an invalid key, has its link closed and costs only itself. A
- * router's declarations are the network's (every token and subscriber of a system that a client
- * asks about): they have bounds of their own, ZM_ROUTER_*, past which what comes is ignored,
+ * bounded together by ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes, and all
+ * peers' together by the session's account (ZM_SESSION_DECL_BYTES_MAX: util/account.h), charged
+ * per entry and refunded as it goes, the rest when its peer is gone: a peer that goes past them,
+ * or names an invalid key, has its link closed and costs only itself. A router's declarations are
+ * the network's (every token and subscriber of a system that a client asks about): they have
+ * bounds of their own, ZM_ROUTER_*, past which (or past the session's) what comes is ignored,
  * counted and logged, and the link stays. Matching is done here, when a subscriber comes or
  * goes, against the few keys we send on (our declared key expressions and the z_put cache): the
  * data path only reads the counts. A queryable that comes or goes is told to the hub, whose
@@ -188,11 +190,16 @@ static void rdecl_burst_end(zm_peer_t *p)
     }
 }
 
+/* What an entry of len key bytes is charged to the session's account: its record and key, and
+ * its slot in its peer's map with what the allocator rounds up, taken as 16 bytes. */
+static size_t rdecl_cost(size_t len) { return sizeof(zm_rdecl_t) + 16u + len; }
+
 #if ZM_REMOTE_DECLS
 static void rdecl_release(zm_peer_t *p, zm_rdecl_t *d)
 {
     p->remote.n--;
     p->remote.bytes -= d->key_len;
+    zm_account_refund(&p->s->account, ZM_HELD_DECLS, rdecl_cost(d->key_len));
     zm_free(d);
 }
 
@@ -213,16 +220,17 @@ static bool serves_network(const zm_peer_t *p)
 static z_result_t rdecl_ignore(zm_peer_t *p)
 {
     if (p->remote.ignored++ == 0) {
-        ZM_LOG_W("the router's declarations exceed ZM_ROUTER_DECLS_MAX or ZM_ROUTER_DECL_BYTES_MAX (or memory): "
-                 "the excess is ignored");
+        ZM_LOG_W("the router's declarations exceed ZM_ROUTER_DECLS_MAX, ZM_ROUTER_DECL_BYTES_MAX or the session's "
+                 "ZM_SESSION_DECL_BYTES_MAX (or memory): the excess is ignored");
     }
     return Z_OK;
 }
 
 /*
- * Stores a key expression or subscriber of p within its bounds: *stored is the new entry (NULL
- * if nothing was stored), *old the one it replaced, for the caller to release. Past a router's
- * bounds nothing is stored and the result is Z_OK (rdecl_ignore); past a peer's, ZM_E_LIMIT.
+ * Stores a key expression or subscriber of p within its bounds and the session's account:
+ * *stored is the new entry (NULL if nothing was stored), *old the one it replaced, for the caller
+ * to release. Past a router's bounds nothing is stored and the result is Z_OK (rdecl_ignore);
+ * past a peer's, ZM_E_LIMIT.
  */
 static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const char *key, size_t len,
                             zm_rdecl_t **stored, zm_rdecl_t **old)
@@ -239,16 +247,21 @@ static z_result_t rdecl_put(zm_peer_t *p, zm_idmap_t *map, uint32_t id, const ch
         bytes > (router ? ZM_ROUTER_DECL_BYTES_MAX : ZM_PEER_DECL_BYTES_MAX)) {
         return router ? rdecl_ignore(p) : ZM_E_LIMIT;
     }
-    zm_rdecl_t *d = zm_alloc(sizeof(*d) + len);
-    if (d == NULL) {
-        return router ? rdecl_ignore(p) : ZM_E_NOMEM;
+    zm_account_t *account = &p->s->account;
+    if (!zm_account_charge(account, ZM_HELD_DECLS, rdecl_cost(len))) {
+        return router ? rdecl_ignore(p) : ZM_E_LIMIT;
     }
-    d->key_len = (uint16_t)len;
-    d->complete = false;
-    memcpy(d->key, key, len);
+    zm_rdecl_t *d = zm_alloc(sizeof(*d) + len);
+    z_result_t rc = d != NULL ? Z_OK : ZM_E_NOMEM;
     void *replaced = NULL;
-    z_result_t rc = zm_idmap_put(map, id, d, &replaced);
+    if (d != NULL) {
+        d->key_len = (uint16_t)len;
+        d->complete = false;
+        memcpy(d->key, key, len);
+        rc = zm_idmap_put(map, id, d, &replaced);
+    }
     if (rc != Z_OK) {
+        zm_account_refund(account, ZM_HELD_DECLS, rdecl_cost(len));
         zm_free(d);
         return router && rc == ZM_E_NOMEM ? rdecl_ignore(p) : rc;
     }
@@ -404,6 +417,10 @@ static void map_free_shared(zm_session_t *s, zm_idmap_t *map, bool qbls)
 void zm_remote_free(zm_session_t *s, zm_peer_t *p)
 {
     rdecl_burst_end(p);
+    /* every entry it still holds, its tokens taken away to report their end included */
+    zm_account_refund(&s->account, ZM_HELD_DECLS, p->remote.n * rdecl_cost(0) + p->remote.bytes);
+    p->remote.n = 0;
+    p->remote.bytes = 0;
     zm_idmap_foreach(&p->remote.keys, rdecl_free_one, NULL);
     zm_idmap_free(&p->remote.keys);
     if (ZM_SUB_TRACKING) {
@@ -412,6 +429,6 @@ void zm_remote_free(zm_session_t *s, zm_peer_t *p)
     if (ZM_QBL_TRACKING) {
         map_free_shared(s, &p->remote.qbls, true);
     }
-    /* the counts and the last key found start again in zm_peer_setup, when the slot is next used:
-     * nothing reads them in between */
+    /* the last key found starts again in zm_peer_setup, when the slot is next used: nothing reads
+     * it in between */
 }

@@ -1008,6 +1008,7 @@ void zm_session_close(zm_session_t *s)
     }
 #endif
     zm_hub_close(s);
+    ZM_ASSERT(zm_account_held(&s->account, ZM_HELD_KINDS) == 0); /* every charge refunded (util/account.h) */
     sync_destroy(s);
     strings_free(s);
 #if Z_FEATURE_LINK_TLS

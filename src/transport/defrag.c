@@ -1,8 +1,9 @@
 /*
  * Reassembly of fragmented messages: every transport's slots (one per channel and priority), the
- * budgets they draw on (per peer, ZM_FRAG_PEER_BYTES_MAX, and for the process, ZM_FRAG_BYTES_MAX),
- * the eviction of a reassembly that sits idle when a message is short of room, and the sweep of
- * those silent for a lease. rx.c feeds fragments in and delivers what they make.
+ * budgets they draw on (per peer, ZM_FRAG_PEER_BYTES_MAX, and the session's account: ZM_FRAG_BYTES_MAX
+ * for reassembly, ZM_SESSION_BYTES_MAX in all), the eviction of a reassembly of the same session
+ * that sits idle when a message is short of room, and the sweep of those silent for a lease.
+ * rx.c feeds fragments in and delivers what they make.
  */
 #include <string.h>
 
@@ -11,66 +12,51 @@
 #include "util/log.h"
 
 #if Z_FEATURE_FRAGMENTATION
-/*
- * The budget of every transport's reassembly, in this process: the bytes held, and the sets that
- * hold any, so that a message short of room can take the buffer of a reassembly that sits idle.
- * Readers of several transports run at once, so all of it, and every slot's buf, cap, busy,
- * evicted and last_ms, is under one spin lock; a slot's own thread copies fragments and delivers
- * its message outside it, with the slot marked busy.
- */
-static struct {
-    size_t held;
-    zm_defrag_set_t *sets;
-} frag_budget;
-
-#if Z_FEATURE_MULTI_THREAD
-static atomic_flag frag_lock_flag = ATOMIC_FLAG_INIT;
-
-static void frag_lock(void)
+/* The share's lock (transport.h): a spin lock, as nothing under it waits. */
+static void frag_lock(zm_defrag_share_t *sh)
 {
-    while (atomic_flag_test_and_set_explicit(&frag_lock_flag, memory_order_acquire)) {
+    ZM_IF_THREADS(while (atomic_flag_test_and_set_explicit(&sh->lock, memory_order_acquire)){});
+    ZM_UNUSED(sh);
+}
+
+static void frag_unlock(zm_defrag_share_t *sh)
+{
+    ZM_IF_THREADS(atomic_flag_clear_explicit(&sh->lock, memory_order_release));
+    ZM_UNUSED(sh);
+}
+
+/* Lock held: the bytes every reassembly of the session holds (only charged under this lock). */
+static size_t frags_held(zm_defrag_share_t *sh) { return zm_account_held(sh->account, ZM_HELD_FRAGS); }
+
+/* Lock held: n more bytes held by s, within the session's account (false: refused, nothing
+ * charged); s joins the list of holders if it was out of it. */
+static bool budget_add(zm_defrag_share_t *sh, zm_defrag_set_t *s, size_t n)
+{
+    if (!zm_account_charge(sh->account, ZM_HELD_FRAGS, n)) {
+        return false;
     }
-}
-
-static void frag_unlock(void) { atomic_flag_clear_explicit(&frag_lock_flag, memory_order_release); }
-#else
-static void frag_lock(void) {}
-static void frag_unlock(void) {}
-#endif
-
-size_t zm_transport_frag_held(void)
-{
-    frag_lock();
-    size_t held = frag_budget.held;
-    frag_unlock();
-    return held;
-}
-
-/* Lock held: n more bytes held by s, which joins the list of holders if it was out of it. */
-static void budget_add(zm_defrag_set_t *s, size_t n)
-{
-    if (s->held == 0) {
+    if (s->held == 0 && n != 0) {
         s->prev = NULL;
-        s->next = frag_budget.sets;
+        s->next = sh->sets;
         if (s->next != NULL) {
             s->next->prev = s;
         }
-        frag_budget.sets = s;
+        sh->sets = s;
     }
     s->held += n;
-    frag_budget.held += n;
+    return true;
 }
 
 /* Lock held: n bytes fewer held by s, which leaves the list once it holds none. */
-static void budget_sub(zm_defrag_set_t *s, size_t n)
+static void budget_sub(zm_defrag_share_t *sh, zm_defrag_set_t *s, size_t n)
 {
+    zm_account_refund(sh->account, ZM_HELD_FRAGS, n);
     s->held -= n;
-    frag_budget.held -= n;
     if (s->held == 0 && n != 0) {
         if (s->prev != NULL) {
             s->prev->next = s->next;
         } else {
-            frag_budget.sets = s->next;
+            sh->sets = s->next;
         }
         if (s->next != NULL) {
             s->next->prev = s->prev;
@@ -80,25 +66,25 @@ static void budget_sub(zm_defrag_set_t *s, size_t n)
 }
 
 /* Lock held: d's buffer goes back to the heap and its bytes leave the budgets. */
-static void slot_release(zm_defrag_set_t *s, zm_defrag_t *d)
+static void slot_release(zm_defrag_share_t *sh, zm_defrag_set_t *s, zm_defrag_t *d)
 {
     zm_free(d->buf);
-    budget_sub(s, d->cap);
+    budget_sub(sh, s, d->cap);
     d->buf = NULL;
     d->cap = 0;
 }
 
 /*
- * Lock held: frees the buffer of another reassembly, not busy and at least want bytes large (so a
- * hoard of large ones gives way to a small message, never the reverse), the one silent longest;
- * false if there is none.
+ * Lock held: frees the buffer of another reassembly of the session, not busy and at least want
+ * bytes large (so a hoard of large ones gives way to a small message, never the reverse), the one
+ * silent longest; false if there is none.
  */
-static bool evict_one(const zm_defrag_t *self, size_t want, uint32_t now)
+static bool evict_one(zm_defrag_share_t *sh, const zm_defrag_t *self, size_t want, uint32_t now)
 {
     zm_defrag_set_t *vs = NULL;
     zm_defrag_t *victim = NULL;
     uint32_t idlest = 0;
-    for (zm_defrag_set_t *s = frag_budget.sets; s != NULL; s = s->next) {
+    for (zm_defrag_set_t *s = sh->sets; s != NULL; s = s->next) {
         for (unsigned i = 0; i < s->count; i++) {
             zm_defrag_t *d = &s->slot[i];
             uint32_t idle = now - d->last_ms;
@@ -113,16 +99,17 @@ static bool evict_one(const zm_defrag_t *self, size_t want, uint32_t now)
     if (victim == NULL) {
         return false;
     }
-    slot_release(vs, victim);
+    slot_release(sh, vs, victim);
     victim->evicted = true;
     return true;
 }
 
 /*
- * Lock held: how large d's buffer grows to take need bytes, within both budgets (evicting idle
- * reassemblies for the node's), or 0 when it may not: the message is then dropped.
+ * Lock held: how large d's buffer grows to take need bytes, within the peer's budget and the
+ * session's reassembly bound (evicting idle reassemblies of the session), or 0 when it may not:
+ * the message is then dropped.
  */
-static size_t grow_cap(zm_defrag_set_t *s, const zm_defrag_t *d, size_t need, uint32_t now)
+static size_t grow_cap(zm_defrag_share_t *sh, zm_defrag_set_t *s, const zm_defrag_t *d, size_t need, uint32_t now)
 {
     if (need > ZM_FRAG_MAX_SIZE) {
         return 0;
@@ -139,10 +126,10 @@ static size_t grow_cap(zm_defrag_set_t *s, const zm_defrag_t *d, size_t need, ui
     if (others + cap > ZM_FRAG_PEER_BYTES_MAX) {
         return 0;
     }
-    while (frag_budget.held - d->cap + cap > ZM_FRAG_BYTES_MAX) {
+    while (frags_held(sh) - d->cap + cap > ZM_FRAG_BYTES_MAX) {
         if (!ZM_NO_HEAP && cap > need) {
             cap = need;
-        } else if (!evict_one(d, cap, now)) {
+        } else if (!evict_one(sh, d, cap, now)) {
             return 0;
         }
     }
@@ -150,35 +137,42 @@ static size_t grow_cap(zm_defrag_set_t *s, const zm_defrag_t *d, size_t need, ui
 }
 
 /*
- * Appends part to d: Z_OK, or an error when the message is dropped (too large for a budget, its
- * buffer taken for another message, or no memory), with what was collected freed. The last part (!more)
- * leaves d busy, for its message to be delivered from d->buf.
+ * Appends part to t's slot d: Z_OK, or an error when the message is dropped (too large for a
+ * budget, its buffer taken for another message, or no memory), with what was collected freed.
+ * The last part (!more) leaves d busy, for its message to be delivered from d->buf. A buffer that
+ * grows is charged at its new size at once; the old one, freed once copied, is not counted meanwhile.
  */
-z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part, bool more)
+z_result_t zm_defrag_append(zm_transport_t *t, zm_defrag_t *d, zm_slice_t part, bool more)
 {
+    zm_defrag_share_t *sh = t->share;
+    zm_defrag_set_t *s = t->defrag;
     uint32_t now = (uint32_t)zm_port_clock_ms();
     size_t need = d->len + part.len;
     size_t cap = 0;
-    frag_lock();
-    bool lost = d->evicted && d->len > 0; /* taken while idle between two messages: nothing lost */
-    bool ok = !lost;
+    const char *why = NULL;
+    frag_lock(sh);
+    if (d->evicted && d->len > 0) { /* taken while idle between two messages: nothing lost */
+        why = "its room went to a newer one (ZM_FRAG_BYTES_MAX)";
+    }
     d->evicted = false;
-    if (ok && need > d->cap) {
-        cap = grow_cap(s, d, need, now);
-        ok = cap != 0;
-        if (ok) {
-            budget_add(s, cap); /* the new buffer, while the old one is still there */
+    if (why == NULL && need > d->cap) {
+        cap = grow_cap(sh, s, d, need, now);
+        if (cap == 0) {
+            why = "over the reassembly budget (ZM_FRAG_PEER_BYTES_MAX, ZM_FRAG_BYTES_MAX)";
+        } else if (!budget_add(sh, s, cap - d->cap)) {
+            why = "over the session's memory budget (ZM_SESSION_BYTES_MAX)";
         } else {
-            slot_release(s, d);
+            d->cap = cap;
+        }
+        if (why != NULL) {
+            slot_release(sh, s, d);
         }
     }
-    d->busy = ok;
+    d->busy = why == NULL;
     d->last_ms = now;
-    frag_unlock();
-    if (!ok) {
-        ZM_LOG_W(lost ? "a fragmented message was dropped: its room went to a newer one (ZM_FRAG_BYTES_MAX)"
-                      : "a fragmented message was dropped: over the reassembly budget (ZM_FRAG_PEER_BYTES_MAX, "
-                        "ZM_FRAG_BYTES_MAX)");
+    frag_unlock(sh);
+    if (why != NULL) {
+        ZM_LOG_W("a fragmented message was dropped: %s", why);
         return ZM_E_NO_SPACE;
     }
     /* busy: no other thread takes d->buf until this one clears it */
@@ -187,16 +181,15 @@ z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part,
         if (grown != NULL && d->len > 0) {
             memcpy(grown, d->buf, d->len);
         }
-        frag_lock();
-        slot_release(s, d);
-        if (grown != NULL) {
-            d->buf = grown;
-            d->cap = cap;
-        } else {
-            budget_sub(s, cap);
+        zm_free(d->buf);
+        frag_lock(sh);
+        d->buf = grown;
+        if (grown == NULL) {
+            budget_sub(sh, s, d->cap);
+            d->cap = 0;
             d->busy = false;
         }
-        frag_unlock();
+        frag_unlock(sh);
         if (grown == NULL) {
             ZM_LOG_W("a fragmented message was dropped: no memory for its reassembly");
             return ZM_E_NOMEM;
@@ -205,9 +198,9 @@ z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part,
     memcpy(d->buf + d->len, part.ptr, part.len);
     d->len = need;
     if (more) {
-        frag_lock();
+        frag_lock(sh);
         d->busy = false;
-        frag_unlock();
+        frag_unlock(sh);
     }
     return Z_OK;
 }
@@ -215,6 +208,7 @@ z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part,
 zm_defrag_t *zm_defrag_slot(zm_transport_t *t, bool reliable, uint8_t prio)
 {
     zm_defrag_set_t *s = t->defrag;
+    ZM_ASSERT(t->share != NULL);
     if (s == NULL) {
         uint8_t count = t->qos ? ZM_TX_CHANNELS : 2u;
         s = zm_calloc(sizeof(*s) + count * sizeof(s->slot[0]));
@@ -235,11 +229,11 @@ void zm_transport_defrag_free(zm_transport_t *t)
     if (s == NULL) {
         return;
     }
-    frag_lock();
+    frag_lock(t->share);
     for (unsigned i = 0; i < s->count; i++) {
-        slot_release(s, &s->slot[i]);
+        slot_release(t->share, s, &s->slot[i]);
     }
-    frag_unlock();
+    frag_unlock(t->share);
     zm_free(s);
     t->defrag = NULL;
 }
@@ -251,25 +245,25 @@ void zm_defrag_sweep(zm_transport_t *t, uint32_t now)
         return;
     }
     t->defrag_sweep_ms = now;
-    frag_lock();
+    frag_lock(t->share);
     for (unsigned i = 0; i < s->count; i++) {
         zm_defrag_t *d = &s->slot[i];
         if (d->buf != NULL && !d->busy && now - d->last_ms > s->lease_ms) {
-            slot_release(s, d);
+            slot_release(t->share, s, d);
             zm_defrag_reset(d, d->active || d->skip); /* without First markers: wait for a message's end */
             ZM_LOG_I("a fragmented message silent for a lease was dropped");
         }
     }
-    frag_unlock();
+    frag_unlock(t->share);
 }
 
 void zm_defrag_done(zm_transport_t *t, zm_defrag_t *d)
 {
-    frag_lock();
+    frag_lock(t->share);
     d->busy = false;
     if (d->cap > t->defrag->batch) {
-        slot_release(t->defrag, d); /* a large message's room is not kept once it is delivered */
+        slot_release(t->share, t->defrag, d); /* a large message's room is not kept once it is delivered */
     }
-    frag_unlock();
+    frag_unlock(t->share);
 }
 #endif /* Z_FEATURE_FRAGMENTATION */

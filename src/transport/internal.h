@@ -78,15 +78,13 @@ void zm_transport_drop_buffers(zm_transport_t *t);
 #endif /* ZM_TRANSPORT_SHARED */
 
 #if Z_FEATURE_FRAGMENTATION
-/* Reassembly (defrag.c). Frees t's: its buffers leave the budgets. */
+/* Reassembly (defrag.c), within t->share's account. Frees t's: its buffers leave the budgets. */
 void zm_transport_defrag_free(zm_transport_t *t);
-/* The bytes every transport's reassembly holds in this process: the budget's figure, for tests. */
-size_t zm_transport_frag_held(void);
 /* The slot of a fragment's channel, allocating t's slots at its first fragment (NULL: no memory). */
 zm_defrag_t *zm_defrag_slot(zm_transport_t *t, bool reliable, uint8_t prio);
-/* Adds part to d's message within the budgets; more: fragments follow. Errors: the message does
- * not fit (it is to be dropped). The last fragment leaves d busy until zm_defrag_done. */
-ZM_NODISCARD z_result_t zm_defrag_append(zm_defrag_set_t *s, zm_defrag_t *d, zm_slice_t part, bool more);
+/* Adds part to d's message (a slot of t) within the budgets; more: fragments follow. Errors: the
+ * message does not fit (it is to be dropped). The last fragment leaves d busy until zm_defrag_done. */
+ZM_NODISCARD z_result_t zm_defrag_append(zm_transport_t *t, zm_defrag_t *d, zm_slice_t part, bool more);
 /* d's message delivered: d is free again, its buffer kept unless larger than a batch. */
 void zm_defrag_done(zm_transport_t *t, zm_defrag_t *d);
 /* Frees the reassemblies of t that heard nothing for a lease; looks at most every quarter lease. */

@@ -76,7 +76,7 @@ static ZM_NOINLINE zm_defrag_t *defrag_take(zm_transport_t *t, const zm_fragment
         return NULL;
     }
     d->sn = f->sn;
-    if (zm_defrag_append(t->defrag, d, f->payload, f->more) != Z_OK) {
+    if (zm_defrag_append(t, d, f->payload, f->more) != Z_OK) {
         zm_defrag_reset(d, f->more);
         return NULL; /* dropped, as Rust drops a message its reassembly cannot take: the link stays */
     }

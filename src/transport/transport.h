@@ -22,6 +22,7 @@
 
 #include "link/link.h"
 #include "proto/codec.h"
+#include "util/account.h"
 #include "util/atomic.h"
 #include "util/log.h"
 #include "zmote/port.h"
@@ -48,10 +49,11 @@ typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const
 
 /*
  * Reassembly of one channel's fragments (Rust fragments per reliability and priority). Its bytes
- * count against the peer's and the node's budgets (ZM_FRAG_PEER_BYTES_MAX, ZM_FRAG_BYTES_MAX): a
- * message that would exceed one is dropped, as Rust drops it (the link stays); at the node's
- * bound, a message takes the room of another reassembly at least as large, the one silent longest
- * (rx.c), so that hoarded large buffers give way to live traffic.
+ * count against the peer's budget (ZM_FRAG_PEER_BYTES_MAX) and are charged to its session's
+ * account (util/account.h: ZM_FRAG_BYTES_MAX, ZM_SESSION_BYTES_MAX): a message that would exceed
+ * one is dropped, as Rust drops it (the link stays); at the session's bound, a message takes the
+ * room of another reassembly of the session at least as large, the one silent longest (defrag.c),
+ * so that hoarded large buffers give way to live traffic.
  */
 typedef struct {
     uint8_t *buf;
@@ -74,6 +76,18 @@ typedef struct zm_defrag_set {
     uint8_t count;                     /* slots: 16 with QoS, else 2 (best effort, reliable) */
     zm_defrag_t slot[];
 } zm_defrag_set_t;
+
+/*
+ * What the transports of one session share for reassembly (defrag.c): the account their buffers
+ * are charged to, and the sets that hold bytes, whose idlest may give way. Every slot's buf, cap,
+ * busy, evicted and last_ms, and the list, are under its spin lock (readers of several peers run
+ * at once); a slot's own thread copies fragments and delivers its message outside it, busy.
+ */
+typedef struct {
+    zm_account_t *account;
+    zm_defrag_set_t *sets;
+    atomic_flag lock; /* threaded builds: ATOMIC_FLAG_INIT (zero) */
+} zm_defrag_share_t;
 
 typedef struct zm_transport {
     zm_link_t link;
@@ -125,6 +139,7 @@ typedef struct zm_transport {
     zm_defrag_set_t *defrag;   /* NULL until the first fragment */
     uint32_t defrag_sweep_ms;  /* low clock bits of the last look for silent reassemblies */
 #endif
+    zm_defrag_share_t *share; /* its session's reassembly (with Z_FEATURE_FRAGMENTATION), set with on_message */
     ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
 

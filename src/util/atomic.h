@@ -3,7 +3,8 @@
  * build (Z_FEATURE_MULTI_THREAD=0) runs the library on the application's one thread and never
  * from an interrupt, as its locks (none) already assume: there they are plain variables, each
  * access a plain load or store, without the barriers and exclusive-access loops of atomics.
- * Only the operations the session and API layers use; the counts are unsigned, stepped by one.
+ * Only the operations the layers use; the counts are unsigned, stepped by one (the memory
+ * account's, util/account.h, by any amount).
  */
 #ifndef ZM_UTIL_ATOMIC_H
 #define ZM_UTIL_ATOMIC_H
@@ -24,6 +25,9 @@
 #define zm_atomic_inc_relaxed(p) atomic_fetch_add_explicit((p), 1u, memory_order_relaxed)
 #define zm_atomic_dec(p) atomic_fetch_sub((p), 1u)
 #define zm_atomic_dec_acq_rel(p) atomic_fetch_sub_explicit((p), 1u, memory_order_acq_rel)
+/* Stores d if *p is *e (true), else loads *p into *e (false; it may fail spuriously: loop). */
+#define zm_atomic_cas(p, e, d) atomic_compare_exchange_weak((p), (e), (d))
+#define zm_atomic_sub(p, n) atomic_fetch_sub((p), (n))
 #else
 #define ZM_ATOMIC(T) T
 #define zm_atomic_init(p, v) ((void)(*(p) = (v)))
@@ -35,6 +39,8 @@
 #define zm_atomic_inc_relaxed(p) ((*(p))++)
 #define zm_atomic_dec(p) ((*(p))--)
 #define zm_atomic_dec_acq_rel(p) ((*(p))--)
+#define zm_atomic_cas(p, e, d) (*(p) == *(e) ? ((*(p) = (d)), true) : ((*(e) = *(p)), false))
+#define zm_atomic_sub(p, n) ((*(p)) -= (n))
 #endif
 
 #endif /* ZM_UTIL_ATOMIC_H */

@@ -127,7 +127,7 @@ def test_unfinished_fragments_are_bounded(rust, children):
     try:
         attack.wait_line("^ready$", timeout=120, others=[sub])
         assert sent_all.wait(120), "the members' fragments not sent in 120 s"
-        assert attack.matches(r"^unfinished 6 reliable=0 rc=0 "), attack.describe()
+        assert attack.matches(r"^unfinished 6 reliable=0 prio=5 rc=0 "), attack.describe()
         # the attack in place: the Rust peer's samples keep arriving, RSS watched meanwhile
         arrived = len(sub.matches(r"^sample sub=1 "))
         for _ in range(10):

@@ -25,7 +25,7 @@
 #include "proto/codec.h"
 #include "transport/transport.h"
 
-#define ATTACK_OPTIONS "e:t:L:n:K:B:QS"
+#define ATTACK_OPTIONS "e:t:L:n:K:B:QSP"
 #define CONNS_MAX 1024
 #define HANDSHAKE_TIMEOUT_MS 5000u
 #define CONNECT_BUDGET_MS 5000
@@ -48,6 +48,7 @@ typedef struct {
     long batch; /* storm: declarations per flush */
     bool queryables; /* storm: wildcard queryables redeclared in turn, not subscribers */
     bool silent;     /* replies: never end the initial declarations (no D_FINAL of interest 0) */
+    bool priorities; /* frag: a message on the channels of every priority, not of Data alone */
 } attack_args_t;
 
 static struct timespec started;
@@ -709,13 +710,13 @@ static int run_storm(void)
 /* ---- unfinished fragmented messages ----------------------------------------------------------------- */
 
 /* The first bytes of a message of BYTES (-K) on one channel of c, in FRAGMENTs that never end it. */
-static z_result_t send_unfinished(peer_conn_t *c, bool reliable, size_t bytes)
+static z_result_t send_unfinished(peer_conn_t *c, bool reliable, uint8_t prio, size_t bytes)
 {
     static uint8_t part[ZM_BATCH_UNICAST_SIZE - 64];
     static uint8_t buf[ZM_LINK_HEADROOM + ZM_BATCH_UNICAST_SIZE];
     zm_transport_t *t = &c->t;
     size_t cut = (size_t)t->batch_size - 64u;
-    unsigned ch = ZM_CHANNEL(reliable, ZM_PRIO_DATA);
+    unsigned ch = ZM_CHANNEL(reliable, prio);
     z_result_t rc = Z_OK;
     for (size_t sent = 0; sent < bytes && rc == Z_OK; sent += cut) {
         zm_fragment_t f;
@@ -723,6 +724,8 @@ static z_result_t send_unfinished(peer_conn_t *c, bool reliable, size_t bytes)
         f.reliable = reliable;
         f.more = true;
         f.first = sent == 0;
+        f.has_qos = prio != ZM_PRIO_DATA;
+        f.qos = prio;
         f.sn = t->tx_sn[ch];
         t->tx_sn[ch] = (t->tx_sn[ch] + 1u) & t->sn_mask;
         f.payload = zm_slice(part, cut < bytes - sent ? cut : bytes - sent);
@@ -739,7 +742,8 @@ static z_result_t send_unfinished(peer_conn_t *c, bool reliable, size_t bytes)
     return rc;
 }
 
-/* N peers, each with an unfinished message of -K BYTES on its reliable and best-effort channels. */
+/* N peers, each with an unfinished message of -K BYTES on its reliable and best-effort channels
+ * (of the Data priority, or with -P of every priority). */
 static int run_frag(long n)
 {
     if (n < 1 || n > CONNS_MAX || args.key_bytes == 0) {
@@ -754,9 +758,12 @@ static int run_frag(long n)
         if (peer_open(&conns[i], i, args.lease_ms) != Z_OK) {
             continue;
         }
-        for (int reliable = 1; reliable >= 0; reliable--) {
-            z_result_t rc = send_unfinished(&conns[i], reliable != 0, args.key_bytes);
-            printf("unfinished %ld reliable=%d rc=%d t=%ld\n", i, reliable, (int)rc, elapsed_ms());
+        for (uint8_t prio = 0; prio < 8; prio++) {
+            for (int reliable = 1; reliable >= 0 && (args.priorities || prio == ZM_PRIO_DATA); reliable--) {
+                z_result_t rc = send_unfinished(&conns[i], reliable != 0, prio, args.key_bytes);
+                printf("unfinished %ld reliable=%d prio=%u rc=%d t=%ld\n", i, reliable, (unsigned)prio, (int)rc,
+                       elapsed_ms());
+            }
         }
     }
     printf("ready\n");
@@ -990,9 +997,10 @@ static int usage(void)
             "                         one handshake, then COUNT subscriber declarations\n"
             "  storm -Q -n COUNT      the same with COUNT declarations of 200 wildcard queryables in\n"
             "                         turn, each on a new key, slow to match against a long key zm/qm/a/a/...\n"
-            "  frag N -K BYTES [-L LEASE_MS]\n"
+            "  frag N -K BYTES [-L LEASE_MS] [-P]\n"
             "                         N peer handshakes, each then sending the first BYTES of a message\n"
-            "                         in FRAGMENTs on its reliable and best-effort channels, never the end\n"
+            "                         in FRAGMENTs on its reliable and best-effort channels (-P: of every\n"
+            "                         priority), never the end\n"
             "  badkey KEY | badkey -K BYTES\n"
             "                         one handshake, then a PUT on KEY (or on a key of BYTES bytes)\n"
             "  replies KEY/** [-n COUNT] [-K BYTES] [-S]\n"
@@ -1054,6 +1062,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             args.silent = true;
+            break;
+        case 'P':
+            args.priorities = true;
             break;
         default:
             return usage();

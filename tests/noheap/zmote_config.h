@@ -22,4 +22,9 @@
 #define ZM_FRAG_MAX_SIZE (4u << 20)
 #define ZM_FRAG_POOL_BLOCKS 4
 
+/* the sessions' declarations within these pools, beyond a peer's bounds (which the tests reach) */
+#ifndef ZM_SESSION_DECL_BYTES_MAX /* zm_budget_small sets its own */
+#define ZM_SESSION_DECL_BYTES_MAX (64u * 1024u)
+#endif
+
 #endif /* ZMOTE_CONFIG_H */

@@ -4,7 +4,8 @@
  * messages of two priorities interleaved on one reliable channel both arrive; a delivered
  * message's buffer larger than a batch goes back; a message over a peer's budget is dropped and
  * the link stays; at the node's budget a small message takes the room of an idle large one, a
- * large one never that of a smaller one; a reassembly silent for a lease is freed. In a no-heap
+ * large one never that of a smaller one; a session's full budget leaves another session's whole;
+ * a reassembly silent for a lease is freed. In a no-heap
  * build: a small request never takes a block of a larger class, and reassembly takes its own.
  */
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "check.h"
 #include "proto/codec.h"
 #include "transport/internal.h"
+#include "util/account.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_MULTICAST_TRANSPORT && Z_FEATURE_FRAGMENTATION
@@ -44,10 +46,22 @@ static void on_message(void *ctx, zm_transport_t *t, const zm_network_msg_t *m, 
     heard.last_prio_tag = p.len > 0 ? p.ptr[0] : 0;
 }
 
+/* Two sessions' accounts and reassembly: the transports made here are the first one's, unless
+ * said otherwise. */
+static zm_account_t account[2];
+static zm_defrag_share_t share[2];
+
+static size_t held_of(unsigned session) { return zm_account_held(&account[session], ZM_HELD_FRAGS); }
+static size_t frag_held(void) { return held_of(0); }
+
 /* A receive state as a member's, with or without QoS, each channel's next SN 1. */
 static void rx_init(zm_transport_t *t, bool qos, uint32_t lease_ms)
 {
     memset(t, 0, sizeof(*t));
+    for (unsigned i = 0; i < 2; i++) {
+        share[i].account = &account[i];
+    }
+    t->share = &share[0];
     t->member = true;
     t->qos = qos;
     t->patch = 1;
@@ -142,7 +156,7 @@ static void test_interleaved_priorities(void)
     CHECK_EQ_INT(heard.last_len, 5 * BATCH);
     CHECK_EQ_INT(heard.last_prio_tag, 5);
     /* both delivered, both larger than a batch: nothing held */
-    CHECK_EQ_INT(zm_transport_frag_held(), 0);
+    CHECK_EQ_INT(frag_held(), 0);
     msg_free(&a);
     msg_free(&b);
     zm_transport_defrag_free(&t);
@@ -161,10 +175,10 @@ static void test_peer_budget(void)
     bool dropped = false;
     for (unsigned k = 0; k < 8 && !dropped; k++) {
         msg_make(&m[k], part, (uint8_t)k, true, (uint8_t)k);
-        size_t before = zm_transport_frag_held();
+        size_t before = frag_held();
         CHECK_EQ_INT(msg_send(&t, &m[k], part - 1000u), Z_OK); /* over the budget: Z_OK, the link stays */
-        CHECK(zm_transport_frag_held() <= ZM_FRAG_PEER_BYTES_MAX);
-        dropped = zm_transport_frag_held() == before;
+        CHECK(frag_held() <= ZM_FRAG_PEER_BYTES_MAX);
+        dropped = frag_held() == before;
         held_n += dropped ? 0u : 1u;
     }
     CHECK(dropped);
@@ -177,7 +191,7 @@ static void test_peer_budget(void)
         CHECK(heard.last_ok);
         CHECK_EQ_INT(heard.last_len, part);
     }
-    CHECK_EQ_INT(zm_transport_frag_held(), 0);
+    CHECK_EQ_INT(frag_held(), 0);
     for (unsigned k = 0; k <= held_n; k++) {
         msg_free(&m[k]);
     }
@@ -201,9 +215,9 @@ static void test_node_budget(void)
     while (n < HOLDERS) {
         rx_init(&hold[n], false, 10000);
         msg_make(&hm[n], part + 1000u, (uint8_t)(10 + n), true, ZM_PRIO_DATA);
-        size_t before = zm_transport_frag_held();
+        size_t before = frag_held();
         CHECK_EQ_INT(msg_send(&hold[n], &hm[n], part), Z_OK);
-        size_t after = zm_transport_frag_held();
+        size_t after = frag_held();
         CHECK(after <= ZM_FRAG_BYTES_MAX);
         if (after <= before) { /* it took another's room: the budget is full */
             break;
@@ -215,10 +229,10 @@ static void test_node_budget(void)
     }
     CHECK(n >= 1 && n < HOLDERS);
     /* the newest evicted the oldest: its message is lost, the others arrive */
-    size_t full = zm_transport_frag_held();
+    size_t full = frag_held();
     CHECK_EQ_INT(msg_send(&hold[0], &hm[0], 0), Z_OK);
     CHECK_EQ_INT(heard.n, 0);
-    CHECK(zm_transport_frag_held() <= full);
+    CHECK(frag_held() <= full);
     hold[n].defrag->slot[1].last_ms -= 1000u;
 
     /* a small message from another peer takes a large one's room: it arrives */
@@ -229,7 +243,7 @@ static void test_node_budget(void)
     for (int k = 0; k < 3; k++) {
         CHECK_EQ_INT(msg_send(&small, &s, BATCH), Z_OK);
     }
-    CHECK(zm_transport_frag_held() <= ZM_FRAG_BYTES_MAX);
+    CHECK(frag_held() <= ZM_FRAG_BYTES_MAX);
     CHECK_EQ_INT(msg_send(&small, &s, 0), Z_OK);
     CHECK_EQ_INT(heard.n, 1);
     CHECK(heard.last_ok);
@@ -244,7 +258,7 @@ static void test_node_budget(void)
         CHECK(heard.n == before || (heard.last_ok && heard.last_prio_tag == 10 + k));
     }
     CHECK_EQ_INT(delivered, n - 1);
-    CHECK_EQ_INT(zm_transport_frag_held(), 0);
+    CHECK_EQ_INT(frag_held(), 0);
 
     /* small unfinished messages fill the budget: a large one takes none of their room */
     size_t each = ZM_NO_HEAP ? ZM_FRAG_MAX_SIZE : ZM_FRAG_BYTES_MAX / HOLDERS;
@@ -255,7 +269,7 @@ static void test_node_budget(void)
         msg_make(&hm[k], each, (uint8_t)k, true, ZM_PRIO_DATA);
         CHECK_EQ_INT(msg_send(&hold[k], &hm[k], each - 100u), Z_OK);
     }
-    size_t smalls = zm_transport_frag_held();
+    size_t smalls = frag_held();
     CHECK(smalls <= ZM_FRAG_BYTES_MAX);
     msg_t large;
     msg_make(&large, ZM_FRAG_MAX_SIZE - 100u, 77, true, ZM_PRIO_DATA);
@@ -264,7 +278,7 @@ static void test_node_budget(void)
     unsigned before = heard.n;
     while (large.off < large.len) { /* in parts larger than each small one's room */
         CHECK_EQ_INT(msg_send(&big, &large, 2u * each), Z_OK);
-        CHECK(zm_transport_frag_held() <= ZM_FRAG_BYTES_MAX);
+        CHECK(frag_held() <= ZM_FRAG_BYTES_MAX);
     }
     if (!ZM_NO_HEAP) { /* every small one still there: the large one was dropped */
         CHECK_EQ_INT(heard.n, before);
@@ -276,11 +290,58 @@ static void test_node_budget(void)
         zm_transport_defrag_free(&hold[k]);
         msg_free(&hm[k]);
     }
-    CHECK_EQ_INT(zm_transport_frag_held(), 0);
+    CHECK_EQ_INT(frag_held(), 0);
     zm_transport_defrag_free(&big);
     zm_transport_defrag_free(&small);
     msg_free(&large);
     msg_free(&s);
+}
+
+/*
+ * Each session has its own reassembly budget: one whose budget is full of small unfinished
+ * messages (none large enough to give way to a large one) leaves another session's large message
+ * its whole room, and the other's holds nothing of the first's.
+ */
+static void test_sessions_apart(void)
+{
+    static zm_transport_t hold[HOLDERS];
+    static msg_t hm[HOLDERS];
+    memset(&heard, 0, sizeof(heard));
+    /* no heap: the sessions draw on one pool of blocks, of which the second's message needs one */
+    unsigned holders = ZM_NO_HEAP ? (ZM_FRAG_POOL_BLOCKS < HOLDERS ? ZM_FRAG_POOL_BLOCKS : HOLDERS) - 1u : HOLDERS;
+    if (holders == 0) {
+        return;
+    }
+    size_t each = ZM_NO_HEAP ? ZM_FRAG_MAX_SIZE : ZM_FRAG_BYTES_MAX / HOLDERS;
+    for (unsigned k = 0; k < holders; k++) {
+        rx_init(&hold[k], false, 10000);
+        msg_make(&hm[k], each, (uint8_t)k, true, ZM_PRIO_DATA);
+        CHECK_EQ_INT(msg_send(&hold[k], &hm[k], each - 100u), Z_OK);
+    }
+    CHECK(held_of(0) > 0 && held_of(0) <= ZM_FRAG_BYTES_MAX);
+    CHECK_EQ_INT(held_of(1), 0);
+    msg_t large;
+    msg_make(&large, ZM_FRAG_MAX_SIZE - 100u, 77, true, ZM_PRIO_DATA);
+    zm_transport_t other;
+    rx_init(&other, false, 10000);
+    other.share = &share[1];
+    size_t first = held_of(0);
+    while (large.off < large.len) {
+        CHECK_EQ_INT(msg_send(&other, &large, 2u * each), Z_OK);
+        CHECK_EQ_INT(held_of(0), first); /* the first session's reassemblies are left alone */
+    }
+    CHECK_EQ_INT(heard.n, 1);
+    CHECK(heard.last_ok);
+    CHECK_EQ_INT(heard.last_prio_tag, 77);
+    CHECK_EQ_INT(held_of(1), 0); /* delivered, larger than a batch: its buffer went back */
+    for (unsigned k = 0; k < holders; k++) {
+        zm_transport_defrag_free(&hold[k]);
+        msg_free(&hm[k]);
+    }
+    CHECK_EQ_INT(held_of(0), 0);
+    CHECK_EQ_INT(zm_account_held(&account[0], ZM_HELD_KINDS), 0);
+    zm_transport_defrag_free(&other);
+    msg_free(&large);
 }
 
 /* A reassembly that heard nothing for a lease is freed at the peer's next batch. */
@@ -292,15 +353,15 @@ static void test_idle_for_a_lease(void)
     msg_t a;
     msg_make(&a, 4 * BATCH, 1, true, ZM_PRIO_DATA);
     CHECK_EQ_INT(msg_send(&t, &a, BATCH), Z_OK);
-    CHECK(zm_transport_frag_held() > 0);
+    CHECK(frag_held() > 0);
     static const uint8_t keep_alive[] = {ZM_MID_KEEP_ALIVE};
     CHECK_EQ_INT(zm_transport_rx_batch(&t, zm_slice(keep_alive, 1)), Z_OK);
-    CHECK(zm_transport_frag_held() > 0); /* not silent for a lease yet */
+    CHECK(frag_held() > 0); /* not silent for a lease yet */
     /* its last fragment a lease and more ago, and so the last look */
     t.defrag->slot[1].last_ms -= 1500u;
     t.defrag_sweep_ms -= 1500u;
     CHECK_EQ_INT(zm_transport_rx_batch(&t, zm_slice(keep_alive, 1)), Z_OK);
-    CHECK_EQ_INT(zm_transport_frag_held(), 0);
+    CHECK_EQ_INT(frag_held(), 0);
     CHECK_EQ_INT(msg_send(&t, &a, 0), Z_OK); /* the rest: a message with no start, ignored */
     CHECK_EQ_INT(heard.n, 0);
     msg_free(&a);
@@ -364,6 +425,7 @@ int main(void)
     test_interleaved_priorities();
     test_peer_budget();
     test_node_budget();
+    test_sessions_apart();
     test_idle_for_a_lease();
 #endif
 #if ZM_NO_HEAP

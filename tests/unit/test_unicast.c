@@ -114,10 +114,15 @@ static void side_init(side_t *s)
     CHECK_EQ_INT(zm_port_condvar_init(&s->log.cond), Z_OK);
 }
 
+/* The account and reassembly a session would give its transports, shared by every side here. */
+static zm_account_t account;
+static zm_defrag_share_t share = {&account, NULL, ATOMIC_FLAG_INIT};
+
 static void side_wire(side_t *s)
 {
     s->t.on_message = on_message;
     s->t.ctx = &s->log;
+    s->t.share = &share;
     CHECK_EQ_INT(zm_port_task_start(&s->reader, read_loop, s), Z_OK);
 }
 
