@@ -228,11 +228,36 @@ void zm_api_reply_clear(zm_api_reply_t *r);
  */
 const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left);
 
-/**
- * b as one run of bytes, as a message carries it: a payload of several runs (z_bytes_writer_append)
- * is first copied into one block, in place, and its runs dropped. False when out of memory.
+/*
+ * The holder of a payload's runs (z_bytes_writer_append keeps the payloads it is given as runs;
+ * bytes.c makes it). join makes a payload of these runs one contiguous run, in place, as a message
+ * carries it (false when out of memory); the holder carries it, as it carries its release, so
+ * that only a program that appends payloads links the code that joins them.
  */
-bool zm_api_bytes_flat(zm_api_bytes_t *b, zm_slice_t *out);
+typedef struct zm_api_runs {
+    zm_owner_t base;
+    bool (*join)(zm_api_bytes_t *b);
+    size_t n;   /* runs in run */
+    size_t cap; /* runs run can hold */
+    zm_api_slice_t run[];
+} zm_api_runs_t;
+
+/* A payload of several runs has no start of its own: its length, and the runs' holder as owner. */
+static inline zm_api_runs_t *zm_api_runs_of(const zm_api_bytes_t *b)
+{
+    return b->slice.start == NULL && b->slice.len > 0 ? (zm_api_runs_t *)b->slice.owner : NULL;
+}
+
+/** b as one run of bytes for a message, its runs joined first if it has several; false when out of memory. */
+static inline bool zm_api_bytes_flat(zm_api_bytes_t *b, zm_slice_t *out)
+{
+    zm_api_runs_t *rs = zm_api_runs_of(b);
+    if (rs != NULL && !rs->join(b)) {
+        return false;
+    }
+    *out = zm_slice(b->slice.start, b->slice.len);
+    return true;
+}
 
 /* The parts of a put's body taken from API objects, which the body borrows: they must live as long
  * as the zm_put_args_t. The empty encoding is none. A payload or attachment given in several runs

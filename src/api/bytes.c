@@ -143,43 +143,31 @@ static z_result_t slice_from_buf(zm_api_slice_t *dst, const uint8_t *data, size_
 
 /* ---- payloads of several runs ------------------------------------------------------------------- */
 
-/* The holder of a payload's runs (z_bytes_writer_append): it keeps a reference on each run's own
- * holder, and the runs are never changed once the payload is made, so clones share it. */
-typedef struct {
-    zm_owner_t base;
-    size_t n;   /* runs in run */
-    size_t cap; /* runs run can hold */
-    zm_api_slice_t run[];
-} runs_t;
-
 static void runs_release(zm_owner_t *o)
 {
-    runs_t *rs = (runs_t *)o;
+    zm_api_runs_t *rs = (zm_api_runs_t *)o;
     for (size_t k = 0; k < rs->n; k++) {
         zm_api_slice_drop(&rs->run[k]);
     }
     zm_free(rs);
 }
 
-/* The runs of b, NULL when it is one run. */
-static const runs_t *runs_of(const zm_api_bytes_t *b)
-{
-    return b->slice.start == NULL && b->slice.len > 0 ? (const runs_t *)b->slice.owner : NULL;
-}
+static bool runs_join(zm_api_bytes_t *b);
 
 /* Adds run to *holder (made, or moved to a larger one, as needed): the holder takes run's
  * reference. False when out of memory, run untouched. */
 static bool runs_push(zm_owner_t **holder, zm_api_slice_t run)
 {
-    runs_t *rs = (runs_t *)*holder;
+    zm_api_runs_t *rs = (zm_api_runs_t *)*holder;
     if (rs == NULL || rs->n == rs->cap) {
         size_t cap = rs == NULL ? 4u : rs->cap * 2u;
-        runs_t *grown = zm_alloc(sizeof(runs_t) + cap * sizeof(zm_api_slice_t));
+        zm_api_runs_t *grown = zm_alloc(sizeof(zm_api_runs_t) + cap * sizeof(zm_api_slice_t));
         if (grown == NULL) {
             return false;
         }
         zm_atomic_init(&grown->base.refs, 1u);
         grown->base.release = runs_release;
+        grown->join = runs_join;
         grown->n = 0;
         grown->cap = cap;
         if (rs != NULL) {
@@ -196,7 +184,7 @@ static bool runs_push(zm_owner_t **holder, zm_api_slice_t run)
 
 const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left)
 {
-    const runs_t *rs = runs_of(b);
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
     const zm_api_slice_t *run = rs != NULL ? rs->run : &b->slice;
     size_t n = rs != NULL ? rs->n : 1u;
     for (size_t k = 0; k < n; k++, run++) {
@@ -227,7 +215,7 @@ static void bytes_copy(const zm_api_bytes_t *b, size_t pos, uint8_t *dst, size_t
 /* A copy of the whole of b, in one run, into dst, followed by a NUL when nul. */
 static z_result_t copy_out(const zm_api_bytes_t *b, zm_api_slice_t *dst, bool nul)
 {
-    if (runs_of(b) == NULL) {
+    if (zm_api_runs_of(b) == NULL) {
         return zm_api_slice_copy(dst, b->slice.start, b->slice.len, nul);
     }
     *dst = zm_api_slice_null();
@@ -245,24 +233,21 @@ static z_result_t copy_out(const zm_api_bytes_t *b, zm_api_slice_t *dst, bool nu
     return Z_OK;
 }
 
-bool zm_api_bytes_flat(zm_api_bytes_t *b, zm_slice_t *out)
+static bool runs_join(zm_api_bytes_t *b)
 {
-    const runs_t *rs = runs_of(b);
-    if (rs != NULL) {
-        zm_owner_t *o;
-        uint8_t *data = zm_api_block_alloc(b->slice.len, &o);
-        if (data == NULL) {
-            return false;
-        }
-        b->slice.start = data;
-        for (size_t k = 0; k < rs->n; k++) {
-            memcpy(data, rs->run[k].start, rs->run[k].len);
-            data += rs->run[k].len;
-        }
-        zm_owner_unref(b->slice.owner);
-        b->slice.owner = o;
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
+    zm_owner_t *o;
+    uint8_t *data = zm_api_block_alloc(b->slice.len, &o);
+    if (data == NULL) {
+        return false;
     }
-    *out = zm_slice(b->slice.start, b->slice.len);
+    b->slice.start = data;
+    for (size_t k = 0; k < rs->n; k++) {
+        memcpy(data, rs->run[k].start, rs->run[k].len);
+        data += rs->run[k].len;
+    }
+    zm_owner_unref(b->slice.owner);
+    b->slice.owner = o;
     return true;
 }
 
@@ -716,7 +701,7 @@ z_result_t z_bytes_get_contiguous_view(const z_loaned_bytes_t *bytes, z_view_sli
     if (bytes == NULL || view == NULL) {
         return Z_EINVAL;
     }
-    if (runs_of(bytes) != NULL) {
+    if (zm_api_runs_of(bytes) != NULL) {
         return Z_EINVAL; /* several runs have no one view */
     }
     view->_val = zm_api_slice_borrow(bytes->slice.start, bytes->slice.len);
@@ -735,7 +720,7 @@ bool z_bytes_slice_iterator_next(z_bytes_slice_iterator_t *iter, z_view_slice_t 
     if (iter == NULL || out == NULL || iter->bytes == NULL || iter->bytes->slice.len == 0) {
         return false;
     }
-    const runs_t *rs = runs_of(iter->bytes);
+    const zm_api_runs_t *rs = zm_api_runs_of(iter->bytes);
     const zm_api_slice_t *run = rs != NULL ? rs->run : &iter->bytes->slice;
     if (iter->index >= (rs != NULL ? rs->n : 1u)) {
         return false;
@@ -905,7 +890,7 @@ static bool writer_seal(zm_api_bytes_writer_t *w)
 /* Adds the runs of b to the writer's runs, each with a reference of its own. */
 static z_result_t writer_add(zm_api_bytes_writer_t *w, const zm_api_bytes_t *b)
 {
-    const runs_t *rs = runs_of(b);
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
     const zm_api_slice_t *run = rs != NULL ? rs->run : &b->slice;
     size_t n = rs != NULL ? rs->n : 1u;
     for (size_t k = 0; k < n; k++) {
@@ -946,12 +931,12 @@ void z_bytes_writer_finish(z_moved_bytes_writer_t *writer, z_owned_bytes_t *byte
         return;
     }
     zm_api_bytes_writer_t *w = &writer->_this._val;
-    runs_t *rs = (runs_t *)w->runs;
+    zm_api_runs_t *rs = (zm_api_runs_t *)w->runs;
     if (rs != NULL && !writer_seal(w)) {
         z_bytes_writer_drop(writer); /* out of memory: nothing to give */
         return;
     }
-    rs = (runs_t *)w->runs;
+    rs = (zm_api_runs_t *)w->runs;
     if (rs == NULL) {
         if (w->len == 0) {
             zm_owner_unref(w->owner);
