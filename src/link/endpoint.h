@@ -67,9 +67,7 @@ typedef struct {
     zm_slice_t metadata;
     zm_slice_t config;
     zm_serial_config_t serial;
-#if Z_FEATURE_LINK_TLS
     struct zm_tls_creds *tls; /* a tls endpoint's credentials (link/tls.h): NULL from the parse, the session's set by the session */
-#endif
 } zm_endpoint_t;
 
 /**

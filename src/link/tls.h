@@ -21,8 +21,6 @@
 
 #include "util/common.h"
 
-#if Z_FEATURE_LINK_TLS
-
 /**
  * The configuration's TLS settings, as strings borrowed from it (NULL: not set). A file key
  * names a PEM or DER file; a base64 key holds the file's content in base64. When both are given
@@ -44,6 +42,8 @@ typedef struct {
  *  by its links on any thread. */
 typedef struct zm_tls_creds zm_tls_creds_t;
 
+#if Z_FEATURE_LINK_TLS
+
 /** True if any TLS setting is given. */
 bool zm_tls_config_any(const zm_tls_config_t *cfg);
 
@@ -64,6 +64,18 @@ void zm_tls_creds_free(zm_tls_creds_t *c);
  * Exposed for its tests.
  */
 ZM_NODISCARD z_result_t zm_tls_base64_decode(const char *s, uint8_t *out, size_t cap, size_t *n);
+
+#else
+
+/* Without TLS links a session makes no credentials, whatever its configuration says. */
+static inline z_result_t zm_tls_creds_new(zm_tls_creds_t **out, const zm_tls_config_t *cfg)
+{
+    ZM_UNUSED(cfg);
+    *out = NULL;
+    return Z_OK;
+}
+
+static inline void zm_tls_creds_free(zm_tls_creds_t *c) { ZM_UNUSED(c); }
 
 #endif /* Z_FEATURE_LINK_TLS */
 #endif /* ZM_LINK_TLS_H */

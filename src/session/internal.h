@@ -267,9 +267,7 @@ struct zm_session {
     char *strings;
 #endif
     zm_zid_t zid;
-#if Z_FEATURE_LINK_TLS
     zm_tls_creds_t *tls; /* for every tls endpoint, made at open (NULL: no TLS setting) */
-#endif
 #if Z_FEATURE_MULTI_THREAD
     zm_mutex_t lock;
     zm_condvar_t cond;      /* busy subscribers and pinned peers released, with waiters > 0 */

@@ -165,9 +165,7 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint, uint32_t timeo
 {
     zm_endpoint_t ep;
     ZM_TRY(zm_endpoint_parse(&ep, endpoint, strlen(endpoint), ZM_ENDPOINT_CONNECT));
-#if Z_FEATURE_LINK_TLS
     ep.tls = s->tls;
-#endif
     zm_link_t link;
     ZM_TRY(zm_link_open(&link, &ep, timeout_ms));
     zm_transport_params_t params;

@@ -254,9 +254,7 @@ static z_result_t listen_first(zm_session_t *s)
     }
     const char *l = s->cfg.listen[i];
     ZM_TRY(zm_endpoint_parse(&ep, l, strlen(l), ZM_ENDPOINT_LISTEN));
-#if Z_FEATURE_LINK_TLS
     ep.tls = s->tls;
-#endif
     uint64_t start = LISTEN_TIMEOUT(s) != 0 ? zm_port_clock_ms() : 0u;
     uint32_t pause = 10;
     z_result_t rc;
@@ -813,13 +811,11 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     s->next_id = 1;
     s->next_key_id = 1;
     z_result_t listen_rc = Z_OK; /* only peers listen */
-#if Z_FEATURE_LINK_TLS
     rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
     if (rc != Z_OK) {
         zm_session_close(s);
         return rc;
     }
-#endif
 #if Z_FEATURE_UNICAST_PEER
     if (cfg->n_listen > 0) {
         listen_rc = listen_first(s);
@@ -1011,9 +1007,7 @@ void zm_session_close(zm_session_t *s)
     ZM_ASSERT(zm_account_held(&s->account, ZM_HELD_KINDS) == 0); /* every charge refunded (util/account.h) */
     sync_destroy(s);
     strings_free(s);
-#if Z_FEATURE_LINK_TLS
     zm_tls_creds_free(s->tls);
-#endif
     session_release(s);
 }
 

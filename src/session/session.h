@@ -70,9 +70,7 @@ typedef struct {
     bool connect_exit_on_failure;
     int32_t listen_timeout_ms;
     bool listen_may_fail;
-#if Z_FEATURE_LINK_TLS
     zm_tls_config_t tls; /* read during open only: the session keeps the credentials it made of it */
-#endif
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */
