@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "api/advanced_keys.h"
 #include "api/api.h"
 #include "util/log.h"
 
@@ -111,12 +112,16 @@ static void cached_clear(cached_t *c)
     c->used = false;
 }
 
-/* What a history query asks: sequence numbers within [first, last], the newest max of them. */
+/* What a history query asks: sequence numbers within [first, last], timestamps (NTP64) within
+ * [since, until], the newest max of them. */
 typedef struct {
     bool by_sn;
     uint32_t first;
     uint32_t last;
     size_t max;
+    bool by_time;
+    uint64_t since;
+    uint64_t until;
 } wanted_t;
 
 /* A decimal number within 0..UINT32_MAX, the whole of s. */
@@ -152,10 +157,92 @@ static bool param(const char *p, size_t len, const char *name, const char **valu
     return false;
 }
 
-/* `_sn=a..b` (either end may be empty: open), `_sn=a` (that one), `_max=n`: what Rust asks. */
-static wanted_t wanted_of(const z_loaned_query_t *query, size_t cap)
+/*
+ * A duration of Rust's time ranges, `<decimal>[u|ms|s|m|h|d|w]` (seconds without a unit), with a
+ * sign before it, in NTP64 units (2^-32 s); false when it is not one.
+ */
+static bool parse_offset(const char *s, size_t len, int64_t *ntp)
 {
-    wanted_t w = {false, 0, UINT32_MAX, cap};
+    bool neg = len > 0 && s[0] == '-';
+    size_t i = neg ? 1u : 0u;
+    uint64_t micros = 0; /* the number, in millionths */
+    uint64_t scale = 1000000u;
+    bool digits = false, dot = false;
+    for (; i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] == '.' && !dot)); i++) {
+        if (s[i] == '.') {
+            dot = true;
+        } else if (!dot) {
+            micros = micros * 10u + (uint64_t)(s[i] - '0') * 1000000u;
+            digits = true;
+        } else if (scale > 1u) {
+            scale /= 10u;
+            micros += (uint64_t)(s[i] - '0') * scale;
+        }
+        if (micros > ((uint64_t)1 << 50)) {
+            return false;
+        }
+    }
+    static const struct {
+        const char *unit;
+        uint32_t seconds; /* 0: microseconds; 1000: milliseconds (divided below) */
+    } units[] = {{"", 1}, {"s", 1}, {"u", 0}, {"ms", 1000}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
+    for (size_t u = 0; digits && u < sizeof(units) / sizeof(units[0]); u++) {
+        if (strlen(units[u].unit) == len - i && memcmp(units[u].unit, s + i, len - i) == 0) {
+            uint64_t us = units[u].seconds == 0 ? micros / 1000000u
+                          : units[u].seconds == 1000 ? micros / 1000u
+                                                     : micros * units[u].seconds;
+            int64_t v = (int64_t)((us << 32) / 1000000u);
+            *ntp = neg ? -v : v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A bound of a time range, `now(<offset>)` (empty: no bound), as an NTP64 time; false otherwise. */
+static bool parse_bound(const char *s, size_t len, uint64_t now, bool *open, uint64_t *t)
+{
+    int64_t off = 0;
+    *open = len == 0;
+    if (*open) {
+        return true;
+    }
+    if (len < 5 || memcmp(s, "now(", 4) != 0 || s[len - 1] != ')' || (len > 5 && !parse_offset(s + 4, len - 5, &off))) {
+        return false;
+    }
+    *t = now + (uint64_t)off;
+    return true;
+}
+
+/*
+ * `_time=[a..b]` of Rust's selectors, each end `[`/`]` inclusive or exclusive and a bound of
+ * parse_bound: the range of timestamps in w. A range zmote cannot read (fixed RFC 3339 times)
+ * filters nothing, as a range Rust cannot read does in Rust's cache.
+ */
+static void time_range_of(const char *v, size_t len, uint64_t now, wanted_t *w)
+{
+    size_t dots = 1;
+    while (dots + 1 < len && !(v[dots] == '.' && v[dots + 1] == '.')) {
+        dots++;
+    }
+    if (len < 4 || (v[0] != '[' && v[0] != ']') || (v[len - 1] != '[' && v[len - 1] != ']') || dots + 2 > len - 1) {
+        return;
+    }
+    bool open_start, open_end;
+    uint64_t start = 0, end = UINT64_MAX;
+    if (!parse_bound(v + 1, dots - 1, now, &open_start, &start) ||
+        !parse_bound(v + dots + 2, len - dots - 3, now, &open_end, &end)) {
+        return;
+    }
+    w->by_time = true;
+    w->since = open_start ? 0 : v[0] == '[' ? start : start + 1u;
+    w->until = open_end ? UINT64_MAX : v[len - 1] == ']' ? end : end - 1u;
+}
+
+/* `_sn=a..b` (either end may be empty: open), `_sn=a` (that one), `_max=n`, `_time=[a..b]`: what Rust asks. */
+static wanted_t wanted_of(const struct zm_api_adv_pub *a, const z_loaned_query_t *query, size_t cap)
+{
+    wanted_t w = {false, 0, UINT32_MAX, cap, false, 0, UINT64_MAX};
     z_view_string_t params;
     z_query_parameters(query, &params);
     const char *p = z_string_data(z_loan(params));
@@ -184,6 +271,10 @@ static wanted_t wanted_of(const z_loaned_query_t *query, size_t cap)
                 w.last = n;
             }
         }
+    }
+    z_timestamp_t now;
+    if (param(p, len, "_time", &v, &vlen) && z_timestamp_new(&now, &a->session) == Z_OK) {
+        time_range_of(v, vlen, now.time, &w);
     }
     return w;
 }
@@ -227,7 +318,7 @@ static void reply_with(const z_loaned_query_t *query, const z_loaned_keyexpr_t *
 static void cache_answer(z_loaned_query_t *query, void *ctx)
 {
     struct zm_api_adv_pub *a = ctx;
-    wanted_t w = wanted_of(query, a->cap);
+    wanted_t w = wanted_of(a, query, a->cap);
     cached_t *out = w.max > 0 ? zm_alloc(w.max * sizeof(*out)) : NULL;
     if (out == NULL) {
         return; /* nothing asked, or no memory for it: no reply, the querier's final says so */
@@ -236,7 +327,8 @@ static void cache_answer(z_loaned_query_t *query, void *ctx)
     ZM_IF_THREADS((void)z_mutex_lock(z_mutex_loan_mut(&a->lock));)
     for (size_t k = 1; k <= a->cap && n < w.max; k++) { /* newest first */
         const cached_t *c = &a->ring[(a->next + a->cap - k) % a->cap];
-        if (!c->used || (w.by_sn && (!c->has_sn || c->sn < w.first || c->sn > w.last))) {
+        if (!c->used || (w.by_sn && (!c->has_sn || c->sn < w.first || c->sn > w.last)) ||
+            (w.by_time && (c->timestamp.time < w.since || c->timestamp.time > w.until))) {
             continue;
         }
         cached_t *o = &out[n];
@@ -532,8 +624,8 @@ static bool append(char *buf, size_t cap, size_t *n, const char *s, size_t len)
 static z_result_t suffix_of(char *buf, size_t cap, const z_entity_global_id_t *id, bool sequenced,
                             const z_loaned_keyexpr_t *metadata, z_owned_keyexpr_t *suffix)
 {
-    z_owned_string_t zid;
-    ZM_TRY(z_id_to_string(&id->zid, &zid));
+    char zid[ZM_ADV_ZID_CHUNK_MAX];
+    size_t zid_len = zm_adv_zid_chunk(&id->zid, zid); /* as Rust prints it, which Rust's subscribers read */
     char eid[11]; /* decimal, most significant digit first */
     size_t digits = 0;
     for (uint32_t e = id->eid, div = 1000000000u; div > 0; div /= 10u) {
@@ -547,13 +639,12 @@ static z_result_t suffix_of(char *buf, size_t cap, const z_entity_global_id_t *i
     }
     size_t n = 0;
     bool fits = append(buf, cap, &n, "@adv/pub/", 9) &&
-                append(buf, cap, &n, z_string_data(z_loan(zid)), z_string_len(z_loan(zid))) &&
+                append(buf, cap, &n, zid, zid_len) &&
                 append(buf, cap, &n, "/", 1) &&
                 (sequenced ? append(buf, cap, &n, eid, digits) : append(buf, cap, &n, "uhlc", 4)) &&
                 append(buf, cap, &n, "/", 1) &&
                 (metadata != NULL ? append(buf, cap, &n, z_string_data(z_loan(meta)), z_string_len(z_loan(meta)))
                                   : append(buf, cap, &n, "_", 1));
-    z_string_drop(z_move(zid));
     return fits ? z_keyexpr_from_str(suffix, buf) : Z_EINVAL;
 }
 
