@@ -43,6 +43,12 @@ def run(p, command, done):
     p.wait_line(rf"^{done}$")
 
 
+def ends_clean(p):
+    """zm_advsub undeclares and closes at the end of its stdin, and says so (an ASan build checks what it freed)."""
+    p.close_stdin()
+    assert p.wait_exit() == 0, p.describe()
+
+
 def lines(p):
     """What zm_advsub printed of its samples and misses, in order."""
     return [m.string for m in p.matches(r"^(sample|miss) ")]
@@ -68,8 +74,7 @@ def test_late_subscriber_gets_the_python_cache_then_live_samples(router, rust, c
     sub.wait_lines(r"^sample ", 13)
     assert lines(sub) == samples(key, range(5, 18)), sub.describe()
     pub.undeclare()
-    sub.close_stdin()
-    assert sub.wait_exit() == 0
+    ends_clean(sub)
 
 
 @pytest.mark.parametrize("recovery", [False, True])
@@ -86,9 +91,11 @@ def test_a_loss_is_reported_or_recovered(router, rust, children, recovery):
     if recovery:  # #5 shows the gap, the cache fills it
         sub.wait_lines(r"^sample ", 7, others=[p])
         assert lines(sub) == samples(key, range(0, 7)), sub.describe()
+        ends_clean(sub)
     else:
         sub.wait_lines(r"^sample ", 4, others=[p])
         assert lines(sub) == samples(key, [0, 1]) + ["miss 3"] + samples(key, [5, 6]), sub.describe()
+    ends_clean(sub)  # held samples, if any, freed
 
 
 def test_recovery_reports_what_the_cache_no_longer_has(router, rust, children):
@@ -103,6 +110,7 @@ def test_recovery_reports_what_the_cache_no_longer_has(router, rust, children):
     run(p, "put 1", "put 1")  # #7: the cache has #6, #7
     sub.wait_lines(r"^sample ", 4, others=[p])
     assert lines(sub) == samples(key, [0, 1]) + ["miss 4"] + samples(key, [6, 7]), sub.describe()
+    ends_clean(sub)
 
 
 def test_a_late_publisher_is_detected_and_its_history_asked(router, rust, children):
@@ -119,6 +127,7 @@ def test_a_late_publisher_is_detected_and_its_history_asked(router, rust, childr
     token = s.liveliness().declare_token(f"{key}/@adv/pub/{pub.id.zid}/{pub.id.eid}/_")
     sub.wait_lines(r"^sample ", 4)
     assert lines(sub) == samples(key, range(0, 4)), sub.describe()
+    ends_clean(sub)
     token.undeclare()
     pub.undeclare()
 
@@ -161,3 +170,18 @@ def test_python_subscriber_sees_a_zmote_publisher_loss(router, rust, children, r
         assert got == [f"{key} #{i}" for i in (0, 1, 5, 6)] and misses == [3]
     listener.undeclare()
     sub.undeclare()
+
+
+@pytest.mark.parametrize("how", ["heartbeat", "periodic"])
+def test_a_lost_last_sample_is_recovered(router, rust, children, how):
+    key = f"zm/advsub/last-{how}"
+    s = rust.client(router.endpoint)
+    sub = subscriber(children, router, key, *(["-b"] if how == "heartbeat" else ["-p", "300"]))
+    wait_token(s, key + "/@adv/sub/**", [sub])
+    p = publisher(children, router, key, "-c", "10", "-d", *(["-b", "200"] if how == "heartbeat" else ["-s"]))
+    run(p, "put 2", "put 2")
+    sub.wait_lines(r"^sample ", 2, others=[p])
+    run(p, "skip 2", "skipped 2")  # nothing live follows: the heartbeat, or the next periodic query, tells
+    sub.wait_lines(r"^sample ", 4, others=[p])
+    assert lines(sub) == samples(key, range(0, 4)), sub.describe()
+    ends_clean(sub)
