@@ -99,7 +99,6 @@ static void deliver(void *ctx, z_loaned_sample_t *sample)
 static void missed(void *ctx, const z_entity_global_id_t *source, uint32_t nb)
 {
     struct zm_api_adv_sub *st = ctx;
-    ZM_LOG_I("advanced subscriber: missed %u samples", (unsigned)nb);
     ze_miss_t miss = {*source, nb};
     for (listener_t *l = st->listeners; l != NULL; l = l->next) {
         ze_closure_miss_call(ze_closure_miss_loan(&l->closure), &miss);

@@ -606,6 +606,21 @@ ZM_CXX_OWNED_BASE(ze, advanced_publisher)
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_SUBSCRIPTION == 1
 ZM_CXX_OWNED_BASE(ze, advanced_subscriber)
 ZM_CXX_OWNED_BASE(ze, sample_miss_listener)
+ZM_CXX_LOAN(ze, closure_miss)
+ZM_CXX_MOVE(ze, closure_miss)
+ZM_CXX_DROP(ze, closure_miss)
+ZM_CXX_CHECK(ze, closure_miss)
+ZM_CXX_NULL(ze, closure_miss)
+ZM_CXX_TAKE(ze, closure_miss)
+ZM_CXX_TYPE_MAPS(ze, closure_miss)
+inline void z_call(const ze_loaned_closure_miss_t &closure, const ze_miss_t *miss) { ze_closure_miss_call(&closure, miss); }
+inline void z_closure(ze_owned_closure_miss_t *closure, ze_closure_miss_callback_t call, z_closure_drop_callback_t drop = 0,
+                      void *context = 0)
+{
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+}
 #endif
 ZM_CXX_VIEW(keyexpr)
 ZM_CXX_VIEW(string)
