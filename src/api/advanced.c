@@ -157,88 +157,6 @@ static bool param(const char *p, size_t len, const char *name, const char **valu
     return false;
 }
 
-/*
- * A duration of Rust's time ranges, `<decimal>[u|ms|s|m|h|d|w]` (seconds without a unit), with a
- * sign before it, in NTP64 units (2^-32 s); false when it is not one.
- */
-static bool parse_offset(const char *s, size_t len, int64_t *ntp)
-{
-    bool neg = len > 0 && s[0] == '-';
-    size_t i = neg ? 1u : 0u;
-    uint64_t micros = 0; /* the number, in millionths */
-    uint64_t scale = 1000000u;
-    bool digits = false, dot = false;
-    for (; i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] == '.' && !dot)); i++) {
-        if (s[i] == '.') {
-            dot = true;
-        } else if (!dot) {
-            micros = micros * 10u + (uint64_t)(s[i] - '0') * 1000000u;
-            digits = true;
-        } else if (scale > 1u) {
-            scale /= 10u;
-            micros += (uint64_t)(s[i] - '0') * scale;
-        }
-        if (micros > ((uint64_t)1 << 50)) {
-            return false;
-        }
-    }
-    static const struct {
-        const char *unit;
-        uint32_t seconds; /* 0: microseconds; 1000: milliseconds (divided below) */
-    } units[] = {{"", 1}, {"s", 1}, {"u", 0}, {"ms", 1000}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 604800}};
-    for (size_t u = 0; digits && u < sizeof(units) / sizeof(units[0]); u++) {
-        if (strlen(units[u].unit) == len - i && memcmp(units[u].unit, s + i, len - i) == 0) {
-            uint64_t us = units[u].seconds == 0 ? micros / 1000000u
-                          : units[u].seconds == 1000 ? micros / 1000u
-                                                     : micros * units[u].seconds;
-            int64_t v = (int64_t)((us << 32) / 1000000u);
-            *ntp = neg ? -v : v;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* A bound of a time range, `now(<offset>)` (empty: no bound), as an NTP64 time; false otherwise. */
-static bool parse_bound(const char *s, size_t len, uint64_t now, bool *open, uint64_t *t)
-{
-    int64_t off = 0;
-    *open = len == 0;
-    if (*open) {
-        return true;
-    }
-    if (len < 5 || memcmp(s, "now(", 4) != 0 || s[len - 1] != ')' || (len > 5 && !parse_offset(s + 4, len - 5, &off))) {
-        return false;
-    }
-    *t = now + (uint64_t)off;
-    return true;
-}
-
-/*
- * `_time=[a..b]` of Rust's selectors, each end `[`/`]` inclusive or exclusive and a bound of
- * parse_bound: the range of timestamps in w. A range zmote cannot read (fixed RFC 3339 times)
- * filters nothing, as a range Rust cannot read does in Rust's cache.
- */
-static void time_range_of(const char *v, size_t len, uint64_t now, wanted_t *w)
-{
-    size_t dots = 1;
-    while (dots + 1 < len && !(v[dots] == '.' && v[dots + 1] == '.')) {
-        dots++;
-    }
-    if (len < 4 || (v[0] != '[' && v[0] != ']') || (v[len - 1] != '[' && v[len - 1] != ']') || dots + 2 > len - 1) {
-        return;
-    }
-    bool open_start, open_end;
-    uint64_t start = 0, end = UINT64_MAX;
-    if (!parse_bound(v + 1, dots - 1, now, &open_start, &start) ||
-        !parse_bound(v + dots + 2, len - dots - 3, now, &open_end, &end)) {
-        return;
-    }
-    w->by_time = true;
-    w->since = open_start ? 0 : v[0] == '[' ? start : start + 1u;
-    w->until = open_end ? UINT64_MAX : v[len - 1] == ']' ? end : end - 1u;
-}
-
 /* `_sn=a..b` (either end may be empty: open), `_sn=a` (that one), `_max=n`, `_time=[a..b]`: what Rust asks. */
 static wanted_t wanted_of(const struct zm_api_adv_pub *a, const z_loaned_query_t *query, size_t cap)
 {
@@ -274,7 +192,7 @@ static wanted_t wanted_of(const struct zm_api_adv_pub *a, const z_loaned_query_t
     }
     z_timestamp_t now;
     if (param(p, len, "_time", &v, &vlen) && z_timestamp_new(&now, &a->session) == Z_OK) {
-        time_range_of(v, vlen, now.time, &w);
+        w.by_time = zm_adv_time_range(v, vlen, now.time, &w.since, &w.until);
     }
     return w;
 }

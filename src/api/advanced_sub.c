@@ -302,37 +302,12 @@ static void on_sub_drop(void *ctx)
 
 static void on_part_drop(void *ctx) { state_unref(ctx); }
 
-/* The chunks of `<key>/@adv/<entity>/<zid>/<eid>/...`: false when key has no such part. */
+/* The chunks of key's `@adv/<entity>/<zid>/<eid>/...` part: false when it has none. */
 static bool adv_chunks(const z_loaned_keyexpr_t *key, z_id_t *zid, const char **eid, size_t *eid_len)
 {
     z_view_string_t v;
     z_keyexpr_as_view_string(key, &v);
-    const char *s = z_string_data(z_loan(v));
-    size_t len = z_string_len(z_loan(v));
-    size_t at = 0;
-    while (at + 5 <= len && !(memcmp(s + at, "@adv/", 5) == 0 && (at == 0 || s[at - 1] == '/'))) {
-        at++;
-    }
-    if (at + 5 > len) {
-        return false;
-    }
-    const char *chunk[3];
-    size_t clen[3];
-    size_t i = at + 5;
-    for (size_t c = 0; c < 3; c++) {
-        chunk[c] = s + i;
-        while (i < len && s[i] != '/') {
-            i++;
-        }
-        clen[c] = (size_t)(s + i - chunk[c]);
-        if (clen[c] == 0) {
-            return false;
-        }
-        i++;
-    }
-    *eid = chunk[2];
-    *eid_len = clen[2];
-    return zm_adv_zid_parse(chunk[1], clen[1], zid);
+    return zm_adv_key_chunks(z_string_data(z_loan(v)), z_string_len(z_loan(v)), zid, eid, eid_len);
 }
 
 /* A decimal u32, the whole of s. */
