@@ -131,9 +131,17 @@
 #ifndef Z_FEATURE_ADVANCED_PUBLICATION
 #define Z_FEATURE_ADVANCED_PUBLICATION 0
 #endif
-/** Advanced subscribers (zenoh-ext): not implemented yet (1 is refused). */
+/** Advanced subscribers (zenoh-ext's, zmote/api/advanced.h): off by default, as in zenoh-pico; needs the unstable API. */
 #ifndef Z_FEATURE_ADVANCED_SUBSCRIPTION
 #define Z_FEATURE_ADVANCED_SUBSCRIPTION 0
+#endif
+/** Publishers one advanced subscriber follows at once (their sequence numbers); the least recent idle one makes room. */
+#ifndef ZM_ADV_SUB_PUBLISHERS
+#define ZM_ADV_SUB_PUBLISHERS 8
+#endif
+/** Samples one advanced subscriber holds back to deliver them in order (history, recovery); full: the oldest goes. */
+#ifndef ZM_ADV_SUB_HELD
+#define ZM_ADV_SUB_HELD 32
 #endif
 /** Unicast transports: always there (every link of zmote is unicast). */
 #ifndef Z_FEATURE_UNICAST_TRANSPORT
@@ -774,8 +782,12 @@
     !(defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_PUBLICATION && Z_FEATURE_QUERYABLE && Z_FEATURE_LIVELINESS)
 #error "Z_FEATURE_ADVANCED_PUBLICATION needs Z_FEATURE_UNSTABLE_API, PUBLICATION, QUERYABLE and LIVELINESS"
 #endif
-#if Z_FEATURE_ADVANCED_SUBSCRIPTION
-#error "zmote does not implement advanced subscribers yet: leave Z_FEATURE_ADVANCED_SUBSCRIPTION at 0"
+#if Z_FEATURE_ADVANCED_SUBSCRIPTION &&                                                                      \
+    !(defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_SUBSCRIPTION && Z_FEATURE_QUERY && Z_FEATURE_LIVELINESS)
+#error "Z_FEATURE_ADVANCED_SUBSCRIPTION needs Z_FEATURE_UNSTABLE_API, SUBSCRIPTION, QUERY and LIVELINESS"
+#endif
+#if ZM_ADV_SUB_PUBLISHERS < 1 || ZM_ADV_SUB_PUBLISHERS > 255 || ZM_ADV_SUB_HELD < 1 || ZM_ADV_SUB_HELD > 4096
+#error "ZM_ADV_SUB_PUBLISHERS must be within 1..255 and ZM_ADV_SUB_HELD within 1..4096"
 #endif
 #if Z_FEATURE_LINK_WS || Z_FEATURE_LINK_BLUETOOTH || Z_FEATURE_LINK_SERIAL_USB || Z_FEATURE_RAWETH_TRANSPORT
 #error "zmote has TCP, TLS, UDP and serial links only: leave the other Z_FEATURE_LINK_* and Z_FEATURE_RAWETH_TRANSPORT at 0"

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "api/advanced_keys.h"
 #include "api/api.h"
 #include "util/log.h"
 
@@ -111,12 +112,16 @@ static void cached_clear(cached_t *c)
     c->used = false;
 }
 
-/* What a history query asks: sequence numbers within [first, last], the newest max of them. */
+/* What a history query asks: sequence numbers within [first, last], timestamps (NTP64) within
+ * [since, until], the newest max of them. */
 typedef struct {
     bool by_sn;
     uint32_t first;
     uint32_t last;
     size_t max;
+    bool by_time;
+    uint64_t since;
+    uint64_t until;
 } wanted_t;
 
 /* A decimal number within 0..UINT32_MAX, the whole of s. */
@@ -152,10 +157,10 @@ static bool param(const char *p, size_t len, const char *name, const char **valu
     return false;
 }
 
-/* `_sn=a..b` (either end may be empty: open), `_sn=a` (that one), `_max=n`: what Rust asks. */
-static wanted_t wanted_of(const z_loaned_query_t *query, size_t cap)
+/* `_sn=a..b` (either end may be empty: open), `_sn=a` (that one), `_max=n`, `_time=[a..b]`: what Rust asks. */
+static wanted_t wanted_of(const struct zm_api_adv_pub *a, const z_loaned_query_t *query, size_t cap)
 {
-    wanted_t w = {false, 0, UINT32_MAX, cap};
+    wanted_t w = {false, 0, UINT32_MAX, cap, false, 0, UINT64_MAX};
     z_view_string_t params;
     z_query_parameters(query, &params);
     const char *p = z_string_data(z_loan(params));
@@ -184,6 +189,10 @@ static wanted_t wanted_of(const z_loaned_query_t *query, size_t cap)
                 w.last = n;
             }
         }
+    }
+    z_timestamp_t now;
+    if (param(p, len, "_time", &v, &vlen) && z_timestamp_new(&now, &a->session) == Z_OK) {
+        w.by_time = zm_adv_time_range(v, vlen, now.time, &w.since, &w.until);
     }
     return w;
 }
@@ -227,7 +236,7 @@ static void reply_with(const z_loaned_query_t *query, const z_loaned_keyexpr_t *
 static void cache_answer(z_loaned_query_t *query, void *ctx)
 {
     struct zm_api_adv_pub *a = ctx;
-    wanted_t w = wanted_of(query, a->cap);
+    wanted_t w = wanted_of(a, query, a->cap);
     cached_t *out = w.max > 0 ? zm_alloc(w.max * sizeof(*out)) : NULL;
     if (out == NULL) {
         return; /* nothing asked, or no memory for it: no reply, the querier's final says so */
@@ -236,7 +245,8 @@ static void cache_answer(z_loaned_query_t *query, void *ctx)
     ZM_IF_THREADS((void)z_mutex_lock(z_mutex_loan_mut(&a->lock));)
     for (size_t k = 1; k <= a->cap && n < w.max; k++) { /* newest first */
         const cached_t *c = &a->ring[(a->next + a->cap - k) % a->cap];
-        if (!c->used || (w.by_sn && (!c->has_sn || c->sn < w.first || c->sn > w.last))) {
+        if (!c->used || (w.by_sn && (!c->has_sn || c->sn < w.first || c->sn > w.last)) ||
+            (w.by_time && (c->timestamp.time < w.since || c->timestamp.time > w.until))) {
             continue;
         }
         cached_t *o = &out[n];
@@ -532,8 +542,8 @@ static bool append(char *buf, size_t cap, size_t *n, const char *s, size_t len)
 static z_result_t suffix_of(char *buf, size_t cap, const z_entity_global_id_t *id, bool sequenced,
                             const z_loaned_keyexpr_t *metadata, z_owned_keyexpr_t *suffix)
 {
-    z_owned_string_t zid;
-    ZM_TRY(z_id_to_string(&id->zid, &zid));
+    char zid[ZM_ADV_ZID_CHUNK_MAX];
+    size_t zid_len = zm_adv_zid_chunk(&id->zid, zid); /* as Rust prints it, which Rust's subscribers read */
     char eid[11]; /* decimal, most significant digit first */
     size_t digits = 0;
     for (uint32_t e = id->eid, div = 1000000000u; div > 0; div /= 10u) {
@@ -547,13 +557,12 @@ static z_result_t suffix_of(char *buf, size_t cap, const z_entity_global_id_t *i
     }
     size_t n = 0;
     bool fits = append(buf, cap, &n, "@adv/pub/", 9) &&
-                append(buf, cap, &n, z_string_data(z_loan(zid)), z_string_len(z_loan(zid))) &&
+                append(buf, cap, &n, zid, zid_len) &&
                 append(buf, cap, &n, "/", 1) &&
                 (sequenced ? append(buf, cap, &n, eid, digits) : append(buf, cap, &n, "uhlc", 4)) &&
                 append(buf, cap, &n, "/", 1) &&
                 (metadata != NULL ? append(buf, cap, &n, z_string_data(z_loan(meta)), z_string_len(z_loan(meta)))
                                   : append(buf, cap, &n, "_", 1));
-    z_string_drop(z_move(zid));
     return fits ? z_keyexpr_from_str(suffix, buf) : Z_EINVAL;
 }
 

@@ -3,6 +3,8 @@
  * through the public API only, driven by lines on stdin so that the tests wait on events:
  *   put N            puts N samples, "<key> #<i>" for the next i, -> "put N" once sent
  *   del              a deletion                                   -> "deleted"
+ *   skip N           puts N samples that only the cache sees (sent to this session alone: a loss
+ *                    that the sequence numbers show)           -> "skipped N"
  * and prints "ready" once the publisher is declared. Options: -m mode, -e connect, -l listen,
  * -k key, -c cache samples (0: no cache), -s miss detection (sequence numbers), -b period in ms
  * of heartbeats (periodic; -B: sporadic), -d publisher detection. It ends at the end of stdin.
@@ -96,6 +98,22 @@ int main(int argc, char **argv)
                 }
             }
             printf("put %u\n", n);
+        } else if (sscanf(line, "skip %u", &n) == 1) {
+            /* the test's hook: the plain publisher inside sends to this session alone for a while */
+            z_locality_t was = pub._val.publisher._val.allowed_destination;
+            pub._val.publisher._val.allowed_destination = Z_LOCALITY_SESSION_LOCAL;
+            for (unsigned i = 0; i < n; i++, next++) {
+                char text[300];
+                snprintf(text, sizeof(text), "%s #%u", key, next);
+                z_owned_bytes_t payload;
+                z_bytes_copy_from_str(&payload, text);
+                rc = ze_advanced_publisher_put(z_loan(pub), z_move(payload), NULL);
+                if (rc != Z_OK) {
+                    printf("put failed %d\n", rc);
+                }
+            }
+            pub._val.publisher._val.allowed_destination = was;
+            printf("skipped %u\n", n);
         } else if (strncmp(line, "del", 3) == 0) {
             rc = ze_advanced_publisher_delete(z_loan(pub), NULL);
             printf(rc == Z_OK ? "deleted\n" : "delete failed\n");

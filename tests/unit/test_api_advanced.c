@@ -146,11 +146,125 @@ static void test_cache(void)
     z_drop(z_move(s)); /* main checks that nothing is left: the cache, its samples, its parts */
 }
 
+/* A peer session listening on a free port, alone. */
+static void open_peer(z_owned_session_t *s)
+{
+    char listen[64];
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", free_port());
+    z_owned_config_t c;
+    z_config_default(&c);
+    zp_config_insert(z_loan_mut(c), Z_CONFIG_MODE_KEY, "peer");
+    zp_config_insert(z_loan_mut(c), Z_CONFIG_LISTEN_KEY, listen);
+    zp_config_insert(z_loan_mut(c), Z_CONFIG_MULTICAST_SCOUTING_KEY, "false");
+    CHECK_EQ_INT(z_open(s, z_move(c), NULL), Z_OK);
+}
+
+/* The cache's `_time`: only the samples within the range, its bounds `now(<offset>)` as Rust writes them. */
+static void test_time(void)
+{
+    z_owned_session_t s;
+    open_peer(&s);
+    z_view_keyexpr_t ke;
+    z_view_keyexpr_from_str(&ke, "adv/k");
+    ze_owned_advanced_publisher_t pub;
+    ze_advanced_publisher_options_t o;
+    ze_advanced_publisher_options_default(&o);
+    o.cache.is_enabled = true;
+    o.cache.max_samples = 4;
+    o.sample_miss_detection.is_enabled = true;
+    CHECK_EQ_INT(ze_declare_advanced_publisher(z_loan(s), &pub, z_loan(ke), &o), Z_OK);
+    put(z_loan(pub), "old");
+    z_sleep_ms(3000); /* the time the range tells apart, well beyond the query's own delay */
+    put(z_loan(pub), "new");
+    char got[512];
+    history(z_loan(s), "_time=[now(-1.5s)..]", got, sizeof(got));
+    CHECK_EQ_STR(got, "put new 1");
+    history(z_loan(s), "_max=5;_time=[now(-1500ms)..]", got, sizeof(got));
+    CHECK_EQ_STR(got, "put new 1");
+    history(z_loan(s), "_time=[..now(-1.5s)]", got, sizeof(got));
+    CHECK_EQ_STR(got, "put old 0");
+    history(z_loan(s), "_time=[now(-1m)..now()]", got, sizeof(got));
+    CHECK_EQ_STR(got, "put old 0|put new 1");
+    history(z_loan(s), "_time=[now(1s)..]", got, sizeof(got));
+    CHECK_EQ_STR(got, "");
+    history(z_loan(s), "_time=[2020-01-01T00:00:00Z..]", got, sizeof(got)); /* unread: no filter */
+    CHECK_EQ_STR(got, "put old 0|put new 1");
+    history(z_loan(s), "_time=now(", got, sizeof(got));
+    CHECK_EQ_STR(got, "put old 0|put new 1");
+    CHECK_EQ_INT(ze_undeclare_advanced_publisher(z_move(pub)), Z_OK);
+    z_drop(z_move(s));
+}
+
+#if Z_FEATURE_ADVANCED_SUBSCRIPTION == 1
+static char asked[256];
+
+static void on_query(z_loaned_query_t *query, void *ctx)
+{
+    (void)ctx;
+    z_view_string_t params;
+    z_query_parameters(query, &params);
+    snprintf(asked, sizeof(asked), "%.*s", (int)z_string_len(z_loan(params)), z_string_data(z_loan(params)));
+}
+
+static void on_sample(z_loaned_sample_t *sample, void *ctx)
+{
+    (void)sample;
+    (void)ctx;
+}
+
+/* An advanced subscriber's history query, as Rust writes it: `_max`, then `_time` of its age in seconds. */
+static void test_history_query(void)
+{
+    z_owned_session_t s;
+    open_peer(&s);
+    z_view_keyexpr_t qk, ke;
+    z_view_keyexpr_from_str(&qk, "adv/h/@adv/**");
+    z_view_keyexpr_from_str(&ke, "adv/h");
+    z_owned_closure_query_t qcb;
+    z_closure(&qcb, on_query, NULL, NULL);
+    z_owned_queryable_t q;
+    CHECK_EQ_INT(z_declare_queryable(z_loan(s), &q, z_loan(qk), z_move(qcb), NULL), Z_OK);
+    static const struct {
+        size_t max;
+        uint64_t age_ms;
+        const char *want;
+    } cases[] = {{5, 1500, "_max=5;_time=[now(-1.5s)..]"}, {0, 20000, "_time=[now(-20s)..]"},
+                 {7, 0, "_max=7"}, {0, 1, "_time=[now(-0.001s)..]"}, {0, 0, ""}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ze_advanced_subscriber_options_t o;
+        ze_advanced_subscriber_options_default(&o);
+        ze_advanced_subscriber_history_options_default(&o.history);
+        o.history.max_samples = cases[i].max;
+        o.history.max_age_ms = cases[i].age_ms;
+        asked[0] = '\0';
+        z_owned_closure_sample_t cb;
+        z_closure(&cb, on_sample, NULL, NULL);
+        ze_owned_advanced_subscriber_t sub;
+        CHECK_EQ_INT(ze_declare_advanced_subscriber(z_loan(s), &sub, z_loan(ke), z_move(cb), &o), Z_OK);
+        /* the local queryable answers within the declaration; Rust reads _anyke as a parameter too */
+        size_t n = strlen(cases[i].want);
+        CHECK(strncmp(asked, cases[i].want, n) == 0);
+        CHECK_EQ_STR(asked + n, n > 0 ? ";_anyke" : "_anyke");
+        CHECK(z_keyexpr_equals(ze_advanced_subscriber_keyexpr(z_loan(sub)), z_loan(ke)));
+        CHECK_EQ_INT(ze_undeclare_advanced_subscriber(z_move(sub)), Z_OK);
+    }
+    z_owned_closure_sample_t cb;
+    z_closure(&cb, on_sample, NULL, NULL);
+    CHECK_EQ_INT(ze_declare_advanced_subscriber(z_loan(s), NULL, z_loan(ke), z_move(cb), NULL), Z_EINVAL);
+    z_drop(z_move(q));
+    z_drop(z_move(s));
+}
+#endif
+
 int main(void)
 {
     zm_allocator_t counting = {count_alloc, count_free, NULL};
     zm_allocator_set(&counting);
     test_cache();
+    test_time();
+#if Z_FEATURE_ADVANCED_SUBSCRIPTION == 1
+    test_history_query();
+#endif
     CHECK_EQ_INT(atomic_load(&live_blocks), 0);
     zm_allocator_set(NULL);
     return CHECK_DONE();

@@ -38,6 +38,15 @@
 #define ZM_GENERIC_ADV_PUB(type, fn)
 #endif
 
+/* An association of advanced subscribers, which exist with Z_FEATURE_ADVANCED_SUBSCRIPTION only. */
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_SUBSCRIPTION == 1
+/** An association `type: fn,` of the generic macros, for advanced subscribers. */
+#define ZM_GENERIC_ADV_SUB(type, fn) type: fn,
+#else
+/** Nothing: a build without advanced subscribers. */
+#define ZM_GENERIC_ADV_SUB(type, fn)
+#endif
+
 /** Borrows an owned or view object (an lvalue): `const z_loaned_X_t *`. */
 #define z_loan(x)                                                  \
     _Generic((x),                                                  \
@@ -79,6 +88,9 @@
         z_owned_closure_matching_status_t: z_closure_matching_status_loan, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_loan) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t, ze_sample_miss_listener_loan) \
+        ZM_GENERIC_ADV_SUB(ze_owned_closure_miss_t, ze_closure_miss_loan) \
         z_owned_closure_sample_t: z_closure_sample_loan,           \
         z_owned_closure_zid_t: z_closure_zid_loan,                 \
         z_owned_closure_hello_t: z_closure_hello_loan)(&(x))
@@ -111,6 +123,8 @@
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan_mut) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan_mut) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_loan_mut) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t, ze_sample_miss_listener_loan_mut) \
         z_owned_liveliness_token_t: z_liveliness_token_loan_mut, \
         z_owned_task_t: z_task_loan_mut,                \
         z_owned_mutex_t: z_mutex_loan_mut,              \
@@ -160,6 +174,9 @@
         z_owned_closure_matching_status_t: z_closure_matching_status_move, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_move) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_move) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_move) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t, ze_sample_miss_listener_move) \
+        ZM_GENERIC_ADV_SUB(ze_owned_closure_miss_t, ze_closure_miss_move) \
         z_owned_closure_sample_t: z_closure_sample_move,           \
         z_owned_closure_zid_t: z_closure_zid_move,                 \
         z_owned_closure_hello_t: z_closure_hello_move)(&(x))
@@ -202,6 +219,9 @@
         z_moved_closure_matching_status_t *: z_closure_matching_status_drop, \
         ZM_GENERIC_CANCEL(z_moved_cancellation_token_t *, z_cancellation_token_drop) \
         ZM_GENERIC_ADV_PUB(ze_moved_advanced_publisher_t *, ze_advanced_publisher_drop) \
+        ZM_GENERIC_ADV_SUB(ze_moved_advanced_subscriber_t *, ze_advanced_subscriber_drop) \
+        ZM_GENERIC_ADV_SUB(ze_moved_sample_miss_listener_t *, ze_sample_miss_listener_drop) \
+        ZM_GENERIC_ADV_SUB(ze_moved_closure_miss_t *, ze_closure_miss_drop) \
         z_moved_closure_sample_t *: z_closure_sample_drop,           \
         z_moved_closure_zid_t *: z_closure_zid_drop,                 \
         z_moved_closure_hello_t *: z_closure_hello_drop)(x)
@@ -241,6 +261,9 @@
         z_owned_closure_matching_status_t: z_internal_closure_matching_status_check, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_internal_cancellation_token_check) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_internal_advanced_publisher_check) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_internal_advanced_subscriber_check) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t, ze_internal_sample_miss_listener_check) \
+        ZM_GENERIC_ADV_SUB(ze_owned_closure_miss_t, ze_internal_closure_miss_check) \
         z_owned_closure_sample_t: z_internal_closure_sample_check,           \
         z_owned_closure_zid_t: z_internal_closure_zid_check,                 \
         z_owned_closure_hello_t: z_internal_closure_hello_check)(&(x))
@@ -300,6 +323,9 @@
         z_owned_closure_matching_status_t *: z_closure_matching_status_take, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_take) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_advanced_publisher_take) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t *, ze_advanced_subscriber_take) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t *, ze_sample_miss_listener_take) \
+        ZM_GENERIC_ADV_SUB(ze_owned_closure_miss_t *, ze_closure_miss_take) \
         z_owned_closure_sample_t *: z_closure_sample_take,         \
         z_owned_closure_zid_t *: z_closure_zid_take,               \
         z_owned_closure_hello_t *: z_closure_hello_take)(this_, x)
@@ -360,6 +386,9 @@
         z_owned_closure_matching_status_t *: z_internal_closure_matching_status_null, \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_internal_cancellation_token_null) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_internal_advanced_publisher_null) \
+        ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t *, ze_internal_advanced_subscriber_null) \
+        ZM_GENERIC_ADV_SUB(ze_owned_sample_miss_listener_t *, ze_internal_sample_miss_listener_null) \
+        ZM_GENERIC_ADV_SUB(ze_owned_closure_miss_t *, ze_internal_closure_miss_null) \
         z_owned_closure_sample_t *: z_internal_closure_sample_null,         \
         z_owned_closure_zid_t *: z_internal_closure_zid_null,               \
         z_owned_closure_hello_t *: z_internal_closure_hello_null)(x)
@@ -370,6 +399,7 @@
         z_loaned_closure_query_t: z_closure_query_call, \
         z_loaned_closure_reply_t: z_closure_reply_call, \
         z_loaned_closure_matching_status_t: z_closure_matching_status_call, \
+        ZM_GENERIC_ADV_SUB(ze_loaned_closure_miss_t, ze_closure_miss_call) \
         z_loaned_closure_sample_t: z_closure_sample_call,    \
         z_loaned_closure_zid_t: z_closure_zid_call,          \
         z_loaned_closure_hello_t: z_closure_hello_call)(&(x), __VA_ARGS__)
@@ -572,6 +602,25 @@ ZM_CXX_CLONE(z, cancellation_token)
 #endif
 #if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_PUBLICATION == 1
 ZM_CXX_OWNED_BASE(ze, advanced_publisher)
+#endif
+#if defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_ADVANCED_SUBSCRIPTION == 1
+ZM_CXX_OWNED_BASE(ze, advanced_subscriber)
+ZM_CXX_OWNED_BASE(ze, sample_miss_listener)
+ZM_CXX_LOAN(ze, closure_miss)
+ZM_CXX_MOVE(ze, closure_miss)
+ZM_CXX_DROP(ze, closure_miss)
+ZM_CXX_CHECK(ze, closure_miss)
+ZM_CXX_NULL(ze, closure_miss)
+ZM_CXX_TAKE(ze, closure_miss)
+ZM_CXX_TYPE_MAPS(ze, closure_miss)
+inline void z_call(const ze_loaned_closure_miss_t &closure, const ze_miss_t *miss) { ze_closure_miss_call(&closure, miss); }
+inline void z_closure(ze_owned_closure_miss_t *closure, ze_closure_miss_callback_t call, z_closure_drop_callback_t drop = 0,
+                      void *context = 0)
+{
+    closure->_val.call = call;
+    closure->_val.drop = drop;
+    closure->_val.context = context;
+}
 #endif
 ZM_CXX_VIEW(keyexpr)
 ZM_CXX_VIEW(string)
