@@ -73,6 +73,10 @@ typedef int8_t z_result_t;
     X(ZM_E_ADDR_IN_USE, -45, "address already in use")                                 \
     X(ZM_E_UNREACHABLE, -46, "network or host unreachable")                            \
     X(ZM_E_NO_HOST, -47, "host name not resolved")                                     \
+    X(ZM_E_AUTH_UNSUPPORTED, -56, "the peer does not authenticate by user and password")   \
+    X(ZM_E_AUTH_REFUSED, -57, "refused by the peer's authentication: bad user or password") \
+    X(ZM_E_AUTH_BAD, -58, "bad user or password")                                      \
+    X(ZM_E_AUTH_MISSING, -59, "credentials required, none presented")                 \
     /* zenoh-pico's public and internal codes, with its values */                      \
     X(Z_ERR_CANCELLED, -69, "operation cancelled")                                     \
     X(_Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION, -70,                                 \

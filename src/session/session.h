@@ -66,6 +66,11 @@ typedef struct {
     bool connect_exit_on_failure;
     int32_t listen_timeout_ms;
     bool listen_may_fail;
+#if ZM_AUTH_USRPWD
+    /* user/password authentication (NULL: none): the credentials presented when connecting, the
+     * `user:password` lines a peer connecting to us must match (zm_usrpwd_dict_valid) */
+    const char *user, *password, *usrpwd_dict;
+#endif
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */

@@ -16,8 +16,9 @@ extern "C" {
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
  * z_open reads the mode, the connect and listen locators, the zid, the scouting keys (z_scout
- * reads those too) and the connection establishment keys. The other keys are stored and returned by zp_config_get, for programs written
- * for zenoh-pico, but change nothing: zmote has no TLS, authentication or automatic timestamps.
+ * reads those too), the connection establishment keys and the user/password authentication
+ * keys. The other keys are stored and returned by zp_config_get, for programs written for
+ * zenoh-pico, but change nothing: zmote has no TLS or automatic timestamps.
  */
 
 /** The session's mode: Z_CONFIG_MODE_CLIENT (the default) or Z_CONFIG_MODE_PEER. */
@@ -33,10 +34,20 @@ extern "C" {
 #define Z_CONFIG_CONNECT_KEY 0x41
 /** A locator to listen on; makes the session a peer. */
 #define Z_CONFIG_LISTEN_KEY 0x42
-/** User name for authentication (stored, not used: zmote does not authenticate). */
+/**
+ * User name presented to the routers and peers this session connects to, with
+ * Z_CONFIG_PASSWORD_KEY (both or neither; at most 128 bytes), as Rust Zenoh's
+ * transport/auth/usrpwd/user (read with ZM_AUTH_USRPWD, docs/auth.md).
+ */
 #define Z_CONFIG_USER_KEY 0x43
-/** Password for authentication (stored, not used). */
+/** Password presented with Z_CONFIG_USER_KEY (Rust's transport/auth/usrpwd/password). */
 #define Z_CONFIG_PASSWORD_KEY 0x44
+/**
+ * zmote's: the users a listening peer accepts, one `user:password` a line (the content of Rust's
+ * transport/auth/usrpwd/dictionary_file, e.g. "alice:secret1\nbob:secret2"). With it, every peer
+ * that connects must present one of them; without it, none is asked for credentials.
+ */
+#define ZM_CONFIG_USRPWD_DICTIONARY_KEY 0x70
 /**
  * Multicast scouting, "true" or "false": without it a session with no locator has nothing to
  * connect to (Z_EINVAL), and a listening peer answers no SCOUT.
