@@ -215,6 +215,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
+    m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
@@ -227,7 +228,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
 #endif
     z_result_t said = exchange(t, buf, w.len, ZM_MID_INIT, &m);
 #if ZM_AUTH_USRPWD
-    if (said == ZM_E_CLOSED && !auth && m.body.close.reason == ZM_CLOSE_GENERIC) {
+    if (said == ZM_E_CLOSED && !auth && m.id == ZM_MID_CLOSE && m.body.close.reason == ZM_CLOSE_GENERIC) {
         return ZM_E_AUTH_MISSING; /* Rust's answer to an InitSyn without the credentials it requires */
     }
 #endif
@@ -275,7 +276,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
         ZM_TRY(zm_usrpwd_open_syn_ext(&w, p->user, p->password, nonce));
     }
     z_result_t opened = exchange(t, buf, w.len, ZM_MID_OPEN, &m);
-    if (auth && opened == ZM_E_CLOSED && m.body.close.reason == ZM_CLOSE_GENERIC) {
+    if (auth && opened == ZM_E_CLOSED && m.id == ZM_MID_CLOSE && m.body.close.reason == ZM_CLOSE_GENERIC) {
         return ZM_E_AUTH_REFUSED; /* what Rust answers credentials it does not take with */
     }
     ZM_TRY(opened);

@@ -27,7 +27,7 @@ size_t zm_usrpwd_init_syn_put(uint8_t *o)
  * when another follows): the first of id 2, as Rust takes it, which must then have encoding enc
  * (and no M flag), as Rust converts it. Its z64 or zbuf value in *v or *body.
  */
-static z_result_t find(zm_slice_t auth, uint8_t enc, uint64_t *v, zm_slice_t *body)
+static ZM_NOINLINE z_result_t find(zm_slice_t auth, uint8_t enc, uint64_t *v, zm_slice_t *body)
 {
     if (auth.len == 0) {
         return ZM_E_AUTH_MISSING;
@@ -154,7 +154,7 @@ static zm_slice_t trim(const char *from, const char *to)
  * The next entry of a dictionary at *at, which moves past it: 1 with its user and password,
  * 0 at the end, -1 for a line that is no `user:password` (no colon, an empty side).
  */
-static int next_entry(const char **at, zm_slice_t *user, zm_slice_t *password)
+static ZM_NOINLINE int next_entry(const char **at, zm_slice_t *user, zm_slice_t *password)
 {
     for (const char *line = *at; *line != '\0';) {
         const char *end = strchr(line, '\n');
@@ -187,16 +187,23 @@ bool zm_usrpwd_dict_valid(const char *dict)
     return got == 0;
 }
 
-z_result_t zm_usrpwd_check(const char *dict, uint64_t nonce, zm_slice_t auth)
+/* An OpenSyn's user and HMAC, from its Auth body. Out of line, as next_entry: the check's frame,
+ * which the HMAC's stacks on, holds only what it keeps. */
+static ZM_NOINLINE z_result_t open_syn_read(zm_slice_t auth, zm_slice_t *user, zm_slice_t *hmac)
 {
     uint64_t v;
     zm_slice_t body;
     ZM_TRY(find(auth, ZM_EXT_ENC_ZBUF, &v, &body));
     zm_reader_t r;
     zm_reader_init(&r, body.ptr, body.len);
+    ZM_TRY(zm_read_zbytes(&r, UINT32_MAX, user));
+    return zm_read_zbytes(&r, UINT32_MAX, hmac);
+}
+
+z_result_t zm_usrpwd_check(const char *dict, uint64_t nonce, zm_slice_t auth)
+{
     zm_slice_t user, hmac;
-    ZM_TRY(zm_read_zbytes(&r, UINT32_MAX, &user));
-    ZM_TRY(zm_read_zbytes(&r, UINT32_MAX, &hmac));
+    ZM_TRY(open_syn_read(auth, &user, &hmac));
     zm_slice_t u, password;
     while (next_entry(&dict, &u, &password) > 0) {
         if (!zm_slice_eq(u, user)) {

@@ -26,8 +26,8 @@
 #define ZM_USRPWD_OPEN_SYN_EXT_MAX (1u + 2u + 1u + 2u + 2u + ZM_USRPWD_USER_MAX + 1u + 32u)
 /** The body of an InitSyn's or OpenAck's Auth extension: the user/password unit. */
 #define ZM_USRPWD_UNIT 0x02u
-/** Most bytes of an InitAck's Auth body: the z64 sub-extension's header and a 64-bit zint. */
-#define ZM_USRPWD_INIT_ACK_BODY_MAX 11u
+/** Most bytes of an InitAck's Auth body: the z64 sub-extension's header and a 64-bit zint (9 bytes at most). */
+#define ZM_USRPWD_INIT_ACK_BODY_MAX 10u
 
 /** Appends an InitSyn's Auth extension (3 bytes, the last extension) at o; returns its length. */
 size_t zm_usrpwd_init_syn_put(uint8_t *o);

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "util/common.h"
 #include "util/sha3.h"
 
 static uint64_t rotl64(uint64_t x, unsigned n) { return n == 0 ? x : (x << n) | (x >> (64u - n)); }
@@ -64,19 +65,14 @@ static void keccak_f(uint64_t a[25])
 
 void zm_sha3_init(zm_sha3_t *c) { memset(c, 0, sizeof(*c)); }
 
-static void absorb_byte(zm_sha3_t *c, uint8_t b)
-{
-    c->lane[c->pos / 8u] ^= (uint64_t)b << (8u * (c->pos % 8u));
-    if (++c->pos == ZM_SHA3_256_RATE) {
-        keccak_f(c->lane);
-        c->pos = 0;
-    }
-}
-
 void zm_sha3_update(zm_sha3_t *c, const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        absorb_byte(c, p[i]);
+        c->lane[c->pos / 8u] ^= (uint64_t)p[i] << (8u * (c->pos % 8u));
+        if (++c->pos == ZM_SHA3_256_RATE) {
+            keccak_f(c->lane);
+            c->pos = 0;
+        }
     }
 }
 
@@ -91,34 +87,28 @@ void zm_sha3_final(zm_sha3_t *c, uint8_t out[ZM_SHA3_256_LEN])
     }
 }
 
-/* Absorbs the key block: the key (or its digest, when longer than a block) padded with zeros,
- * each byte xored with pad. */
+/* Absorbs the key block: the key padded with zeros, each byte xored with pad. */
 static void absorb_key(zm_sha3_t *c, const uint8_t *key, size_t key_len, uint8_t pad)
 {
     for (size_t i = 0; i < ZM_SHA3_256_RATE; i++) {
-        absorb_byte(c, (uint8_t)((i < key_len ? key[i] : 0u) ^ pad));
+        uint8_t b = (uint8_t)((i < key_len ? key[i] : 0u) ^ pad);
+        zm_sha3_update(c, &b, 1);
     }
 }
 
 void zm_hmac_sha3_256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t msg_len,
                       uint8_t out[ZM_SHA3_256_LEN])
 {
+    ZM_ASSERT(key_len <= ZM_SHA3_256_RATE);
+    /* out holds the inner digest until the outer one replaces it: one state on the stack, as the
+     * check of a peer's credentials runs deep in a single-thread build's receive path */
     zm_sha3_t c;
-    uint8_t short_key[ZM_SHA3_256_LEN];
-    if (key_len > ZM_SHA3_256_RATE) {
-        zm_sha3_init(&c);
-        zm_sha3_update(&c, key, key_len);
-        zm_sha3_final(&c, short_key);
-        key = short_key;
-        key_len = sizeof(short_key);
-    }
-    uint8_t inner[ZM_SHA3_256_LEN];
     zm_sha3_init(&c);
     absorb_key(&c, key, key_len, 0x36u);
     zm_sha3_update(&c, msg, msg_len);
-    zm_sha3_final(&c, inner);
+    zm_sha3_final(&c, out);
     zm_sha3_init(&c);
     absorb_key(&c, key, key_len, 0x5cu);
-    zm_sha3_update(&c, inner, sizeof(inner));
+    zm_sha3_update(&c, out, ZM_SHA3_256_LEN);
     zm_sha3_final(&c, out);
 }

@@ -24,7 +24,8 @@ void zm_sha3_update(zm_sha3_t *c, const uint8_t *p, size_t n);
 /** Pads, squeezes the digest into out; c must be initialised again before further use. */
 void zm_sha3_final(zm_sha3_t *c, uint8_t out[ZM_SHA3_256_LEN]);
 
-/** HMAC-SHA3-256 of msg under key, into out. */
+/** HMAC-SHA3-256 of msg under key, into out. Keys longer than a block (which HMAC hashes first)
+ *  are not taken: user/password authentication keys with 8 bytes. */
 void zm_hmac_sha3_256(const uint8_t *key, size_t key_len, const uint8_t *msg, size_t msg_len,
                       uint8_t out[ZM_SHA3_256_LEN]);
 
