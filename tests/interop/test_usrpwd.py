@@ -2,8 +2,8 @@
 zmote client with the right credentials gets into a Rust router that requires them and samples
 cross it both ways; wrong ones, or none, are refused with the reason printed. A Rust client with
 the right credentials gets into a listening zmote peer; wrong ones or none do not, and the peer
-stays up for the next good one. A zmote client or peer against a listening zmote peer, both
-ways. The dictionaries are files of `user:password` lines, as Rust reads them; zm_probe -D
+stays up for the next good one, over tcp and over udp. A zmote client or peer against a listening
+zmote peer, both ways. The dictionaries are files of `user:password` lines, as Rust reads them; zm_probe -D
 passes one's content to zmote's dictionary key."""
 import json
 
@@ -115,17 +115,19 @@ def test_zmote_client_with_credentials_to_router_without_auth(children, router):
     refused(p, "the peer does not authenticate by user and password")
 
 
-def zmote_listener(children, dictionary, *args):
-    ep = harness.endpoint(free_port())
+def zmote_listener(children, dictionary, *args, proto="tcp"):
+    ep = f"{proto}/127.0.0.1:{free_port()}"
     p = children.probe("sub", "-k", KEY, "-t", "60000", "-m", "peer", "-l", ep, "-D", dictionary, *args)
     p.wait_line(r"^ready")
     return ep, p
 
 
-def test_rust_client_into_zmote_peer(children, rust, dictionary):
+@pytest.mark.parametrize("proto", ["tcp", "udp"])
+def test_rust_client_into_zmote_peer(children, rust, dictionary, proto):
     """Wrong credentials and none are refused (Rust's open fails), the zmote peer logs why and stays
-    up; then the right ones get in and a sample arrives, every byte checked."""
-    ep, p = zmote_listener(children, dictionary, "-n", "1")
+    up; then the right ones get in and a sample arrives, every byte checked. Over udp the listener
+    keeps no state between InitSyn and OpenSyn: the challenge is its stateless cookie's MAC."""
+    ep, p = zmote_listener(children, dictionary, "-n", "1", proto=proto)
     for user, password in [("alice", "nope"), ("eve", "secret1"), (None, None)]:
         with pytest.raises(harness.zenoh.ZError):
             harness.zenoh.open(rust_conf("client", connect=[ep], user=user, password=password))

@@ -44,7 +44,7 @@ extern "C" {
 #define Z_CONFIG_PASSWORD_KEY 0x44
 /**
  * zmote's: the users a listening peer accepts, one `user:password` a line (the content of Rust's
- * transport/auth/usrpwd/dictionary_file, e.g. "alice:secret1\nbob:secret2"). With it, every peer
+ * transport/auth/usrpwd/dictionary_file, lines split by newline characters). With it, every peer
  * that connects must present one of them; without it, none is asked for credentials.
  */
 #define ZM_CONFIG_USRPWD_DICTIONARY_KEY 0x70
