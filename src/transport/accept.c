@@ -21,10 +21,11 @@
 #define ANSWERED 0xfeu
 
 /*
- * The acceptor's answers are of a size it decides: an InitAck is at most 82 bytes (header,
+ * The acceptor's answers are of a size it decides: an InitAck is at most 81 bytes (header,
  * version, whatami and a 16-byte zid, sizes, the cookie (8 bytes, 35 when stateless), QoS,
- * patch and a user/password challenge's Auth extensions), an OpenAck at most 18. They go out through a buffer of this size, not zm_transport_send_one's
- * 386 bytes: they are sent at the bottom of the deepest path of zp_read in peer mode.
+ * patch and a user/password challenge's Auth extensions), an OpenAck at most 18. They go out
+ * through a buffer of this size, not zm_transport_send_one's 386 bytes: they are sent at the
+ * bottom of the deepest path of zp_read in peer mode.
  */
 #define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 96u)
 
@@ -217,8 +218,7 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     h->patch = (syn->exts & ZM_INIT_EXT_PATCH) && syn->patch >= 1 ? 1u : 0u;
 #if ZM_AUTH_USRPWD
     /* with a dictionary every peer authenticates (Rust refuses one that does not with GENERIC) */
-    if (p->usrpwd_dict != NULL &&
-        !zm_usrpwd_has((syn->exts & ZM_INIT_EXT_AUTH) ? syn->auth : zm_slice(NULL, 0), ZM_EXT_ENC_UNIT)) {
+    if (p->usrpwd_dict != NULL && !zm_usrpwd_has(syn->auth, ZM_EXT_ENC_UNIT)) { /* empty when absent */
         *reason = ZM_CLOSE_GENERIC;
         return ZM_E_AUTH_MISSING;
     }
@@ -340,8 +340,7 @@ static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p,
 #if ZM_AUTH_USRPWD
     if (p->usrpwd_dict != NULL) {
         /* the cookie checked out: it is ours, and its last 8 bytes were the challenge */
-        z_result_t rc = zm_usrpwd_check(p->usrpwd_dict, zm_usrpwd_cookie_nonce(syn->cookie),
-                                        (syn->exts & ZM_OPEN_EXT_AUTH) ? syn->auth : zm_slice(NULL, 0));
+        z_result_t rc = zm_usrpwd_check(p->usrpwd_dict, zm_usrpwd_cookie_nonce(syn->cookie), syn->auth);
         if (rc != Z_OK) {
             *reason = ZM_CLOSE_GENERIC;
             return rc;

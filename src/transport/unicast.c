@@ -215,7 +215,9 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
+#if ZM_AUTH_USRPWD
     m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */
+#endif
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
@@ -249,7 +251,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
 #if ZM_AUTH_USRPWD
     uint64_t nonce = 0;
     if (rc == Z_OK && auth) {
-        rc = zm_usrpwd_nonce((ack->exts & ZM_INIT_EXT_AUTH) ? ack->auth : zm_slice(NULL, 0), &nonce);
+        rc = zm_usrpwd_nonce(ack->auth, &nonce); /* empty when absent: the decoders clear it */
     }
 #endif
     if (rc != Z_OK) {
@@ -280,8 +282,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
         return ZM_E_AUTH_REFUSED; /* what Rust answers credentials it does not take with */
     }
     ZM_TRY(opened);
-    if (auth && !zm_usrpwd_has((m.body.open.exts & ZM_OPEN_EXT_AUTH) ? m.body.open.auth : zm_slice(NULL, 0),
-                               ZM_EXT_ENC_UNIT)) {
+    if (auth && !zm_usrpwd_has(m.body.open.auth, ZM_EXT_ENC_UNIT)) {
         zm_transport_send_close(&t->link, ZM_CLOSE_GENERIC);
         return ZM_E_AUTH_UNSUPPORTED;
     }
