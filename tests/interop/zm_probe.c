@@ -787,11 +787,14 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
             static char dict[4096];
             FILE *f = fopen(optarg, "r");
             size_t n = f != NULL ? fread(dict, 1, sizeof(dict) - 1, f) : 0;
-            if (f == NULL || !feof(f)) {
+            bool whole = f != NULL && feof(f);
+            if (f != NULL) {
+                fclose(f);
+            }
+            if (!whole) {
                 fprintf(stderr, "zm_probe: cannot read the whole of %s\n", optarg);
                 return 2;
             }
-            fclose(f);
             dict[n] = '\0';
             zp_config_insert(z_loan_mut(*config), ZM_CONFIG_USRPWD_DICTIONARY_KEY, dict);
             break;
