@@ -89,7 +89,9 @@ def test_zmote_client_in_rust_router(auth_router, children, rust):
 
     p = children.probe("sub", "-k", KEY, "-n", "2", "-e", auth_router, "-A", f"bob:{USERS['bob']}")
     p.wait_line(r"^ready")
-    pub = sub.declare_publisher(KEY, congestion_control=harness.zenoh.CongestionControl.BLOCK)
+    # a session of its own, whose publisher matches zmote's subscriber alone (not a local one)
+    s = rust_open(rust, rust_conf("client", connect=[auth_router], user="alice", password=USERS["alice"]))
+    pub = s.declare_publisher(KEY, congestion_control=harness.zenoh.CongestionControl.BLOCK)
     harness.wait_matching(pub, others=[p])
     for q in range(2):
         pub.put(pattern(q, 100))
