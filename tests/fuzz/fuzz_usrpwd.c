@@ -31,7 +31,12 @@ static z_result_t check_made(const char *d, const char *user, const char *passwo
     zm_writer_t w;
     zm_writer_init(&w, buf, sizeof(buf));
     REQUIRE(zm_usrpwd_open_syn_ext(&w, user, password, nonce) == Z_OK);
-    return zm_usrpwd_check(d, nonce, zm_slice(buf + 2, w.len - 2)); /* past Auth's header and length */
+    /* the body, past Auth's header and length */
+    zm_reader_t r;
+    zm_reader_init(&r, buf + 1, w.len - 1);
+    zm_slice_t body;
+    REQUIRE(zm_read_zbytes(&r, UINT32_MAX, &body) == Z_OK && zm_reader_left(&r) == 0);
+    return zm_usrpwd_check(d, nonce, body);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -134,6 +134,15 @@ static void test_open_syn_bytes(void)
     user[ZM_USRPWD_USER_MAX] = '\0';
     CHECK_EQ_INT(zm_usrpwd_open_syn_ext(&w, user, "p", NONCE), Z_OK);
     CHECK(w.len <= ZM_USRPWD_OPEN_SYN_EXT_MAX);
+    /* the longest user: every length on two bytes, the acceptor reads it back */
+    zm_reader_t r;
+    zm_reader_init(&r, buf + 1, w.len - 1);
+    zm_slice_t body;
+    CHECK_EQ_INT(zm_read_zbytes(&r, UINT32_MAX, &body), Z_OK);
+    CHECK_EQ_INT(zm_reader_left(&r), 0);
+    char line[ZM_USRPWD_USER_MAX + 8];
+    snprintf(line, sizeof(line), "%s:p", user);
+    CHECK_EQ_INT(zm_usrpwd_check(line, NONCE, body), Z_OK);
 }
 
 static void test_init_and_acks(void)
