@@ -23,7 +23,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 fuzz_seconds=${FUZZ_SECONDS:-25}
-fuzz_expected=(fuzz_batch fuzz_keyexpr)
+fuzz_expected=(fuzz_batch fuzz_keyexpr fuzz_usrpwd)
 passed=0
 failed=0
 failures=()

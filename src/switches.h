@@ -136,6 +136,8 @@
 /* Only a build that accepts sends an INIT or OPEN ack: a client's encoders know the syns alone,
  * and refuse an ack rather than send it wrong. */
 #define ZM_ENCODE_ACKS (ZM_CODEC_FULL || Z_FEATURE_UNICAST_PEER)
+/* Whether INIT's and OPEN's Auth extension is read and written: for user/password authentication. */
+#define ZM_CODEC_AUTH (ZM_CODEC_FULL || ZM_AUTH_USRPWD)
 
 #if ZM_CODEC_FULL && !(ZM_DECODE_NETWORK && ZM_DECODE_FRAGMENT && ZM_CODEC_MULTICAST && !ZM_ENCODE_DATA_ONLY)
 #error "the complete codec must decode and encode every message"

@@ -252,6 +252,15 @@
 #define Z_FEATURE_ADMIN_SPACE 0
 #endif
 
+/**
+ * User/password authentication of unicast sessions, as Rust Zenoh's transport/auth/usrpwd
+ * (docs/auth.md): presenting Z_CONFIG_USER_KEY and Z_CONFIG_PASSWORD_KEY, and checking
+ * ZM_CONFIG_USRPWD_DICTIONARY_KEY's list when accepting. 0 removes it (and its SHA3 code).
+ */
+#ifndef ZM_AUTH_USRPWD
+#define ZM_AUTH_USRPWD 1
+#endif
+
 /* ---- sizes -------------------------------------------------------------------------------- */
 
 /** Largest batch this node receives on a unicast link (announced in INIT; Rust caps at 65535). */
@@ -734,6 +743,9 @@
 #endif
 #if ZM_SERIAL_RX_CHUNK < 1 || ZM_SERIAL_TX_CHUNK < 1 || ZM_SERIAL_DEV_MAX < 1
 #error "ZM_SERIAL_RX_CHUNK, ZM_SERIAL_TX_CHUNK and ZM_SERIAL_DEV_MAX must be at least 1"
+#endif
+#if ZM_AUTH_USRPWD != 0 && ZM_AUTH_USRPWD != 1
+#error "ZM_AUTH_USRPWD must be 0 or 1"
 #endif
 #if !Z_FEATURE_LINK_TCP && !Z_FEATURE_LINK_SERIAL && !Z_FEATURE_LINK_UDP_UNICAST && !Z_FEATURE_LINK_UDP_MULTICAST
 #error "zmote needs at least one link: Z_FEATURE_LINK_TCP, _UDP_UNICAST, _SERIAL or _UDP_MULTICAST"

@@ -79,6 +79,10 @@ typedef int8_t z_result_t;
     X(ZM_E_TLS_REFUSED, -55, "TLS: handshake refused by the peer")                    \
     X(ZM_E_TLS_HANDSHAKE, -56, "TLS: handshake failed")                               \
     X(ZM_E_TLS_CONFIG, -57, "TLS: certificate, key or CA missing or unreadable")      \
+    X(ZM_E_AUTH_UNSUPPORTED, -48, "the peer does not authenticate by user and password")   \
+    X(ZM_E_AUTH_REFUSED, -49, "refused by the peer's authentication: bad user or password") \
+    X(ZM_E_AUTH_BAD, -50, "bad user or password")                                      \
+    X(ZM_E_AUTH_MISSING, -51, "credentials required, none presented")                 \
     /* zenoh-pico's public and internal codes, with its values */                      \
     X(Z_ERR_CANCELLED, -69, "operation cancelled")                                     \
     X(_Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION, -70,                                 \

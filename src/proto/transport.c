@@ -86,9 +86,10 @@ static uint8_t z_flag(unsigned exts_written) { return exts_written ? (uint8_t)ZM
 #define EXT(h, kind, bit, type, field) {(h), (kind), (bit), (uint8_t)offsetof(type, field)}
 
 /*
- * Of the INIT and OPEN extensions, zmote takes and announces INIT's QoS and patch level only. A
- * build without the complete codec knows no other: the rest are unknown to it, kept or skipped as
- * such (none is mandatory), with the same outcome, as nothing of them was read.
+ * Of the INIT and OPEN extensions, zmote takes and announces INIT's QoS and patch level, and
+ * with user/password authentication both messages' Auth. A build without the complete codec
+ * knows no other: the rest are unknown to it, kept or skipped as such (none is mandatory), with
+ * the same outcome, as nothing of them was read.
  */
 static const zm_ext_spec_t init_ext_spec[] = {
 #if ZM_CODEC_FULL
@@ -98,7 +99,11 @@ static const zm_ext_spec_t init_ext_spec[] = {
     EXT(0x06, ZM_EXTV_UNIT, 6, zm_init_t, exts),        EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
     EXT(0x48, ZM_EXTV_ZBUF, 8, zm_init_t, region),
 #else
-    EXT(0x01, ZM_EXTV_UNIT, 0, zm_init_t, exts),        EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
+    EXT(0x01, ZM_EXTV_UNIT, 0, zm_init_t, exts),
+#if ZM_CODEC_AUTH
+    EXT(0x43, ZM_EXTV_ZBUF, 3, zm_init_t, auth),
+#endif
+    EXT(0x27, ZM_EXTV_U64, 7, zm_init_t, patch),
 #endif
 };
 static const zm_ext_table_t init_exts = {init_ext_spec, ZM_ARRAY_LEN(init_ext_spec),
@@ -181,6 +186,12 @@ static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_sp
                                          offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
 #define OPEN_SYN_ENTRIES 0xefu /* all but the ack's 0x04 */
 #define OPEN_ACK_ENTRIES 0xf7u /* all but the syn's 0x44 */
+#elif ZM_CODEC_AUTH /* Auth alone */
+static const zm_ext_spec_t open_ext_spec[] = {EXT(0x43, ZM_EXTV_ZBUF, 2, zm_open_t, auth)};
+static const zm_ext_table_t open_exts = {open_ext_spec, ZM_ARRAY_LEN(open_ext_spec),
+                                         offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
+#define OPEN_SYN_ENTRIES 0x01u
+#define OPEN_ACK_ENTRIES 0x01u
 #else /* none known, none announced */
 static const zm_ext_table_t open_exts = {NULL, 0, offsetof(zm_open_t, exts), offsetof(zm_open_t, unknown)};
 #define OPEN_SYN_ENTRIES 0u
@@ -210,7 +221,7 @@ static z_result_t open_encode(zm_writer_t *w, const zm_open_t *m)
     }
     bool ack = ZM_ENCODE_ACKS && m->ack;
     uint16_t entries = ack ? OPEN_ACK_ENTRIES : OPEN_SYN_ENTRIES;
-    unsigned left = ZM_CODEC_FULL ? zm_exts_count(&open_exts, entries, m, true) : 0u; /* else none known */
+    unsigned left = ZM_CODEC_AUTH ? zm_exts_count(&open_exts, entries, m, true) : 0u; /* else none known */
     uint8_t h = (uint8_t)(ZM_MID_OPEN | (ack ? ZM_OPEN_FLAG_A : 0u) |
                           (m->lease_secs ? ZM_OPEN_FLAG_T : 0u) | z_flag(left));
     ZM_ENC_TRY(w, mark, zm_write_u8(w, h));
@@ -555,7 +566,8 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
  * The lean decoder: each message's fields read in place, with the errors of the decoders above
  * (bytes that run out, a length past its bound, a whatami of 3, a zid of zeros, an SN past the
  * mask, an extension of encoding 3 or an unknown mandatory one). Of the extensions it knows
- * INIT's QoS and patch level alone; the others are skipped, not kept, as nothing here encodes a
+ * INIT's QoS and patch level, and INIT's and OPEN's Auth with user/password authentication; the
+ * others are skipped, not kept, as nothing here encodes a
  * decoded message again. The reader is left anywhere on error.
  */
 static z_result_t lean_zbytes(zm_reader_t *r, size_t max, zm_slice_t *out)
@@ -680,6 +692,14 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
         } else if (init != NULL && (e & 0x7fu) == 0x27u) {
             init->exts |= ZM_INIT_EXT_PATCH;
             init->patch = v;
+#if ZM_AUTH_USRPWD /* the opener reads the acks' Auth */
+        } else if (init != NULL && (e & 0x7fu) == 0x43u) {
+            init->exts |= ZM_INIT_EXT_AUTH;
+            init->auth = body;
+        } else if (m->id == ZM_MID_OPEN && (e & 0x7fu) == 0x43u) {
+            m->body.open.exts |= ZM_OPEN_EXT_AUTH;
+            m->body.open.auth = body;
+#endif
         } else if (e & ZM_EXT_M) {
             return ZM_E_EXT_MANDATORY;
         }

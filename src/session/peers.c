@@ -24,6 +24,11 @@ static void local_params(const zm_session_t *s, zm_transport_params_t *p)
     p->batch_size = ZM_BATCH_UNICAST_SIZE;
     p->lease_ms = ZM_LEASE_MS;
     p->qos = true;
+#if ZM_AUTH_USRPWD
+    p->user = s->cfg.user;
+    p->password = s->cfg.password;
+    p->usrpwd_dict = s->cfg.usrpwd_dict;
+#endif
 }
 
 static void peer_welcome(zm_session_t *s, zm_peer_t *p)

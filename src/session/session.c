@@ -63,7 +63,29 @@ static size_t strings_copy(const char **list, size_t n, char *into)
 #define listen_count(cfg) ((void)(cfg), (size_t)0)
 #endif
 
-/* Copies the endpoint strings (and the scouting locator) so the caller's configuration can go. */
+#if ZM_AUTH_USRPWD
+/* The authentication strings, where the session keeps them (NULL ones take no room). */
+#define AUTH_STRINGS 3u
+static const char **auth_string(zm_session_t *s, unsigned i)
+{
+    return i == 0 ? &s->cfg.user : i == 1 ? &s->cfg.password : &s->cfg.usrpwd_dict;
+}
+
+static size_t auth_copy(zm_session_t *s, char *into)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < AUTH_STRINGS; i++) {
+        const char **str = auth_string(s, i);
+        total += strings_copy(str, *str != NULL ? 1u : 0u, into != NULL ? into + total : NULL);
+    }
+    return total;
+}
+#else
+#define auth_copy(s, into) ((void)(s), (void)(into), (size_t)0)
+#endif
+
+/* Copies the endpoint strings, the scouting locator and the authentication strings, so the
+ * caller's configuration can go. */
 static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
 {
     s->cfg = *cfg;
@@ -78,6 +100,8 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
         n_scout = s->cfg.scouting ? 1u : 0u;
         total += strings_copy(&s->cfg.scout_locator, n_scout, NULL);
     }
+    size_t scout = total;
+    total += auth_copy(s, NULL);
     if (total == 0) {
         return Z_OK;
     }
@@ -92,6 +116,7 @@ static z_result_t config_copy(zm_session_t *s, const zm_session_config_t *cfg)
     if (Z_FEATURE_SCOUTING) {
         (void)strings_copy(&s->cfg.scout_locator, n_scout, s->strings + connect + listen);
     }
+    (void)auth_copy(s, s->strings + scout);
     return Z_OK;
 }
 #define strings_free(s) zm_free((s)->strings)

@@ -71,6 +71,10 @@ typedef struct {
     int32_t listen_timeout_ms;
     bool listen_may_fail;
     zm_tls_config_t tls; /* read during open only: the session keeps the credentials it made of it */
+    /* user/password authentication (NULL: none; used with ZM_AUTH_USRPWD): the credentials
+     * presented when connecting, the `user:password` lines a peer connecting to us must match
+     * (zm_usrpwd_dict_valid) */
+    const char *user, *password, *usrpwd_dict;
 } zm_session_config_t;
 
 /* ---- samples -------------------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "transport/internal.h"
+#include "transport/usrpwd.h"
 #include "util/log.h"
 
 #if Z_FEATURE_UNICAST_PEER
@@ -20,11 +21,11 @@
 #define ANSWERED 0xfeu
 
 /*
- * The acceptor's answers are of a size it decides: an InitAck is at most 42 bytes (header,
- * version, whatami and a 16-byte zid, sizes, the cookie (8 bytes, 35 when stateless), QoS and
- * patch extensions: 69 bytes), an
- * OpenAck at most 15. They go out through a buffer of this size, not zm_transport_send_one's
- * 386 bytes: they are sent at the bottom of the deepest path of zp_read in peer mode.
+ * The acceptor's answers are of a size it decides: an InitAck is at most 81 bytes (header,
+ * version, whatami and a 16-byte zid, sizes, the cookie (8 bytes, 35 when stateless), QoS,
+ * patch and a user/password challenge's Auth extensions), an OpenAck at most 18. They go out
+ * through a buffer of this size, not zm_transport_send_one's 386 bytes: they are sent at the
+ * bottom of the deepest path of zp_read in peer mode.
  */
 #define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 96u)
 
@@ -215,6 +216,13 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     h->remote_whatami = syn->whatami;
     h->qos = p->qos && (syn->exts & ZM_INIT_EXT_QOS);
     h->patch = (syn->exts & ZM_INIT_EXT_PATCH) && syn->patch >= 1 ? 1u : 0u;
+#if ZM_AUTH_USRPWD
+    /* with a dictionary every peer authenticates (Rust refuses one that does not with GENERIC) */
+    if (p->usrpwd_dict != NULL && !zm_usrpwd_has(syn->auth, ZM_EXT_ENC_UNIT)) { /* empty when absent */
+        *reason = ZM_CLOSE_GENERIC;
+        return ZM_E_AUTH_MISSING;
+    }
+#endif
 
     uint8_t cookie[COOKIE_LEN];
     zm_slice_t c = zm_slice(h->cookie, sizeof(h->cookie));
@@ -239,6 +247,13 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     if (h->patch == 0) {
         ack->body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
     }
+#if ZM_AUTH_USRPWD
+    uint8_t challenge[ZM_USRPWD_INIT_ACK_BODY_MAX];
+    if (p->usrpwd_dict != NULL) {
+        ack->body.init.auth = zm_slice(challenge, zm_usrpwd_init_ack_body(challenge, zm_usrpwd_cookie_nonce(c)));
+        ack->body.init.exts |= ZM_INIT_EXT_AUTH;
+    }
+#endif
     /* a failed send: the link is gone or the peer does not read, no CLOSE */
     ZM_TRY(send_ack(&h->link, ack));
     if (stateless(h)) {
@@ -281,6 +296,13 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
     ack->id = ZM_MID_OPEN;
     zm_transport_open_fill(&ack->body.open, p->lease_ms, initial_sn);
     ack->body.open.ack = true;
+#if ZM_AUTH_USRPWD
+    static const uint8_t accepted = ZM_USRPWD_UNIT;
+    if (p->usrpwd_dict != NULL) {
+        ack->body.open.auth = zm_slice(&accepted, 1);
+        ack->body.open.exts |= ZM_OPEN_EXT_AUTH;
+    }
+#endif
     rc = send_ack(&out->link, ack);
     if (rc == Z_OK) {
         rc = zm_transport_finish(out);
@@ -315,6 +337,16 @@ static z_result_t on_open_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     if (syn->initial_sn > zm_sn_mask(h->resolution & 3u)) {
         return ZM_E_SN_RANGE;
     }
+#if ZM_AUTH_USRPWD
+    if (p->usrpwd_dict != NULL) {
+        /* the cookie checked out: it is ours, and its last 8 bytes were the challenge */
+        z_result_t rc = zm_usrpwd_check(p->usrpwd_dict, zm_usrpwd_cookie_nonce(syn->cookie), syn->auth);
+        if (rc != Z_OK) {
+            *reason = ZM_CLOSE_GENERIC;
+            return rc;
+        }
+    }
+#endif
     return establish(h, p, zm_transport_open_lease_ms(syn), syn->initial_sn, m, out, reason);
 }
 

@@ -34,6 +34,10 @@ typedef struct {
     uint16_t batch_size; /* largest batch we receive */
     uint32_t lease_ms; /* within 32 bits: opt.h bounds ZM_LEASE_MS */
     bool qos; /* ask for per-priority channels */
+#if ZM_AUTH_USRPWD
+    const char *user, *password; /* opening: the credentials presented (both, or NULL: none) */
+    const char *usrpwd_dict;     /* accepting: the `user:password` lines a peer must match (NULL: any peer) */
+#endif
 } zm_transport_params_t;
 
 struct zm_transport;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "transport/internal.h"
+#include "transport/usrpwd.h"
 #include "util/alloc.h"
 
 /* The helpers of internal.h: shared, or file-local where the opener is their one user. */
@@ -196,6 +197,12 @@ SHARED z_result_t zm_transport_finish(zm_transport_t *t)
 #define RESOLUTIONS_OURS_OR_LESS 0x0777u
 _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 32-bit SNs and request ids");
 
+#if ZM_AUTH_USRPWD
+#define AUTH_ROOM ZM_USRPWD_OPEN_SYN_EXT_MAX
+#else
+#define AUTH_ROOM 0u
+#endif
+
 /*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
@@ -203,15 +210,31 @@ _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 
  */
 static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_transport_params_t *p)
 {
-    /* An OpenSyn is at most 18 bytes and its cookie, which is bounded below */
-    uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u];
+    /* An OpenSyn is at most 18 bytes, its cookie, which is bounded below, and its credentials */
+    uint8_t buf[ZM_LINK_HEADROOM + 24u + 256u + AUTH_ROOM];
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
+#if ZM_AUTH_USRPWD
+    m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */
+#endif
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
-    ZM_TRY(exchange(t, buf, w.len, ZM_MID_INIT, &m));
+#if ZM_AUTH_USRPWD
+    bool auth = p->user != NULL;
+    if (auth) {
+        w.data[w.len - 2u] |= ZM_FLAG_Z; /* the patch level, the last extension so far */
+        w.len += zm_usrpwd_init_syn_put(w.data + w.len);
+    }
+#endif
+    z_result_t said = exchange(t, buf, w.len, ZM_MID_INIT, &m);
+#if ZM_AUTH_USRPWD
+    if (said == ZM_E_CLOSED && !auth && m.id == ZM_MID_CLOSE && m.body.close.reason == ZM_CLOSE_GENERIC) {
+        return ZM_E_AUTH_MISSING; /* Rust's answer to an InitSyn without the credentials it requires */
+    }
+#endif
+    ZM_TRY(said);
     const zm_init_t *ack = &m.body.init;
     uint8_t res = ack->has_size ? ack->resolution : ZM_RESOLUTION_DEFAULT; /* its low 6 bits */
     uint16_t batch = ack->has_size ? ack->batch_size : ZM_BATCH_DEFAULT;
@@ -225,6 +248,12 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     } else if (cookie.len > 256u) {
         rc = ZM_E_FIELD;
     }
+#if ZM_AUTH_USRPWD
+    uint64_t nonce = 0;
+    if (rc == Z_OK && auth) {
+        rc = zm_usrpwd_nonce(ack->auth, &nonce); /* empty when absent: the decoders clear it */
+    }
+#endif
     if (rc != Z_OK) {
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
         return rc;
@@ -243,7 +272,23 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     uint32_t lease = zm_transport_lease_wire(p->lease_ms, &secs);
     w.len = 0;
     ZM_TRY(zm_open_syn_encode(&w, secs, lease, initial_sn, cookie));
+#if ZM_AUTH_USRPWD
+    if (auth) {
+        w.data[0] |= ZM_FLAG_Z;
+        ZM_TRY(zm_usrpwd_open_syn_ext(&w, p->user, p->password, nonce));
+    }
+    z_result_t opened = exchange(t, buf, w.len, ZM_MID_OPEN, &m);
+    if (auth && opened == ZM_E_CLOSED && m.id == ZM_MID_CLOSE && m.body.close.reason == ZM_CLOSE_GENERIC) {
+        return ZM_E_AUTH_REFUSED; /* what Rust answers credentials it does not take with */
+    }
+    ZM_TRY(opened);
+    if (auth && !zm_usrpwd_has(m.body.open.auth, ZM_EXT_ENC_UNIT)) {
+        zm_transport_send_close(&t->link, ZM_CLOSE_GENERIC);
+        return ZM_E_AUTH_UNSUPPORTED;
+    }
+#else
     ZM_TRY(exchange(t, buf, w.len, ZM_MID_OPEN, &m));
+#endif
     if (m.body.open.initial_sn > t->sn_mask) {
         return ZM_E_SN_RANGE;
     }

@@ -7,6 +7,8 @@
  * clock (to measure delivery delays against a sender's clock), -y reports the connected peers,
  * -g KEY makes a subscriber also put a greeting on KEY now and then (for nodes that wait for one),
  * -z MS makes the first subscriber's callback block for MS after each sample (a slow application).
+ * -A USER:PASSWORD presents credentials, -D FILE makes a listener require those of FILE's
+ * `user:password` lines (user/password authentication); a failed open says why, as the examples do.
  * Pattern of sample q: byte i = byte i%4 of the little-endian u32 ((q%256) << 24) + i/4.
  */
 #include <errno.h>
@@ -21,7 +23,7 @@
 #include "cli.h" /* CLI_TLS_FROM_ENV: the TLS settings from the environment, as the examples */
 #include "zenoh-pico.h"
 
-#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:z:"
+#define PROBE_OPTIONS "m:e:l:k:n:s:Pda:c:Tp:xbi:S:u:rt:Wq:wyg:z:A:D:"
 #define SUBS_MAX 4
 #define CHECK_CHUNK 65536
 #define SYNC_PERIOD_MS 50
@@ -676,7 +678,8 @@ static int usage(void)
     fprintf(stderr,
             "usage: zm_probe pub|sub [-m MODE] [-e EP]... [-l EP] [-k KEY]... [-n N] [-s SIZE] [-P] [-d]\n"
             "                [-a ATTACHMENT] [-c ENCODING] [-T] [-p PRIORITY] [-x] [-b] [-i MS] [-S SYNC_KEY]\n"
-            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y] [-g KEY] [-z MS]\n");
+            "                [-u K] [-r] [-t MS] [-W] [-q N] [-w] [-y] [-g KEY] [-z MS] [-A USER:PASSWORD]\n"
+            "                [-D DICTIONARY_FILE]\n");
     return 2;
 }
 
@@ -773,6 +776,32 @@ static int parse_args(int argc, char **argv, z_owned_config_t *config, probe_arg
         case 'z':
             slow_ms = atol(optarg);
             break;
+        case 'A': {
+            char *colon = strchr(optarg, ':');
+            if (colon == NULL) {
+                return usage();
+            }
+            *colon = '\0';
+            zp_config_insert(z_loan_mut(*config), Z_CONFIG_USER_KEY, optarg);
+            zp_config_insert(z_loan_mut(*config), Z_CONFIG_PASSWORD_KEY, colon + 1);
+            break;
+        }
+        case 'D': {
+            static char dict[4096];
+            FILE *f = fopen(optarg, "r");
+            size_t n = f != NULL ? fread(dict, 1, sizeof(dict) - 1, f) : 0;
+            bool whole = f != NULL && feof(f);
+            if (f != NULL) {
+                fclose(f);
+            }
+            if (!whole) {
+                fprintf(stderr, "zm_probe: cannot read the whole of %s\n", optarg);
+                return 2;
+            }
+            dict[n] = '\0';
+            zp_config_insert(z_loan_mut(*config), ZM_CONFIG_USRPWD_DICTIONARY_KEY, dict);
+            break;
+        }
         default:
             return usage();
         }
@@ -805,7 +834,8 @@ int main(int argc, char **argv)
     z_owned_session_t s;
     z_result_t rc = z_open(&s, z_move(config), NULL);
     if (rc != Z_OK) {
-        printf("error open rc=%d\n", (int)rc);
+        printf("Unable to open session!\n");
+        printf("error open rc=%d: %s\n", (int)rc, zm_strerror(rc));
         return 1;
     }
     z_id_t zid = z_info_zid(z_loan(s));

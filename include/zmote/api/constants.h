@@ -16,9 +16,10 @@ extern "C" {
 /* ---- configuration keys (zp_config_insert / zp_config_get) ---------------------------------- */
 /*
  * z_open reads the mode, the connect and listen locators, the zid, the scouting keys (z_scout
- * reads those too), the connection establishment keys and, with Z_FEATURE_LINK_TLS, the TLS keys.
- * The other keys are stored and returned by zp_config_get, for programs written for zenoh-pico,
- * but change nothing: zmote has no authentication or automatic timestamps.
+ * reads those too), the connection establishment keys, the user/password authentication keys
+ * and, with Z_FEATURE_LINK_TLS, the TLS keys. The other keys are stored and returned by
+ * zp_config_get, for programs written for zenoh-pico, but change nothing: zmote has no
+ * automatic timestamps.
  */
 
 /** The session's mode: Z_CONFIG_MODE_CLIENT (the default) or Z_CONFIG_MODE_PEER. */
@@ -34,10 +35,20 @@ extern "C" {
 #define Z_CONFIG_CONNECT_KEY 0x41
 /** A locator to listen on; makes the session a peer. */
 #define Z_CONFIG_LISTEN_KEY 0x42
-/** User name for authentication (stored, not used: zmote does not authenticate). */
+/**
+ * User name presented to the routers and peers this session connects to, with
+ * Z_CONFIG_PASSWORD_KEY (both or neither; at most 128 bytes), as Rust Zenoh's
+ * transport/auth/usrpwd/user (read with ZM_AUTH_USRPWD, docs/auth.md).
+ */
 #define Z_CONFIG_USER_KEY 0x43
-/** Password for authentication (stored, not used). */
+/** Password presented with Z_CONFIG_USER_KEY (Rust's transport/auth/usrpwd/password). */
 #define Z_CONFIG_PASSWORD_KEY 0x44
+/**
+ * zmote's: the users a listening peer accepts, one `user:password` a line (the content of Rust's
+ * transport/auth/usrpwd/dictionary_file, lines split by newline characters). With it, every peer
+ * that connects must present one of them; without it, none is asked for credentials.
+ */
+#define ZM_CONFIG_USRPWD_DICTIONARY_KEY 0x70
 /**
  * Multicast scouting, "true" or "false": without it a session with no locator has nothing to
  * connect to (Z_EINVAL), and a listening peer answers no SCOUT.
