@@ -6,13 +6,15 @@
 # figures are printed alone. Every program gets a process group of its own, every wait has a
 # deadline, and whatever was started here is stopped when the script ends, however it ends.
 #
-# usage: bench/run.sh thr|lat|heap|instr [-a A_DIR] [-b B_DIR] [-m peer|client|mcast] [-s "SIZES"]
-#                     [-r ROUNDS] [-d SECS] [-w WARM] [-n PINGS]
+# usage: bench/run.sh thr|lat|heap|instr|plot [-a A_DIR] [-b B_DIR] [-m peer|client|mcast]
+#                     [-s "SIZES"] [-r ROUNDS] [-d SECS] [-w WARM] [-n PINGS]
 #   thr   msg/s received by z_sub_thr, from its 100 ms windows, per payload size
 #   lat   z_ping's round trips against z_pong, in microseconds, per payload size
 #   heap  heap calls and peak heap bytes of z_pub_thr and z_sub_thr under bench/allocount.c
 #   instr instructions per put and per delivered sample (callgrind: load does not change them),
 #         peer mode only, one run per side and size (bench/instr.sh; default sizes "8 1024")
+#   plot  thr then lat, their tables printed, then both drawn against payload size into one PNG
+#         (bench/plot.py, matplotlib): build/bench/plot-MODE/bench.png
 #   -a    side A's folder of example programs (none: B alone)
 #   -b    side B's (default build/release/examples, built when missing)
 #   -m    peer: the receiving program listens on a free loopback port and the other connects;
@@ -23,7 +25,9 @@
 #   -r    rounds per side and size (default 3; heap: 1)      -d  seconds measured per run (5)
 #   -w    warm-up windows dropped per run (default 3)       -n  round trips per run (2000)
 # env: ZM_PYTHON  a python with eclipse-zenoh 1.10.2 for the router (default .venv/bin/python,
-#                 made when missing); ZM_BENCH_OUT  logs (default build/bench)
+#                 made when missing); ZM_BENCH_OUT  logs (default build/bench); ZM_PLOT_PYTHON
+#                 a python with matplotlib for plot (default .venv/bin/python, scripts/setup.sh
+#                 installs it); ZM_PLOT_A, ZM_PLOT_B  the sides' names on the plot (zenoh-pico, zmote)
 # Exit status: 0 when every run gave figures, 1 when one did not (its log is named), 2 on usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +39,7 @@ usage() {
 
 cmd=${1:-}
 case "$cmd" in
-    thr | lat | heap | instr) shift ;;
+    thr | lat | heap | instr | plot) shift ;;
     *) usage ;;
 esac
 dir_a=
@@ -627,6 +631,25 @@ heap() {
             fi
         done
     done
+}
+
+# ---- plot ----
+
+plot_py=${ZM_PLOT_PYTHON:-$root/.venv/bin/python}
+
+# thr's and lat's files do not collide (.sub/.pub against .ping/.pong/.rtt): one folder holds both.
+plot() {
+    "$plot_py" -c 'import matplotlib' 2>/dev/null || {
+        echo "bench: $plot_py cannot import matplotlib (scripts/setup.sh all installs it in .venv)" >&2
+        exit 1
+    }
+    thr | tee "$out/thr.txt"
+    echo
+    lat | tee "$out/lat.txt"
+    "$plot_py" "$root/bench/plot.py" "$out/thr.txt" "$out/lat.txt" "$out/bench.png" "${ZM_PLOT_A:-zenoh-pico}" \
+        "${ZM_PLOT_B:-zmote}" >"$out/plot.log" 2>&1 ||
+        { cat "$out/plot.log" >&2; echo "bench: the plot failed (log: $out/plot.log)" >&2; exit 1; }
+    echo "# plot: $out/bench.png"
 }
 
 [ "$mode" = peer ] || start_router

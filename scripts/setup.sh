@@ -7,8 +7,10 @@
 # (the tests build the API reference, warnings as errors), ccache (scripts/test.sh's many build
 # trees compile the same files again and again), Mbed TLS and openssl (the TLS links of the tests'
 # builds, and the certificates their tests make) and the Python venv (.venv) that the interop
-# tests use: eclipse-zenoh, pytest and pytest-xdist (the suite runs on several workers). Installing needs root; without it, a missing package is an error. While
-# another apt or dpkg holds the package locks, it waits for them, at most five minutes.
+# tests use: eclipse-zenoh, pytest and pytest-xdist (the suite runs on several workers), and
+# matplotlib for the benchmark plot (bench/run.sh plot). Installing needs root; without it, a
+# missing package is an error. While another apt or dpkg holds the package locks, it waits for
+# them, at most five minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -138,3 +140,10 @@ case $(venv_check) in
 esac
 [ -z "$(venv_check)" ] ||
     { echo "error: $venv still lacks eclipse-zenoh==$zenoh_version, pytest or pytest-xdist" >&2; exit 1; }
+# bench/run.sh plot draws with matplotlib. Nothing else needs it, so a venv it cannot be added to
+# (no network) is only a warning.
+if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    echo "setup: adding matplotlib to $venv (bench/run.sh plot)"
+    "$venv/bin/pip" install -q --disable-pip-version-check matplotlib </dev/null >/dev/null 2>&1 ||
+        echo "warning: pip could not install matplotlib: bench/run.sh plot will not draw" >&2
+fi

@@ -147,10 +147,10 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
  * zm_port_clock_ms value); *written tells how many bytes were handed to the system, whatever the
  * result. Z_OK once all of them were; ZM_E_TIMEOUT when the deadline passed first (the rest was
  * not written: call again for it). A deadline already past writes only what fits at once. A port
- * should start only when the socket has a good share of room (POSIX: POLLOUT), not squeeze in a
- * few bytes, so that a batch is rarely cut when the peer stops reading. Other errors as above;
- * never raises a signal when the peer is gone. Shutting the socket down makes a waiting write
- * return ZM_E_CLOSED.
+ * should start only when the socket has a good share of room (POSIX: POLLOUT, asked again once a
+ * few KiB went since it last said so), not squeeze in a few bytes, so that a batch is rarely cut
+ * when the peer stops reading. Other errors as above; never raises a signal when the peer is
+ * gone. Shutting the socket down makes a waiting write return ZM_E_CLOSED.
  */
 z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                                 size_t *written);

@@ -524,6 +524,7 @@ z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port,
                                uint32_t timeout_ms)
 {
     s->fd = -1;
+    s->unpolled = 0;
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     struct addrinfo *list = NULL;
     z_result_t r = resolve(host, port, false, SOCK_STREAM, &list);
@@ -585,6 +586,7 @@ z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port)
 z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t timeout_ms)
 {
     out->fd = -1;
+    out->unpolled = 0;
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     for (;;) {
         int ready = poll_until(listener->fd, POLLIN, deadline);
@@ -710,6 +712,15 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
     }
 }
 
+/*
+ * Bytes a write may hand to a socket without polling it first, counted from the last poll that
+ * found room. POLLOUT comes back only while at least a third of the send buffer is free (Linux:
+ * free space at least half of what is queued), and Linux starts a TCP send buffer at 16 KiB
+ * (tcp_wmem) and shrinks it only when memory runs short: what follows such a poll within this
+ * bound fits whole. A small batch, a round trip's, then costs one send() and no poll().
+ */
+#define WRITE_UNPOLLED_MAX 4096u
+
 z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
                                 size_t *written)
 {
@@ -722,19 +733,25 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
 #endif
     size_t done = 0;
     z_result_t r = Z_OK;
+    /* Wait until the socket reports itself writable before a send, unless a poll found room
+     * only a few bytes ago: a send into an almost full socket takes a few bytes and stops, and a
+     * batch cut like that can no longer be dropped whole when the peer stops reading. POLLOUT
+     * only comes back once a good share of the buffer is free. A past deadline polls once: what
+     * fits now goes. Once a send fell short, or a poll found no room, every send polls first. */
+    bool poll_first = len > WRITE_UNPOLLED_MAX - s->unpolled;
+    bool smooth = true;
     while (done < len) {
-        /* Wait until the socket reports itself writable before every send, even the first: a
-         * send into an almost full socket takes a few bytes and stops, and a batch cut like that
-         * can no longer be dropped whole when the peer stops reading. POLLOUT only comes back once
-         * a good share of the buffer is free. A past deadline polls once: what fits now goes. */
-        int ready = poll_until(s->fd, POLLOUT, deadline_ms);
-        if (ready == 0) {
-            r = ZM_E_TIMEOUT;
-            break;
-        }
-        if (ready < 0) {
-            r = errno_result(errno);
-            break;
+        if (poll_first) {
+            int ready = poll_until(s->fd, POLLOUT, deadline_ms);
+            if (ready == 0) {
+                r = ZM_E_TIMEOUT;
+                break;
+            }
+            if (ready < 0) {
+                r = errno_result(errno);
+                break;
+            }
+            s->unpolled = 0;
         }
         ssize_t sent = send(s->fd, buf + done, len - done, flags);
         if (sent >= 0) {
@@ -743,7 +760,11 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
             r = errno_result(errno);
             break;
         }
+        smooth = smooth && done == len;
+        poll_first = true;
     }
+    bool few = smooth && r == Z_OK && done <= WRITE_UNPOLLED_MAX - s->unpolled;
+    s->unpolled = few ? s->unpolled + (unsigned)done : WRITE_UNPOLLED_MAX;
     *written = done;
     return r;
 }

@@ -24,9 +24,14 @@ typedef struct {
     pthread_t t;
 } zm_task_t;
 
-/** A TCP socket; fd is -1 once closed. Tagged: port.h names `struct zm_socket` in builds without TCP. */
+/**
+ * A TCP socket; fd is -1 once closed. unpolled: bytes written since a poll last found room, so
+ * that a write may skip its poll while they stay few (port.c, zm_port_socket_write); writers
+ * only, one at a time. Tagged: port.h names `struct zm_socket` in builds without TCP.
+ */
 typedef struct zm_socket {
     int fd;
+    unsigned unpolled;
 } zm_socket_t;
 
 /**

@@ -191,9 +191,6 @@ typedef struct zm_peer {
     zm_thread_id_t reader_thread; /* set by the task itself; under s->lock */
 #endif
     zm_remote_t remote;
-#if ZM_REMOTE_DECLS
-    char key_buf[ZM_KEYEXPR_MAX]; /* scope + suffix resolved here: read thread only */
-#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_addr_t addr; /* a member's: where its datagrams come from */
 #endif
@@ -301,6 +298,11 @@ struct zm_session {
     char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
 #endif
     zm_peer_t peers[ZM_PEER_SLOTS];
+#if ZM_REMOTE_DECLS
+    /* scope + suffix of a peer's keys resolved here, by its read thread only: one per slot we
+     * send on, a group's serving its members, whose datagrams its one reader takes (remote.c) */
+    char key_bufs[ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
+#endif
 #if Z_FEATURE_MULTICAST_TRANSPORT
     zm_mcast_state_t mcast;
 #endif
@@ -477,8 +479,9 @@ ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
 /**
  * The full key of a wire expression received from p: the suffix alone without scope (no copy),
  * else the declared prefix (p's table with sender mapping, ours with receiver mapping) and the
- * suffix joined in p->key_buf. The result is a valid key expression of at most ZM_KEYEXPR_MAX
- * bytes, valid until p's next message; ZM_E_KEYEXPR otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
+ * suffix joined in the key buffer of p's reader (s->key_bufs). The result is a valid key
+ * expression of at most ZM_KEYEXPR_MAX bytes, valid until p's next message; ZM_E_KEYEXPR
+ * otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */

@@ -117,19 +117,26 @@ void zm_hits_reset_peer(zm_session_t *s, unsigned index)
 
 #if ZM_REMOTE_DECLS
 
+/* Where the read thread of p joins its keys: its own slot's buffer, a member's group's. */
+static char *key_buf(zm_peer_t *p)
+{
+    return p->s->key_bufs[zm_peer_is_member(p) ? ZM_GROUP_SLOT : p->index];
+}
+
 static z_result_t join(zm_peer_t *p, const char *prefix, size_t plen, const zm_wire_expr_t *we, const char **key,
                        size_t *len)
 {
-    if (plen + we->suffix.len > sizeof(p->key_buf)) {
+    char *buf = key_buf(p);
+    if (plen + we->suffix.len > ZM_KEYEXPR_MAX) {
         return ZM_E_KEYEXPR;
     }
-    if (prefix != p->key_buf) {
-        memcpy(p->key_buf, prefix, plen);
+    if (prefix != buf) {
+        memcpy(buf, prefix, plen);
     }
     if (we->suffix.len > 0) {
-        memcpy(p->key_buf + plen, we->suffix.ptr, we->suffix.len);
+        memcpy(buf + plen, we->suffix.ptr, we->suffix.len);
     }
-    *key = p->key_buf;
+    *key = buf;
     *len = plen + we->suffix.len;
     return Z_OK;
 }
@@ -165,14 +172,14 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
         z_result_t rc = ZM_E_DECL_UNKNOWN;
         S_LOCK(s);
         const zm_lkey_t *k = zm_idmap_get(&s->keys, we->scope);
-        if (k != NULL && k->key_len <= sizeof(p->key_buf)) {
-            memcpy(p->key_buf, k->key, k->key_len);
+        if (k != NULL && k->key_len <= ZM_KEYEXPR_MAX) {
+            memcpy(key_buf(p), k->key, k->key_len);
             rc = Z_OK;
         }
         size_t plen = k != NULL ? k->key_len : 0;
         S_UNLOCK(s);
         ZM_TRY(rc);
-        ZM_TRY(join(p, p->key_buf, plen, we, key, len));
+        ZM_TRY(join(p, key_buf(p), plen, we, key, len));
     }
     /* a declared key alone was checked when it was declared: the common case of a publisher */
     return we->scope != 0 && we->suffix.len == 0 ? Z_OK : zm_keyexpr_validate(*key, *len);

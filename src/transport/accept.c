@@ -268,13 +268,15 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
  * The OpenSyn checked out: build the transport, then answer. Everything that can fail for lack
  * of memory happens before OpenAck leaves, so that a peer never believes in a transport we
  * could not set up. The OpenSyn batch is dead by now, so what followed it moves to the new rx
- * buffer. The OpenAck is built in *ack, where the OpenSyn was.
+ * buffer, sized as the negotiated batch. The OpenAck is built in *ack, where the OpenSyn was.
  */
 static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, uint32_t remote_lease_ms,
                             uint32_t remote_sn, zm_transport_msg_t *ack, zm_transport_t *out, uint8_t *reason)
 {
     *reason = ZM_CLOSE_GENERIC;
-    ZM_TRY(zm_transport_setup(out, &h->link, p));
+    zm_transport_params_t agreed = *p;
+    agreed.batch_size = h->batch_size; /* the rx buffer: no larger than the peer may send */
+    ZM_TRY(zm_transport_setup(out, &h->link, &agreed));
     z_result_t rc = zm_link_rebuffer(&out->link, out->rx_buf, out->rx_cap);
     if (rc == Z_OK) {
         out->remote_zid = h->remote_zid;
