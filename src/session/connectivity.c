@@ -131,15 +131,9 @@ static void release_slots(zm_session_t *s, bool mine)
     }
 }
 
-void zm_connectivity_tick(zm_session_t *s, uint64_t now_ms)
+/* s->lock held, the slots ours: tells every change of the peer table since the last look. */
+static void sync(zm_session_t *s)
 {
-    ZM_UNUSED(now_ms);
-    bool mine;
-    S_LOCK(s);
-    if (!take_slots(s, &mine) || !mine) {
-        S_UNLOCK(s); /* another thread compares them now: the next tick will see what it missed */
-        return;
-    }
     for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         const zm_peer_t *p = &s->peers[i];
         zm_conn_slot_t *k = &s->conn.slots[i];
@@ -161,7 +155,17 @@ void zm_connectivity_tick(zm_session_t *s, uint64_t now_ms)
             tell(s, &c, up, ++s->conn.seq);
         }
     }
-    release_slots(s, true);
+}
+
+void zm_connectivity_tick(zm_session_t *s, uint64_t now_ms)
+{
+    ZM_UNUSED(now_ms);
+    bool mine;
+    S_LOCK(s);
+    if (take_slots(s, &mine) && mine) {
+        sync(s);
+        release_slots(s, true);
+    } /* else another thread compares them now: the next tick will see what it missed */
     S_UNLOCK(s);
 }
 
@@ -207,9 +211,13 @@ z_result_t zm_session_declare_conn_listener(zm_session_t *s, bool history, zm_co
     e->history = history;
     bool mine = false;
     S_LOCK(s);
-    /* the history is the slots as they are: nobody changes them while it is told */
-    while (history && !take_slots(s, &mine)) {
+    /* the slots brought up to date first, so that what opened before the listener is not told to
+     * it as a change; then, as they are, its history: nobody changes them meanwhile */
+    while (!take_slots(s, &mine)) {
         S_WAIT(s, 1000u);
+    }
+    if (mine) {
+        sync(s);
     }
     /* listed with the number of the last change under the same lock: it is told every later one */
     e->since = s->conn.seq;
