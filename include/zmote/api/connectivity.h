@@ -72,9 +72,13 @@ typedef struct {
 } zm_api_link_events_listener_t;
 ZM_OWNED_TYPE(zm_api_link_events_listener_t, link_events_listener)
 
+/** Called with a transport, borrowed for the call. */
 typedef void (*z_closure_transport_callback_t)(z_loaned_transport_t *transport, void *context);
+/** Called with a link, borrowed for the call. */
 typedef void (*z_closure_link_callback_t)(z_loaned_link_t *link, void *context);
+/** Called with a transport event, borrowed for the call. */
 typedef void (*z_closure_transport_event_callback_t)(z_loaned_transport_event_t *event, void *context);
+/** Called with a link event, borrowed for the call. */
 typedef void (*z_closure_link_event_callback_t)(z_loaned_link_event_t *event, void *context);
 
 /** A closure of transports: the inner object of z_owned_closure_transport_t. */
@@ -139,20 +143,24 @@ ZM_CLOSURE_FUNCTIONS(closure_link_event)
 /** Makes an owned closure of transports, as z_closure_sample() does. */
 z_result_t z_closure_transport(z_owned_closure_transport_t *closure, z_closure_transport_callback_t call,
                                z_closure_drop_callback_t drop, void *context);
+/** Calls the closure with transport (nothing if it has no call). */
 void z_closure_transport_call(const z_loaned_closure_transport_t *closure, z_loaned_transport_t *transport);
 /** Makes an owned closure of links, as z_closure_sample() does. */
 z_result_t z_closure_link(z_owned_closure_link_t *closure, z_closure_link_callback_t call,
                           z_closure_drop_callback_t drop, void *context);
+/** Calls the closure with link (nothing if it has no call). */
 void z_closure_link_call(const z_loaned_closure_link_t *closure, z_loaned_link_t *link);
 /** Makes an owned closure of transport events, as z_closure_sample() does. */
 z_result_t z_closure_transport_event(z_owned_closure_transport_event_t *closure,
                                      z_closure_transport_event_callback_t call, z_closure_drop_callback_t drop,
                                      void *context);
+/** Calls the closure with event (nothing if it has no call). */
 void z_closure_transport_event_call(const z_loaned_closure_transport_event_t *closure,
                                     z_loaned_transport_event_t *event);
 /** Makes an owned closure of link events, as z_closure_sample() does. */
 z_result_t z_closure_link_event(z_owned_closure_link_event_t *closure, z_closure_link_event_callback_t call,
                                 z_closure_drop_callback_t drop, void *context);
+/** Calls the closure with event (nothing if it has no call). */
 void z_closure_link_event_call(const z_loaned_closure_link_event_t *closure, z_loaned_link_event_t *event);
 
 /**
@@ -197,20 +205,28 @@ z_result_t z_declare_background_link_events_listener(const z_loaned_session_t *z
 /** Undeclares the listener and drops it: after it returns, its callback runs no more. */
 z_result_t z_undeclare_link_events_listener(z_moved_link_events_listener_t *listener);
 
+/** The remote node's id. */
 z_id_t z_transport_zid(const z_loaned_transport_t *transport);
+/** What the remote node is: router, peer or client. */
 z_whatami_t z_transport_whatami(const z_loaned_transport_t *transport);
+/** Whether per-priority channels were agreed with the remote node. */
 bool z_transport_is_qos(const z_loaned_transport_t *transport);
+/** Whether the remote node is a member of the session's multicast group. */
 bool z_transport_is_multicast(const z_loaned_transport_t *transport);
 /** Always false: zmote has no shared memory. */
 bool z_transport_is_shm(const z_loaned_transport_t *transport);
 
+/** The id of the node at the other end of the link. */
 z_id_t z_link_zid(const z_loaned_link_t *link);
 /** Returns owned in str_out the link's local locator; Z_EUNAVAILABLE (str_out null) when unknown. */
 z_result_t z_link_src(const z_loaned_link_t *link, z_owned_string_t *str_out);
 /** Returns owned in str_out the link's remote locator; Z_EUNAVAILABLE (str_out null) when unknown. */
 z_result_t z_link_dst(const z_loaned_link_t *link, z_owned_string_t *str_out);
+/** The largest batch the link carries, in bytes. */
 uint16_t z_link_mtu(const z_loaned_link_t *link);
+/** Whether the link is a byte stream (TCP), where batches travel behind a length. */
 bool z_link_is_streamed(const z_loaned_link_t *link);
+/** Whether the link loses nothing (TCP, serial; not UDP). */
 bool z_link_is_reliable(const z_loaned_link_t *link);
 /** A null string: zmote's links have no group, as zenoh-pico's. */
 void z_link_group(const z_loaned_link_t *link, z_owned_string_t *str_out);
@@ -223,11 +239,17 @@ bool z_link_priorities(const z_loaned_link_t *link, uint8_t *min_out, uint8_t *m
 /** False: a link's reliability is z_link_is_reliable(). */
 bool z_link_reliability(const z_loaned_link_t *link, z_reliability_t *reliability_out);
 
+/** Z_SAMPLE_KIND_PUT when the transport opened, Z_SAMPLE_KIND_DELETE when it closed. */
 z_sample_kind_t z_transport_event_kind(const z_loaned_transport_event_t *event);
+/** The transport of the event, borrowed from it. */
 const z_loaned_transport_t *z_transport_event_transport(const z_loaned_transport_event_t *event);
+/** The transport of the event, borrowed from it for modification. */
 z_loaned_transport_t *z_transport_event_transport_mut(z_loaned_transport_event_t *event);
+/** Z_SAMPLE_KIND_PUT when the link opened, Z_SAMPLE_KIND_DELETE when it closed. */
 z_sample_kind_t z_link_event_kind(const z_loaned_link_event_t *event);
+/** The link of the event, borrowed from it. */
 const z_loaned_link_t *z_link_event_link(const z_loaned_link_event_t *event);
+/** The link of the event, borrowed from it for modification. */
 z_loaned_link_t *z_link_event_link_mut(z_loaned_link_event_t *event);
 
 #endif /* Z_FEATURE_CONNECTIVITY */
