@@ -58,17 +58,20 @@ static void conn_fill(const zm_session_t *s, const zm_peer_t *p, zm_conn_t *c)
     const zm_link_t *l = &p->t.link;
 #if Z_FEATURE_MULTICAST_TRANSPORT
     if (zm_peer_is_member(p)) {
-        l = &s->peers[ZM_GROUP_SLOT].t.link; /* a member is heard on the group's link */
+        /* a member is heard on the group's link: from its address, to ours (that of our sends) */
+        l = &s->peers[ZM_GROUP_SLOT].t.link;
         c->multicast = true;
         char addr[ZM_CONN_LOCATOR_MAX];
         locator_put(c->dst, ZM_PROTO_UDP, addr, zm_port_addr_format(&p->addr, addr, sizeof(addr)));
+        const zm_addr_t *self = zm_link_mcast_self(l);
+        locator_put(c->src, ZM_PROTO_UDP, addr, self != NULL ? zm_port_addr_format(self, addr, sizeof(addr)) : 0);
     } else
 #endif
     {
         link_locator(l, true, c->dst);
+        link_locator(l, false, c->src);
     }
     ZM_UNUSED(s);
-    link_locator(l, false, c->src);
     c->mtu = zm_link_mtu(l);
     c->streamed = zm_link_is_streamed(l);
     c->reliable = l->proto != ZM_PROTO_UDP;

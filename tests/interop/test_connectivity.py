@@ -8,8 +8,10 @@ are checked against the router's own zid and endpoint too.
 
 The routers announce a 2 s lease, so that a frozen one is declared lost in 2 s on both sides.
 """
+import os
 import re
 import signal
+import socket
 import threading
 import time
 
@@ -153,3 +155,35 @@ def test_client_reconnect_events(children):
     assert [harness.zid_text(f["zid"]) for _, _, f in got] == [harness.zid_text(z) for z in
                                                               (r1.zid, r1.zid, r2.zid, r2.zid)]
     assert got[3][2]["dst"] == r2.endpoint
+
+
+def test_multicast_member_events(children, rust):
+    """A Rust peer on zmote's multicast group is a multicast transport on both sides, with the same
+    link seen from either end (each side's address is that of its sends); its clean close ends it.
+    Rust 1.10.2 tells a multicast transport's events but not its link's (nor, in a history, a
+    multicast transport that opened before the listener): its listener comes first, and its link
+    is taken from its list of links."""
+    if os.environ.get("ZM_NETNS") != "1":
+        pytest.fail("this test sends multicast: it runs only through scripts/netns.sh (scripts/interop.sh does that)")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+        u.bind(("127.0.0.1", 0))
+        ep = f"udp/224.0.0.123:{u.getsockname()[1]}#iface=lo"
+    s = rust.peer(listen=[ep])
+    watcher = RustEvents(s)
+    p = children.zm("z_info", "-m", "peer", "-l", ep)
+    zmote = wait_zmote_events(p, 2, 20)
+    assert [(k, sk) for k, sk, _ in zmote] == [("transport", "PUT"), ("link", "PUT")], p.describe()
+    z = {k: f for k, _, f in zmote}
+    (_, _, r), = watcher.wait(1, 20, others=[p])
+    assert harness.zid_text(z["transport"]["zid"]) == harness.zid_text(s.info.zid())
+    assert harness.zid_text(r["zid"]) == harness.zid_text(p.wait_line(r"^Own ID: (\w+)").group(1))
+    assert z["transport"]["is_multicast"] == r["is_multicast"] == "true", (zmote, r)
+    assert z["transport"]["whatami"].lower() == r["whatami"] == "peer"
+    links = [(str(link.dst), str(link.src)) for link in s.info.links()]
+    assert links == [(z["link"]["src"], z["link"]["dst"])], (zmote, links)
+    assert z["link"]["is_streamed"] == z["link"]["is_reliable"] == "false"
+
+    s.close()
+    closed = wait_zmote_events(p, 4, 20)[2:]
+    assert [(k, sk) for k, sk, _ in closed] == [("link", "DELETE"), ("transport", "DELETE")], p.describe()
+    assert closed[0][2]["dst"] == z["link"]["dst"]
