@@ -89,7 +89,7 @@ static void print_link(z_loaned_link_t *link, void *ctx)
     z_link_interfaces(link, &ifaces);
     printf(", interfaces=[");
     for (size_t i = 0; i < z_string_array_len(z_loan(ifaces)); i++) {
-        printf(i > 0 ? ", " : "");
+        fputs(i > 0 ? ", " : "", stdout);
         print_text(z_string_array_get(z_loan(ifaces), i));
     }
     printf("]");

@@ -123,7 +123,7 @@
 #define Z_FEATURE_SCOUTING Z_FEATURE_LINK_TCP
 #endif
 
-/** The connectivity API (zmote/api/connectivity.h: transports, links, their events): off by default, as in zenoh-pico; needs the unstable API. */
+/** The connectivity API (zmote/api/connectivity.h): off by default, as in zenoh-pico; needs the unstable API. */
 #ifndef Z_FEATURE_CONNECTIVITY
 #define Z_FEATURE_CONNECTIVITY 0
 #endif

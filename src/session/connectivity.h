@@ -3,11 +3,12 @@
  * live peer (a unicast peer, or a member of the multicast group), each with its one link, and the
  * listeners told when one opens (up) or closes (down: closed, lost, expired, evicted).
  *
- * The feature answers the hub's tick alone: each tick compares the peer table with the
+ * The feature answers the hub's tick (and close, which ends its listeners): each tick compares the peer table with the
  * transports its listeners were last told of (a slot whose peer is gone, or was replaced, is
  * told down; a new live one, up), so that opening, closing, expiry and reconnection are seen
  * alike, and told on the thread that runs the tick (the worker, or the application that drives
- * the session), never on the lease task nor the accept task. Each change has a sequence number;
+ * the session), or by a thread declaring a listener, which brings the record up to date first;
+ * never on the lease task nor the accept task. Each change has a sequence number;
  * a listener is told the changes numbered after its declaration, and with history the
  * transports told up before it, so that it sees every transport once up and once down.
  */

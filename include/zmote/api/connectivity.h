@@ -11,7 +11,9 @@
  * an eviction); a transport that reconnects is a new one. A link's events come with its
  * transport's: PUT after the transport's, DELETE before. They are told on the session's worker
  * (or, in a single-thread build, the thread that drives the session), within one lease step of
- * the change; with history, the transports open already are told first, on the declaring thread.
+ * the change, or sooner on a thread that declares a listener (which first tells the others what
+ * changed, so that it is not told what happened before it); with history, the transports open
+ * already are told first, on the declaring thread.
  */
 #ifndef ZMOTE_API_CONNECTIVITY_H
 #define ZMOTE_API_CONNECTIVITY_H
