@@ -4,6 +4,7 @@
  * links, then their events until interrupted. Flags and printed lines are zenoh-pico 1.9.0's
  * z_info: -e/-m/-l session config.
  */
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -121,7 +122,15 @@ static void on_link_event(z_loaned_link_event_t *event, void *ctx)
     print_link(z_link_event_link_mut(event), NULL);
 }
 
-/* Lists the transports and links, then prints their events until the process is interrupted. */
+static volatile sig_atomic_t running = 1;
+
+static void on_signal(int signo)
+{
+    (void)signo;
+    running = 0;
+}
+
+/* Lists the transports and links, then prints their events until SIGINT or SIGTERM. */
 static int follow_connectivity(const z_loaned_session_t *s)
 {
     printf("Connected transports:\n");
@@ -154,10 +163,14 @@ static int follow_connectivity(const z_loaned_session_t *s)
         printf("Unable to declare link events listener\n");
         return -1;
     }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
     printf("Press CTRL-C to quit...\n");
-    for (;;) {
-        z_sleep_s(1);
+    while (running) {
+        z_sleep_ms(100);
     }
+    z_drop(z_move(link_listener));
+    return 0;
 }
 #endif
 

@@ -22,6 +22,10 @@
 
 #if Z_FEATURE_CONNECTIVITY
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /** Room for a link's locator (`tcp/192.168.1.2:7447`), NUL included. */
 #define ZM_LINK_LOCATOR_MAX 64
 
@@ -253,6 +257,10 @@ z_sample_kind_t z_link_event_kind(const z_loaned_link_event_t *event);
 const z_loaned_link_t *z_link_event_link(const z_loaned_link_event_t *event);
 /** The link of the event, borrowed from it for modification. */
 z_loaned_link_t *z_link_event_link_mut(z_loaned_link_event_t *event);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* Z_FEATURE_CONNECTIVITY */
 
