@@ -211,7 +211,6 @@ z_result_t zm_session_declare_conn_listener(zm_session_t *s, bool history, zm_co
     e->cfn = fn;
     e->drop = drop;
     e->ctx = ctx;
-    e->history = history;
     bool mine = false;
     S_LOCK(s);
     /* the slots brought up to date first, so that what opened before the listener is not told to
