@@ -39,6 +39,7 @@
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
 #include "zmote/api/advanced.h"
+#include "zmote/api/connectivity.h"
 #include "zmote/pool.h" /* zmote's own: the no-heap pools' figures */
 #include "zmote/api/platform.h"
 #include "zmote/api/macros.h"

@@ -50,7 +50,8 @@ command -v "$cxx" >/dev/null || {
 warnings=(-Wall -Wextra -Wpedantic -Werror)
 includes=(-Iinclude -Iport/posix)
 # The library trees' options, which programs must be compiled with too (they shape structs).
-mt_defs=(-DZ_FEATURE_UNSTABLE_API -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1)
+mt_defs=(-DZ_FEATURE_UNSTABLE_API -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1
+         -DZ_FEATURE_CONNECTIVITY=1)
 st_defs=(-DZ_FEATURE_MULTI_THREAD=0)
 
 rm -rf "$out"
@@ -122,7 +123,8 @@ lib_tree() { # dir cmake-args...
 echo "-- library trees"
 mt_lib=
 st_lib=
-if lib_tree "$out/lib-mt" -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1; then
+if lib_tree "$out/lib-mt" -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 \
+    -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1 -DZ_FEATURE_CONNECTIVITY=1; then
     mt_lib=$out/lib-mt/libzmote.a
 else
     fail "library tree (multi-thread)"

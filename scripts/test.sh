@@ -131,11 +131,11 @@ rm -f build/interop-*.counts build/interop-*.counts.ids
 
 stage "debug build (gcc, -Werror) + ctest"
 t=$SECONDS
-# The Debug and ASan builds have the admin space, the advanced publisher and subscriber (unstable
-# API) and TLS links too, so that their tests run.
+# The Debug and ASan builds have the admin space, the advanced publisher and subscriber, the
+# connectivity API (unstable API) and TLS links too, so that their tests run.
 unit_stage build/debug debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DZ_FEATURE_UNSTABLE_API=ON \
     -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1 \
-    -DZ_FEATURE_LINK_TLS=1
+    -DZ_FEATURE_CONNECTIVITY=1 -DZ_FEATURE_LINK_TLS=1
 echo "debug: $((SECONDS - t))s"
 
 stage "API reference (doxygen, warnings as errors) and the getting-started program"
@@ -153,7 +153,7 @@ stage "ASan+UBSan build (gcc) + ctest"
 t=$SECONDS
 unit_stage build/asan asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc -DZM_SANITIZE=ON \
     -DZ_FEATURE_UNSTABLE_API=ON -DZ_FEATURE_ADMIN_SPACE=1 -DZ_FEATURE_ADVANCED_PUBLICATION=1 \
-    -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1 -DZ_FEATURE_LINK_TLS=1
+    -DZ_FEATURE_ADVANCED_SUBSCRIPTION=1 -DZ_FEATURE_CONNECTIVITY=1 -DZ_FEATURE_LINK_TLS=1
 echo "asan: $((SECONDS - t))s"
 
 # Runs the interop suite (pytest against Rust Zenoh) on the programs of one build tree.

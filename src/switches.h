@@ -200,10 +200,11 @@
 
 /*
  * Local entities kept in lists: subscribers (s->subs), queryables (s->qbls) and matching
- * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens) and liveliness
- * subscribers (s->lsubs).
+ * listeners (s->mls) with their callbacks, liveliness tokens (s->tokens), liveliness
+ * subscribers (s->lsubs) and connectivity listeners (s->conns).
  */
-#define ZM_LOCAL_ENTITIES (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS)
+#define ZM_LOCAL_ENTITIES \
+    (Z_FEATURE_SUBSCRIPTION || Z_FEATURE_QUERYABLE || Z_FEATURE_MATCHING || Z_FEATURE_LIVELINESS || Z_FEATURE_CONNECTIVITY)
 /* Whether the application's callbacks may run inside the session (a close from one waits for a
  * close from outside): its entities', or its gets' replies. */
 #define ZM_APP_CALLBACKS (ZM_LOCAL_ENTITIES || Z_FEATURE_QUERY)

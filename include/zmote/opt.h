@@ -123,7 +123,7 @@
 #define Z_FEATURE_SCOUTING Z_FEATURE_LINK_TCP
 #endif
 
-/** The connectivity API: not implemented yet (1 is refused). */
+/** The connectivity API (zmote/api/connectivity.h): off by default, as in zenoh-pico; needs the unstable API. */
 #ifndef Z_FEATURE_CONNECTIVITY
 #define Z_FEATURE_CONNECTIVITY 0
 #endif
@@ -787,8 +787,8 @@
 #if Z_FEATURE_MATCHING && !(Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY)
 #error "Z_FEATURE_MATCHING needs Z_FEATURE_PUBLICATION or Z_FEATURE_QUERY"
 #endif
-#if Z_FEATURE_CONNECTIVITY
-#error "zmote does not implement the connectivity API yet: leave Z_FEATURE_CONNECTIVITY at 0"
+#if Z_FEATURE_CONNECTIVITY && !defined(Z_FEATURE_UNSTABLE_API)
+#error "Z_FEATURE_CONNECTIVITY needs Z_FEATURE_UNSTABLE_API"
 #endif
 #if Z_FEATURE_ADVANCED_PUBLICATION &&                                                                       \
     !(defined(Z_FEATURE_UNSTABLE_API) && Z_FEATURE_PUBLICATION && Z_FEATURE_QUERYABLE && Z_FEATURE_LIVELINESS)

@@ -124,6 +124,12 @@ z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t 
 /** The local port of a listening or connected socket. */
 z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port);
 /**
+ * Writes the local (remote false) or remote address of a connected or bound socket, as
+ * `192.168.1.2:7447` or `[fe80::1]:7447`, NUL-terminated, into buf (cap bytes); returns its
+ * length, or 0 when it does not fit or the port cannot tell.
+ */
+size_t zm_port_socket_address(const zm_socket_t *s, bool remote, char *buf, size_t cap);
+/**
  * Waits up to timeout_ms until a read would not block (data, end of stream or an error is
  * pending); Z_OK then, ZM_E_TIMEOUT otherwise. Lets single-thread builds poll a link.
  */

@@ -149,6 +149,16 @@ z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port)
     return Z_OK;
 }
 
+/* The addresses of links are not told on this port (the connectivity API says so). */
+size_t zm_port_socket_address(const zm_socket_t *s, bool remote, char *buf, size_t cap)
+{
+    (void)s;
+    (void)remote;
+    (void)buf;
+    (void)cap;
+    return 0;
+}
+
 z_result_t zm_port_socket_wait_readable(zm_socket_t *s, uint32_t timeout_ms)
 {
     if (is_shut(s)) {

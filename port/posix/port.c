@@ -626,6 +626,45 @@ z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t 
 
 #endif /* Z_FEATURE_LINK_TCP */
 
+/* Writes sa as `192.168.1.2:7447` or `[fe80::1]:7447` into buf (cap bytes): its length, or 0. */
+static size_t sockaddr_format(const struct sockaddr_storage *sa, char *buf, size_t cap)
+{
+    char ip[INET6_ADDRSTRLEN];
+    int n;
+    if (cap == 0) {
+        return 0;
+    }
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)sa;
+        if (inet_ntop(AF_INET, &p->sin_addr, ip, sizeof(ip)) == NULL) {
+            return 0;
+        }
+        n = snprintf(buf, cap, "%s:%u", ip, (unsigned)ntohs(p->sin_port));
+    } else if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)sa;
+        if (inet_ntop(AF_INET6, &p->sin6_addr, ip, sizeof(ip)) == NULL) {
+            return 0;
+        }
+        n = snprintf(buf, cap, "[%s]:%u", ip, (unsigned)ntohs(p->sin6_port));
+    } else {
+        return 0;
+    }
+    if (n < 0 || (size_t)n >= cap) {
+        buf[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
+}
+
+size_t zm_port_socket_address(const zm_socket_t *s, bool remote, char *buf, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    memset(&ss, 0, sizeof(ss));
+    int rc = remote ? getpeername(s->fd, (struct sockaddr *)&ss, &len) : getsockname(s->fd, (struct sockaddr *)&ss, &len);
+    return rc == 0 ? sockaddr_format(&ss, buf, cap) : 0;
+}
+
 z_result_t zm_port_socket_local_port(const zm_socket_t *s, uint16_t *port)
 {
     struct sockaddr_storage ss;
@@ -885,36 +924,11 @@ uint32_t zm_port_addr_hash(const zm_addr_t *a, uint32_t seed)
 
 size_t zm_port_addr_format(const zm_addr_t *a, char *buf, size_t cap)
 {
-    char ip[INET6_ADDRSTRLEN];
-    unsigned port;
-    int n;
+    if (a->len == 0) {
+        return 0;
+    }
     struct sockaddr_storage sa = addr_get(a);
-    const struct sockaddr *x = (const struct sockaddr *)(const void *)&sa;
-    if (a->len == 0 || cap == 0) {
-        return 0;
-    }
-    if (x->sa_family == AF_INET) {
-        const struct sockaddr_in *p = (const struct sockaddr_in *)(const void *)&sa;
-        if (inet_ntop(AF_INET, &p->sin_addr, ip, sizeof(ip)) == NULL) {
-            return 0;
-        }
-        port = ntohs(p->sin_port);
-        n = snprintf(buf, cap, "%s:%u", ip, port);
-    } else if (x->sa_family == AF_INET6) {
-        const struct sockaddr_in6 *p = (const struct sockaddr_in6 *)(const void *)&sa;
-        if (inet_ntop(AF_INET6, &p->sin6_addr, ip, sizeof(ip)) == NULL) {
-            return 0;
-        }
-        port = ntohs(p->sin6_port);
-        n = snprintf(buf, cap, "[%s]:%u", ip, port);
-    } else {
-        return 0;
-    }
-    if (n < 0 || (size_t)n >= cap) {
-        buf[0] = '\0';
-        return 0;
-    }
-    return (size_t)n;
+    return sockaddr_format(&sa, buf, cap);
 }
 
 /*

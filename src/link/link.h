@@ -156,6 +156,8 @@ void zm_serial_link_close(zm_link_t *l);
  * the receive buffer, empty ones and our own are dropped inside the receive.
  */
 ZM_NODISCARD z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep);
+/** Our address on the group link l as its members see it (that of our sends), NULL once closed. */
+const zm_addr_t *zm_link_mcast_self(const zm_link_t *l);
 #endif
 #if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED
 /** The sender of the last batch a receive handed out on a link that hears many (the receiving

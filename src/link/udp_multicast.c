@@ -95,6 +95,12 @@ static const zm_link_ops_t mcast_ops = {
     .close = mcast_close,
 };
 
+const zm_addr_t *zm_link_mcast_self(const zm_link_t *l)
+{
+    const mcast_t *m = l->ctx;
+    return m != NULL ? &m->self : NULL;
+}
+
 z_result_t zm_link_mcast_open(zm_link_t *l, const zm_endpoint_t *ep)
 {
     if (!zm_endpoint_is_multicast(ep)) {

@@ -65,6 +65,11 @@
 #else
 #define ZM_FEATURE_LIVELINESS(X)
 #endif
+#if Z_FEATURE_CONNECTIVITY
+#define ZM_FEATURE_CONNECTIVITY(X) X(connectivity, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
+#else
+#define ZM_FEATURE_CONNECTIVITY(X)
+#endif
 #if Z_FEATURE_QUERY
 #define ZM_FEATURE_QUERIES(X) X(queries, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1)
 #else
@@ -76,7 +81,7 @@
 #define ZM_FEATURES(X)                                                                                 \
     ZM_FEATURE_KEYS(X)                                                                                \
     ZM_FEATURE_SENDERS(X) ZM_FEATURE_MATCHING(X) ZM_FEATURE_SUBSCRIBERS(X) ZM_FEATURE_QUERYABLES(X) \
-        ZM_FEATURE_LIVELINESS(X) ZM_FEATURE_QUERIES(X)
+        ZM_FEATURE_LIVELINESS(X) ZM_FEATURE_QUERIES(X) ZM_FEATURE_CONNECTIVITY(X)
 
 /* ZM_HUB_IF(col)(code): code where col is 1. */
 #define ZM_HUB_IF(col) ZM_HUB_IF_##col

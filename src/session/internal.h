@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "session/connectivity.h"
 #include "session/session.h"
 #include "transport/scout.h"
 #include "transport/transport.h"
@@ -83,6 +84,10 @@ typedef struct zm_entity {
     zm_matching_fn mfn; /* matching listeners: the publisher or querier they follow, */
     uint32_t owner;     /* and the status they were last told (origin: where it sends) */
     bool matching;
+#endif
+#if Z_FEATURE_CONNECTIVITY
+    zm_conn_fn cfn; /* connectivity listeners, told the changes numbered after since */
+    uint32_t since;
 #endif
     zm_drop_fn drop;
     void *ctx;
@@ -312,6 +317,10 @@ struct zm_session {
     zm_entity_t *mls; /* matching listeners */
     zm_entity_t *tokens; /* our liveliness tokens */
     zm_entity_t *lsubs; /* liveliness subscribers; each one's id is also its interest's */
+#if Z_FEATURE_CONNECTIVITY
+    zm_entity_t *conns; /* connectivity listeners */
+    zm_conn_state_t conn;
+#endif
     struct zm_gone_tokens *gone; /* tokens of peers that went, their DELETEs still to deliver */
     _Atomic(const struct zm_live_rx *) live_rx; /* NULL until a liveliness subscriber or get */
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */

@@ -156,8 +156,7 @@ def test_liveliness_token_seen_by_z_sub_liveliness_z_get_liveliness_and_z_info(r
     assert get.wait_exit(20, others=[tok]) == 0
     assert f">> Alive token ('{TOKEN_KEY}')" in lines(get), get.describe()
     info = run(Z + "z_info", "-m", "peer", "-e", ep)
-    assert info.wait_exit(15, others=[tok]) == 0
-    out = lines(info)
+    out = harness.z_info_lines(info, 15, others=[tok])
     assert out[0] == "Opening session..." and re.fullmatch(r"Own ID: [0-9a-f]+", out[1]), info.describe()
     assert out[2:4] == ["Routers IDs:", "Peers IDs:"] and len(out) == 5, info.describe()
     assert re.fullmatch(r" [0-9a-f]+", out[4]), info.describe()

@@ -110,8 +110,7 @@ def test_c11_liveliness_token_seen_by_z_sub_liveliness_z_get_liveliness_and_z_in
     assert get.wait_exit(20, others=[tok]) == 0
     assert lines(get)[-1] == f">> Alive token ('{TOKEN_KEY}')"
     for info in (run(C11 + "z_info", "-m", "peer", "-e", ep), run(C99 + "z_info", "-m", "peer", "-e", ep)):
-        assert info.wait_exit(15, others=[tok]) == 0
-        out = lines(info)
+        out = harness.z_info_lines(info, 15, others=[tok])
         assert out[2:4] == ["Routers IDs:", "Peers IDs:"] and len(out) == 5, info.describe()
         assert re.fullmatch(r" [0-9a-f]+", out[4]), info.describe()
 

@@ -364,6 +364,20 @@ def matching(publisher) -> bool:
     return publisher.matching_status.matching
 
 
+def z_info_lines(info, timeout=20.0, others=()):
+    """The lines z_info printed before its connectivity part, once it exited with 0: a build with
+    Z_FEATURE_CONNECTIVITY then lists its transports and prints their events until SIGINT, as
+    zenoh-pico's z_info does, and is interrupted here."""
+    marker = "Press CTRL-C to quit..."
+    wait_until(lambda: info.p.poll() is not None or marker in info.output().splitlines(), timeout,
+               "z_info done", others=[info, *others])
+    if info.p.poll() is None:
+        info.signal(signal.SIGINT)
+    assert info.wait_exit(timeout, others) == 0, info.describe()
+    lines = info.output().splitlines()
+    return lines[:lines.index("Connected transports:")] if "Connected transports:" in lines else lines
+
+
 def zid_text(z) -> str:
     """A zenoh id as hex without leading zeros, the form both sides agree on."""
     return str(z).lower().lstrip("0")

@@ -10,6 +10,7 @@
 #define ZMOTE_API_MACROS_H
 
 #include "zmote/api/advanced.h"
+#include "zmote/api/connectivity.h"
 #include "zmote/api/encoding.h"
 #include "zmote/api/handlers.h"
 #include "zmote/api/liveliness.h"
@@ -45,6 +46,15 @@
 #else
 /** Nothing: a build without advanced subscribers. */
 #define ZM_GENERIC_ADV_SUB(type, fn)
+#endif
+
+/* The associations of the connectivity API, which exists with Z_FEATURE_CONNECTIVITY only. */
+#if Z_FEATURE_CONNECTIVITY == 1
+/** An association `type: fn,` of the generic macros, for the connectivity API. */
+#define ZM_GENERIC_CONN(type, fn) type: fn,
+#else
+/** Nothing: a build without the connectivity API. */
+#define ZM_GENERIC_CONN(type, fn)
 #endif
 
 /** Borrows an owned or view object (an lvalue): `const z_loaned_X_t *`. */
@@ -86,6 +96,16 @@
         z_owned_closure_reply_t: z_closure_reply_loan, \
         z_owned_matching_listener_t: z_matching_listener_loan, \
         z_owned_closure_matching_status_t: z_closure_matching_status_loan, \
+        ZM_GENERIC_CONN(z_owned_transport_t, z_transport_loan) \
+        ZM_GENERIC_CONN(z_owned_link_t, z_link_loan) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t, z_transport_event_loan) \
+        ZM_GENERIC_CONN(z_owned_link_event_t, z_link_event_loan) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t, z_transport_events_listener_loan) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t, z_link_events_listener_loan) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_t, z_closure_transport_loan) \
+        ZM_GENERIC_CONN(z_owned_closure_link_t, z_closure_link_loan) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_event_t, z_closure_transport_event_loan) \
+        ZM_GENERIC_CONN(z_owned_closure_link_event_t, z_closure_link_event_loan) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_loan) \
@@ -121,6 +141,12 @@
         z_owned_queryable_t: z_queryable_loan_mut, \
         z_owned_querier_t: z_querier_loan_mut, \
         z_owned_matching_listener_t: z_matching_listener_loan_mut, \
+        ZM_GENERIC_CONN(z_owned_transport_t, z_transport_loan_mut) \
+        ZM_GENERIC_CONN(z_owned_link_t, z_link_loan_mut) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t, z_transport_event_loan_mut) \
+        ZM_GENERIC_CONN(z_owned_link_event_t, z_link_event_loan_mut) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t, z_transport_events_listener_loan_mut) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t, z_link_events_listener_loan_mut) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_loan_mut) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_loan_mut) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_loan_mut) \
@@ -172,6 +198,16 @@
         z_owned_closure_reply_t: z_closure_reply_move, \
         z_owned_matching_listener_t: z_matching_listener_move, \
         z_owned_closure_matching_status_t: z_closure_matching_status_move, \
+        ZM_GENERIC_CONN(z_owned_transport_t, z_transport_move) \
+        ZM_GENERIC_CONN(z_owned_link_t, z_link_move) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t, z_transport_event_move) \
+        ZM_GENERIC_CONN(z_owned_link_event_t, z_link_event_move) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t, z_transport_events_listener_move) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t, z_link_events_listener_move) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_t, z_closure_transport_move) \
+        ZM_GENERIC_CONN(z_owned_closure_link_t, z_closure_link_move) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_event_t, z_closure_transport_event_move) \
+        ZM_GENERIC_CONN(z_owned_closure_link_event_t, z_closure_link_event_move) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_cancellation_token_move) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_advanced_publisher_move) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_advanced_subscriber_move) \
@@ -217,6 +253,16 @@
         z_moved_closure_reply_t *: z_closure_reply_drop, \
         z_moved_matching_listener_t *: z_matching_listener_drop, \
         z_moved_closure_matching_status_t *: z_closure_matching_status_drop, \
+        ZM_GENERIC_CONN(z_moved_transport_t *, z_transport_drop) \
+        ZM_GENERIC_CONN(z_moved_link_t *, z_link_drop) \
+        ZM_GENERIC_CONN(z_moved_transport_event_t *, z_transport_event_drop) \
+        ZM_GENERIC_CONN(z_moved_link_event_t *, z_link_event_drop) \
+        ZM_GENERIC_CONN(z_moved_transport_events_listener_t *, z_transport_events_listener_drop) \
+        ZM_GENERIC_CONN(z_moved_link_events_listener_t *, z_link_events_listener_drop) \
+        ZM_GENERIC_CONN(z_moved_closure_transport_t *, z_closure_transport_drop) \
+        ZM_GENERIC_CONN(z_moved_closure_link_t *, z_closure_link_drop) \
+        ZM_GENERIC_CONN(z_moved_closure_transport_event_t *, z_closure_transport_event_drop) \
+        ZM_GENERIC_CONN(z_moved_closure_link_event_t *, z_closure_link_event_drop) \
         ZM_GENERIC_CANCEL(z_moved_cancellation_token_t *, z_cancellation_token_drop) \
         ZM_GENERIC_ADV_PUB(ze_moved_advanced_publisher_t *, ze_advanced_publisher_drop) \
         ZM_GENERIC_ADV_SUB(ze_moved_advanced_subscriber_t *, ze_advanced_subscriber_drop) \
@@ -259,6 +305,16 @@
         z_owned_closure_reply_t: z_internal_closure_reply_check, \
         z_owned_matching_listener_t: z_internal_matching_listener_check, \
         z_owned_closure_matching_status_t: z_internal_closure_matching_status_check, \
+        ZM_GENERIC_CONN(z_owned_transport_t, z_internal_transport_check) \
+        ZM_GENERIC_CONN(z_owned_link_t, z_internal_link_check) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t, z_internal_transport_event_check) \
+        ZM_GENERIC_CONN(z_owned_link_event_t, z_internal_link_event_check) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t, z_internal_transport_events_listener_check) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t, z_internal_link_events_listener_check) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_t, z_internal_closure_transport_check) \
+        ZM_GENERIC_CONN(z_owned_closure_link_t, z_internal_closure_link_check) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_event_t, z_internal_closure_transport_event_check) \
+        ZM_GENERIC_CONN(z_owned_closure_link_event_t, z_internal_closure_link_event_check) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t, z_internal_cancellation_token_check) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t, ze_internal_advanced_publisher_check) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t, ze_internal_advanced_subscriber_check) \
@@ -282,6 +338,10 @@
         z_owned_query_t *: z_query_clone, \
         z_owned_reply_t *: z_reply_clone, \
         z_owned_reply_err_t *: z_reply_err_clone, \
+        ZM_GENERIC_CONN(z_owned_transport_t *, z_transport_clone) \
+        ZM_GENERIC_CONN(z_owned_link_t *, z_link_clone) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t *, z_transport_event_clone) \
+        ZM_GENERIC_CONN(z_owned_link_event_t *, z_link_event_clone) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_clone) \
         z_owned_encoding_t *: z_encoding_clone)(dst, src)
 
@@ -321,6 +381,16 @@
         z_owned_closure_reply_t *: z_closure_reply_take, \
         z_owned_matching_listener_t *: z_matching_listener_take, \
         z_owned_closure_matching_status_t *: z_closure_matching_status_take, \
+        ZM_GENERIC_CONN(z_owned_transport_t *, z_transport_take) \
+        ZM_GENERIC_CONN(z_owned_link_t *, z_link_take) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t *, z_transport_event_take) \
+        ZM_GENERIC_CONN(z_owned_link_event_t *, z_link_event_take) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t *, z_transport_events_listener_take) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t *, z_link_events_listener_take) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_t *, z_closure_transport_take) \
+        ZM_GENERIC_CONN(z_owned_closure_link_t *, z_closure_link_take) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_event_t *, z_closure_transport_event_take) \
+        ZM_GENERIC_CONN(z_owned_closure_link_event_t *, z_closure_link_event_take) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_cancellation_token_take) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_advanced_publisher_take) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t *, ze_advanced_subscriber_take) \
@@ -345,6 +415,10 @@
         z_owned_query_t *: z_query_take_from_loaned, \
         z_owned_reply_t *: z_reply_take_from_loaned, \
         z_owned_reply_err_t *: z_reply_err_take_from_loaned, \
+        ZM_GENERIC_CONN(z_owned_transport_t *, z_transport_take_from_loaned) \
+        ZM_GENERIC_CONN(z_owned_link_t *, z_link_take_from_loaned) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t *, z_transport_event_take_from_loaned) \
+        ZM_GENERIC_CONN(z_owned_link_event_t *, z_link_event_take_from_loaned) \
         ze_owned_serializer_t *: ze_serializer_take_from_loaned,      \
         z_owned_encoding_t *: z_encoding_take_from_loaned)(dst, src)
 
@@ -384,6 +458,16 @@
         z_owned_closure_reply_t *: z_internal_closure_reply_null, \
         z_owned_matching_listener_t *: z_internal_matching_listener_null, \
         z_owned_closure_matching_status_t *: z_internal_closure_matching_status_null, \
+        ZM_GENERIC_CONN(z_owned_transport_t *, z_internal_transport_null) \
+        ZM_GENERIC_CONN(z_owned_link_t *, z_internal_link_null) \
+        ZM_GENERIC_CONN(z_owned_transport_event_t *, z_internal_transport_event_null) \
+        ZM_GENERIC_CONN(z_owned_link_event_t *, z_internal_link_event_null) \
+        ZM_GENERIC_CONN(z_owned_transport_events_listener_t *, z_internal_transport_events_listener_null) \
+        ZM_GENERIC_CONN(z_owned_link_events_listener_t *, z_internal_link_events_listener_null) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_t *, z_internal_closure_transport_null) \
+        ZM_GENERIC_CONN(z_owned_closure_link_t *, z_internal_closure_link_null) \
+        ZM_GENERIC_CONN(z_owned_closure_transport_event_t *, z_internal_closure_transport_event_null) \
+        ZM_GENERIC_CONN(z_owned_closure_link_event_t *, z_internal_closure_link_event_null) \
         ZM_GENERIC_CANCEL(z_owned_cancellation_token_t *, z_internal_cancellation_token_null) \
         ZM_GENERIC_ADV_PUB(ze_owned_advanced_publisher_t *, ze_internal_advanced_publisher_null) \
         ZM_GENERIC_ADV_SUB(ze_owned_advanced_subscriber_t *, ze_internal_advanced_subscriber_null) \
@@ -400,6 +484,12 @@
         z_loaned_closure_reply_t: z_closure_reply_call, \
         z_loaned_closure_matching_status_t: z_closure_matching_status_call, \
         ZM_GENERIC_ADV_SUB(ze_loaned_closure_miss_t, ze_closure_miss_call) \
+#endif
+
+        ZM_GENERIC_CONN(z_loaned_closure_transport_t, z_closure_transport_call) \
+        ZM_GENERIC_CONN(z_loaned_closure_link_t, z_closure_link_call) \
+        ZM_GENERIC_CONN(z_loaned_closure_transport_event_t, z_closure_transport_event_call) \
+        ZM_GENERIC_CONN(z_loaned_closure_link_event_t, z_closure_link_event_call) \
         z_loaned_closure_sample_t: z_closure_sample_call,    \
         z_loaned_closure_zid_t: z_closure_zid_call,          \
         z_loaned_closure_hello_t: z_closure_hello_call)(&(x), __VA_ARGS__)
@@ -621,6 +711,19 @@ inline void z_closure(ze_owned_closure_miss_t *closure, ze_closure_miss_callback
     closure->_val.drop = drop;
     closure->_val.context = context;
 }
+#endif
+
+#if Z_FEATURE_CONNECTIVITY == 1
+ZM_CXX_OWNED(transport)
+ZM_CXX_OWNED(link)
+ZM_CXX_OWNED(transport_event)
+ZM_CXX_OWNED(link_event)
+ZM_CXX_OWNED_BASE(z, transport_events_listener)
+ZM_CXX_OWNED_BASE(z, link_events_listener)
+ZM_CXX_CLOSURE(transport, z_loaned_transport_t *)
+ZM_CXX_CLOSURE(link, z_loaned_link_t *)
+ZM_CXX_CLOSURE(transport_event, z_loaned_transport_event_t *)
+ZM_CXX_CLOSURE(link_event, z_loaned_link_event_t *)
 #endif
 ZM_CXX_VIEW(keyexpr)
 ZM_CXX_VIEW(string)
