@@ -484,8 +484,6 @@
         z_loaned_closure_reply_t: z_closure_reply_call, \
         z_loaned_closure_matching_status_t: z_closure_matching_status_call, \
         ZM_GENERIC_ADV_SUB(ze_loaned_closure_miss_t, ze_closure_miss_call) \
-#endif
-
         ZM_GENERIC_CONN(z_loaned_closure_transport_t, z_closure_transport_call) \
         ZM_GENERIC_CONN(z_loaned_closure_link_t, z_closure_link_call) \
         ZM_GENERIC_CONN(z_loaned_closure_transport_event_t, z_closure_transport_event_call) \
