@@ -124,6 +124,16 @@ static bool open_peer(z_owned_session_t *s, uint8_t key, const char *endpoint)
 }
 
 /* A listens on a free loopback port, b connects to it. */
+/* True once s lists a transport. */
+static bool lists_a_transport(const z_loaned_session_t *s)
+{
+    events_t ev;
+    events_init(&ev);
+    z_owned_closure_transport_t ct;
+    z_closure(&ct, on_transport, on_drop, &ev);
+    return z_info_transports(s, z_move(ct)) == Z_OK && ev.n > 0;
+}
+
 static bool open_pair(z_owned_session_t *a, z_owned_session_t *b)
 {
     zm_socket_t probe;
@@ -141,6 +151,11 @@ static bool open_pair(z_owned_session_t *a, z_owned_session_t *b)
     if (!open_peer(b, Z_CONFIG_CONNECT_KEY, ep)) {
         z_drop(z_move(*a));
         return false;
+    }
+    /* b's open returns when its handshake is done; a's accept task takes b in a moment later */
+    uint64_t deadline = zm_port_clock_ms() + 5000;
+    while (!lists_a_transport(z_loan(*a)) && zm_port_clock_ms() < deadline) {
+        z_sleep_ms(5); /* polled, bounded */
     }
     return true;
 }
