@@ -159,9 +159,9 @@ def open_failures(closed, busy):
          rf"address already in use \(listen on {re.escape(endpoint(busy))}\)"),
         ("unknown mode", ["-m", "nonsense", "-e", refused],
          r"invalid mode in the configuration \(mode 'nonsense': expected client or peer\)"),
-        # tls and ws: links this build lacks, and will lack after UDP comes
-        ("protocol not built", ["-e", "tls/127.0.0.1:7447"],
-         r"unsupported \(tls/127\.0\.0\.1:7447: protocol 'tls' is not in this build\)"),
+        # quic and ws: links zmote does not have
+        ("protocol not built", ["-e", "quic/127.0.0.1:7447"],
+         r"unsupported \(quic/127\.0\.0\.1:7447: protocol 'quic' is not in this build\)"),
         ("another protocol not built", ["-e", "ws/127.0.0.1:7447"],
          r"unsupported \(ws/127\.0\.0\.1:7447: protocol 'ws' is not in this build\)"),
     ]
