@@ -138,3 +138,7 @@ case $(venv_check) in
 esac
 [ -z "$(venv_check)" ] ||
     { echo "error: $venv still lacks eclipse-zenoh==$zenoh_version, pytest or pytest-xdist" >&2; exit 1; }
+
+# Mbed TLS 3.6 (TLS 1.3, which mutual TLS with Rust Zenoh needs), built once into the cache: the
+# ASan tree of scripts/test.sh links it; the other trees keep the system's 2.28.
+scripts/build-mbedtls3.sh >/dev/null
