@@ -50,6 +50,10 @@ if ! scripts/setup.sh all; then
     echo "error: setup failed (.venv with eclipse-zenoh 1.10.2 and pytest is needed)" >&2
     report 0 1
 fi
+# The ASan tree links Mbed TLS 3.6 (TLS 1.3), as scripts/test.sh builds it, which setup made.
+if [ "$tree" = build/asan ] && [ "$do_build" = 1 ]; then
+    cmake_args+=(-DZM_MBEDTLS_PREFIX="$(scripts/build-mbedtls3.sh </dev/null | tail -n 1)")
+fi
 
 # The serial tests need a Rust router with the serial link, which the wheel lacks: built once into
 # a cache (scripts/build-serial-router.sh); if that fails, those tests say so and the rest run.

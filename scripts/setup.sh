@@ -147,3 +147,7 @@ if ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
     "$venv/bin/pip" install -q --disable-pip-version-check matplotlib </dev/null >/dev/null 2>&1 ||
         echo "warning: pip could not install matplotlib: bench/run.sh plot will not draw" >&2
 fi
+
+# Mbed TLS 3.6 (TLS 1.3, which mutual TLS with Rust Zenoh needs), built once into the cache: the
+# ASan tree of scripts/test.sh links it; the other trees keep the system's 2.28.
+scripts/build-mbedtls3.sh >/dev/null
