@@ -131,7 +131,9 @@ static bool lists_a_transport(const z_loaned_session_t *s)
     events_init(&ev);
     z_owned_closure_transport_t ct;
     z_closure(&ct, on_transport, on_drop, &ev);
-    return z_info_transports(s, z_move(ct)) == Z_OK && ev.n > 0;
+    bool some = z_info_transports(s, z_move(ct)) == Z_OK && ev.n > 0;
+    z_drop(z_move(ev.lock));
+    return some;
 }
 
 static bool open_pair(z_owned_session_t *a, z_owned_session_t *b)
