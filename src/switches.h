@@ -38,6 +38,29 @@
 #else
 #define ZM_IF_UNSTABLE(...)
 #endif
+/* The same for the parts of a feature that are a statement or a field here and there: what
+ * accepts (a peer's listener, its task), a multicast group's, user/password authentication's,
+ * reassembly's. */
+#if Z_FEATURE_UNICAST_PEER
+#define ZM_IF_PEER(...) __VA_ARGS__
+#else
+#define ZM_IF_PEER(...)
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+#define ZM_IF_MCAST(...) __VA_ARGS__
+#else
+#define ZM_IF_MCAST(...)
+#endif
+#if ZM_AUTH_USRPWD
+#define ZM_IF_USRPWD(...) __VA_ARGS__
+#else
+#define ZM_IF_USRPWD(...)
+#endif
+#if Z_FEATURE_FRAGMENTATION
+#define ZM_IF_FRAGMENTATION(...) __VA_ARGS__
+#else
+#define ZM_IF_FRAGMENTATION(...)
+#endif
 
 /* ---- links ------------------------------------------------------------------------------- */
 
@@ -174,6 +197,11 @@
 /* Whether the build answers SCOUTs: a listening peer does, with the addresses it listens on; only
  * builds with peers have a listener. */
 #define ZM_SCOUT_RESPONDER (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
+#if ZM_SCOUT_RESPONDER
+#define ZM_IF_RESPONDER(...) __VA_ARGS__
+#else
+#define ZM_IF_RESPONDER(...)
+#endif
 
 #if ZM_TX_ONE_FRAME && (ZM_TX_PUSH_BATCH || Z_FEATURE_FRAGMENTATION)
 #error "a batch of one FRAME is neither held open nor fragmented"

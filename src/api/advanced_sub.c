@@ -48,13 +48,13 @@ struct zm_api_adv_sub {
     z_owned_subscriber_t live_sub;
     z_owned_subscriber_t beat_sub;
     z_owned_liveliness_token_t token;
-#if Z_FEATURE_MULTI_THREAD
-    z_owned_mutex_t lock;
-    z_owned_task_t task; /* periodic queries */
-    bool task_running;
-    z_owned_condvar_t wake;
-    bool stop; /* under lock: the thread ends */
-#endif
+    ZM_IF_THREADS(
+        z_owned_mutex_t lock;
+        z_owned_task_t task; /* periodic queries */
+        bool task_running;
+        z_owned_condvar_t wake;
+        bool stop; /* under lock: the thread ends */
+    )
     uint64_t period_ms;
     /* under lock: */
     z_owned_closure_sample_t callback; /* null once the subscriber is undeclared */
@@ -566,17 +566,17 @@ static z_result_t declare(const z_loaned_session_t *zs, ze_owned_advanced_subscr
     zm_adv_seq_init(&st->seq, deliver, missed, st, recovery, o.history.is_enabled,
                     o.history.max_samples > 0 ? o.history.max_samples : SIZE_MAX);
     z_result_t r = z_keyexpr_clone(&st->key, keyexpr);
-#if Z_FEATURE_MULTI_THREAD
-    z_internal_mutex_null(&st->lock);
-    z_internal_condvar_null(&st->wake);
-    z_internal_task_null(&st->task);
-    if (r == Z_OK) {
-        r = z_mutex_init(&st->lock);
-    }
-    if (r == Z_OK) {
-        r = z_condvar_init(&st->wake);
-    }
-#endif
+    ZM_IF_THREADS(
+        z_internal_mutex_null(&st->lock);
+        z_internal_condvar_null(&st->wake);
+        z_internal_task_null(&st->task);
+        if (r == Z_OK) {
+            r = z_mutex_init(&st->lock);
+        }
+        if (r == Z_OK) {
+            r = z_condvar_init(&st->wake);
+        }
+    )
     if (r == Z_OK) {
         r = part_subscribe(st, zs, &st->sub, keyexpr, false, true, on_sample, &o.subscriber_options, background);
     }
@@ -600,12 +600,12 @@ static z_result_t declare(const z_loaned_session_t *zs, ze_owned_advanced_subscr
         r = part_subscribe(st, zs, &st->beat_sub, z_loan(pubs), false, false, on_beat, NULL, background);
     }
     z_keyexpr_drop(z_move(pubs));
-#if Z_FEATURE_MULTI_THREAD
-    if (r == Z_OK && period > 0) {
-        r = z_task_init(&st->task, NULL, periodic_main, st);
-        st->task_running = r == Z_OK;
-    }
-#endif
+    ZM_IF_THREADS(
+        if (r == Z_OK && period > 0) {
+            r = z_task_init(&st->task, NULL, periodic_main, st);
+            st->task_running = r == Z_OK;
+        }
+    )
     if (r == Z_OK && o.subscriber_detection) {
         r = token_declare(st, zs, keyexpr, o.subscriber_detection_metadata);
     }

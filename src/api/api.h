@@ -348,10 +348,11 @@ struct zm_api_session {
     ZM_ATOMIC(unsigned) users;
 #endif
     ZM_ATOMIC(zm_session_t *) s;
-#if Z_FEATURE_MULTI_THREAD /* the tasks' state, which only a threaded build has */
-    ZM_ATOMIC(bool) read_task;
-    ZM_ATOMIC(bool) lease_task;
-#endif
+    /* the tasks' state, which only a threaded build has */
+    ZM_IF_THREADS(
+        ZM_ATOMIC(bool) read_task;
+        ZM_ATOMIC(bool) lease_task;
+    )
 };
 typedef struct zm_api_session zm_api_session_t;
 

@@ -52,10 +52,10 @@ struct zm_chbuf {
 struct zm_api_channel {
     item_kind_t kind; /* set once, read without the lock */
     size_t size;      /* of one item */
-#if Z_FEATURE_MULTI_THREAD
-    zm_mutex_t lock;
-    zm_condvar_t changed; /* an item was queued or taken, or a side went away */
-#endif
+    ZM_IF_THREADS(
+        zm_mutex_t lock;
+        zm_condvar_t changed; /* an item was queued or taken, or a side went away */
+    )
     bool ring;
     bool closed;       /* the closure side was dropped: nothing more will come */
     bool handler_gone; /* the handler was dropped: nobody will take items out */
@@ -382,11 +382,11 @@ static z_result_t channel_recv(zm_channel_t *ch, void *out, size_t out_size, boo
     }
     ZM_ASSERT(out_size == ch->size);
     LOCK(ch);
-#if Z_FEATURE_MULTI_THREAD
-    while (wait && ch->count == 0 && !ch->closed) {
-        ZM_UNUSED(zm_port_condvar_wait_until(&ch->changed, &ch->lock, UINT64_MAX));
-    }
-#endif
+    ZM_IF_THREADS(
+        while (wait && ch->count == 0 && !ch->closed) {
+            ZM_UNUSED(zm_port_condvar_wait_until(&ch->changed, &ch->lock, UINT64_MAX));
+        }
+    )
     z_result_t r;
     if (ch->count > 0) {
         take_oldest_locked(ch, out);

@@ -270,9 +270,7 @@ typedef struct {
     size_t raw_len;
     uint8_t raw[ZM_SERIAL_RX_CHUNK];
     line_tx_t tx;
-#if Z_FEATURE_UNICAST_PEER
-    serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */
-#endif
+    ZM_IF_PEER(serial_claim_t *claim; /* the listener's, for an accepted line; NULL for an opened one */)
     char dev[LINE_NAME_SIZE];
 } serial_line_t;
 
@@ -331,12 +329,12 @@ static void claim_release(serial_claim_t *c)
 static void line_free(serial_line_t *s)
 {
     zm_port_serial_close(&s->port);
-#if Z_FEATURE_UNICAST_PEER
-    if (s->claim != NULL) {
-        atomic_store(&s->claim->busy, false); /* the device is closed: the listener may reopen it */
-        claim_release(s->claim);
-    }
-#endif
+    ZM_IF_PEER(
+        if (s->claim != NULL) {
+            atomic_store(&s->claim->busy, false); /* the device is closed: the listener may reopen it */
+            claim_release(s->claim);
+        }
+    )
     zm_free(s);
 }
 
@@ -857,9 +855,7 @@ const zm_link_ops_t zm_link_serial_ops = {
     .streamed = false,
     .mtu = ZM_SERIAL_MTU,
     .open = zm_serial_link_open,
-#if Z_FEATURE_UNICAST_PEER
-    .listen = serial_listen,
-#endif
+    ZM_IF_PEER(.listen = serial_listen,)
     .wait_readable = zm_serial_link_wait_readable,
 #if ZM_PORT_SOCKETS
     .socket = serial_socket,

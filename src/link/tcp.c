@@ -58,10 +58,10 @@ const zm_link_ops_t zm_link_tcp_ops = {
     .streamed = true,
     .mtu = ZM_LINK_STREAM_BATCH_MAX,
     .open = tcp_open,
-#if Z_FEATURE_UNICAST_PEER
-    .listen = tcp_listen,
-    .accept = tcp_accept,
-#endif
+    ZM_IF_PEER(
+        .listen = tcp_listen,
+        .accept = tcp_accept,
+    )
     .local_port = tcp_local_port,
     .wait_readable = tcp_wait_readable,
     .socket = tcp_socket,

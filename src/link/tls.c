@@ -587,9 +587,7 @@ const zm_link_ops_t zm_link_tls_ops = {
     .streamed = true,
     .mtu = ZM_LINK_STREAM_BATCH_MAX,
     .open = tls_open,
-#if Z_FEATURE_UNICAST_PEER
-    .listen = tls_listen,
-#endif
+    ZM_IF_PEER(.listen = tls_listen,)
     .local_port = tls_local_port,
     .wait_readable = tls_wait_readable,
     .socket = tls_socket,

@@ -211,10 +211,10 @@ typedef struct {
 struct udp_listener {
     zm_socket_t sock;
     zm_addr_t self; /* the socket's own address: where a wake-up goes */
-#if Z_FEATURE_MULTI_THREAD
-    zm_mutex_t lock;
-    zm_condvar_t cond; /* the next datagram changed hands, or a link was shut */
-#endif
+    ZM_IF_THREADS(
+        zm_mutex_t lock;
+        zm_condvar_t cond; /* the next datagram changed hands, or a link was shut */
+    )
     unsigned users;
     uint16_t head;   /* the peer whose datagram is next, HEAD_UNKNOWN or HEAD_WAKE */
     uint64_t head_ms; /* when a peer's datagram became next */
@@ -688,15 +688,15 @@ static z_result_t udp_listen(zm_link_t *l, const zm_endpoint_t *ep)
         return rc;
     }
     rc = zm_port_udp_local_addr(&L->sock, &L->self);
-#if Z_FEATURE_MULTI_THREAD
-    if (rc == Z_OK) {
-        rc = zm_port_mutex_init(&L->lock);
-        if (rc == Z_OK && zm_port_condvar_init(&L->cond) != Z_OK) {
-            zm_port_mutex_destroy(&L->lock);
-            rc = ZM_E_NOMEM;
+    ZM_IF_THREADS(
+        if (rc == Z_OK) {
+            rc = zm_port_mutex_init(&L->lock);
+            if (rc == Z_OK && zm_port_condvar_init(&L->cond) != Z_OK) {
+                zm_port_mutex_destroy(&L->lock);
+                rc = ZM_E_NOMEM;
+            }
         }
-    }
-#endif
+    )
     if (rc != Z_OK) {
         zm_port_socket_close(&L->sock);
         zm_free(L);
@@ -742,9 +742,7 @@ static const zm_link_ops_t udp_accepted_ops = {
 const zm_link_ops_t zm_link_udp_ops = {
     .mtu = ZM_UDP_MTU,
     .open = udp_open,
-#if Z_FEATURE_UNICAST_PEER
-    .listen = udp_listen,
-#endif
+    ZM_IF_PEER(.listen = udp_listen,)
     .local_port = udp_local_port,
     .wait_readable = udp_wait_readable,
     .socket = udp_socket,

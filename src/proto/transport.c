@@ -692,14 +692,15 @@ z_result_t zm_transport_decode(zm_reader_t *r, uint32_t sn_mask, zm_transport_ms
         } else if (init != NULL && (e & 0x7fu) == 0x27u) {
             init->exts |= ZM_INIT_EXT_PATCH;
             init->patch = v;
-#if ZM_AUTH_USRPWD /* the opener reads the acks' Auth */
-        } else if (init != NULL && (e & 0x7fu) == 0x43u) {
-            init->exts |= ZM_INIT_EXT_AUTH;
-            init->auth = body;
-        } else if (m->id == ZM_MID_OPEN && (e & 0x7fu) == 0x43u) {
-            m->body.open.exts |= ZM_OPEN_EXT_AUTH;
-            m->body.open.auth = body;
-#endif
+        /* the opener reads the acks' Auth */
+        ZM_IF_USRPWD(
+            } else if (init != NULL && (e & 0x7fu) == 0x43u) {
+                init->exts |= ZM_INIT_EXT_AUTH;
+                init->auth = body;
+            } else if (m->id == ZM_MID_OPEN && (e & 0x7fu) == 0x43u) {
+                m->body.open.exts |= ZM_OPEN_EXT_AUTH;
+                m->body.open.auth = body;
+        )
         } else if (e & ZM_EXT_M) {
             return ZM_E_EXT_MANDATORY;
         }

@@ -56,17 +56,17 @@ static void conn_fill(const zm_session_t *s, const zm_peer_t *p, zm_conn_t *c)
     c->whatami = p->t.remote_whatami;
     c->qos = p->t.qos;
     const zm_link_t *l = &p->t.link;
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    if (zm_peer_is_member(p)) {
-        /* a member is heard on the group's link: from its address, to ours (that of our sends) */
-        l = &s->peers[ZM_GROUP_SLOT].t.link;
-        c->multicast = true;
-        char addr[ZM_CONN_LOCATOR_MAX];
-        locator_put(c->dst, ZM_PROTO_UDP, addr, zm_port_addr_format(&p->addr, addr, sizeof(addr)));
-        const zm_addr_t *self = zm_link_mcast_self(l);
-        locator_put(c->src, ZM_PROTO_UDP, addr, self != NULL ? zm_port_addr_format(self, addr, sizeof(addr)) : 0);
-    } else
-#endif
+    ZM_IF_MCAST(
+        if (zm_peer_is_member(p)) {
+            /* a member is heard on the group's link: from its address, to ours (that of our sends) */
+            l = &s->peers[ZM_GROUP_SLOT].t.link;
+            c->multicast = true;
+            char addr[ZM_CONN_LOCATOR_MAX];
+            locator_put(c->dst, ZM_PROTO_UDP, addr, zm_port_addr_format(&p->addr, addr, sizeof(addr)));
+            const zm_addr_t *self = zm_link_mcast_self(l);
+            locator_put(c->src, ZM_PROTO_UDP, addr, self != NULL ? zm_port_addr_format(self, addr, sizeof(addr)) : 0);
+        } else
+    )
     {
         link_locator(l, true, c->dst);
         link_locator(l, false, c->src);

@@ -184,21 +184,17 @@ typedef struct zm_peer {
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
     ZM_ATOMIC(unsigned) refs; /* pins: taken under s->lock (LIVE peers only), released without it */
     zm_transport_t t;
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */
-#endif
+    ZM_IF_MCAST(zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */)
     bool reader_started; /* a read task serves it (zm_peer_reading) */
     bool reader_done;    /* that task returned from its last callback: joining it waits for nothing */
     bool accepted;   /* it connected to us (only those may be evicted) */
     bool declared;   /* its initial declarations ended (D_FINAL of interest 0): filter puts */
-#if Z_FEATURE_MULTI_THREAD
-    zm_task_t reader;
-    zm_thread_id_t reader_thread; /* set by the task itself; under s->lock */
-#endif
+    ZM_IF_THREADS(
+        zm_task_t reader;
+        zm_thread_id_t reader_thread; /* set by the task itself; under s->lock */
+    )
     zm_remote_t remote;
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    zm_addr_t addr; /* a member's: where its datagrams come from */
-#endif
+    ZM_IF_MCAST(zm_addr_t addr; /* a member's: where its datagrams come from */)
     /* the eviction order (ZM_PEER_ACTIVITY; in every build, unused but where peers are evicted) */
     atomic_bool active;      /* a network message came since the lease task last looked */
     uint64_t last_active_ms; /* when one last came, as the lease task saw it; under s->lock */
@@ -279,9 +275,7 @@ struct zm_session {
     zm_task_t worker; /* runs with the lease task: the reap, the hub's tick (session.h) */
     zm_thread_id_t worker_thread;
     bool tasks_joinable; /* lease_task and worker started and not joined yet */
-#if Z_FEATURE_UNICAST_PEER
-    zm_task_t accept_task;
-#endif
+    ZM_IF_PEER(zm_task_t accept_task;)
 #endif
     unsigned waiters; /* threads waiting on cond */
     bool lease_running; /* the lease task and the worker are to run */
@@ -291,26 +285,24 @@ struct zm_session {
 #else
     ZM_ATOMIC(bool) closing;
 #endif
-#if Z_FEATURE_UNICAST_PEER
-    bool accept_running;
-    bool listening;
-    zm_link_t listener;
-    zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
-#endif
-#if ZM_SCOUT_RESPONDER
-    bool responding;                    /* the responder is open: from open to close */
-    zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
-    char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
-#endif
+    ZM_IF_PEER(
+        bool accept_running;
+        bool listening;
+        zm_link_t listener;
+        zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
+    )
+    ZM_IF_RESPONDER(
+        bool responding;                    /* the responder is open: from open to close */
+        zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
+        char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
+    )
     zm_peer_t peers[ZM_PEER_SLOTS];
 #if ZM_REMOTE_DECLS
     /* scope + suffix of a peer's keys resolved here, by its read thread only: one per slot we
      * send on, a group's serving its members, whose datagrams its one reader takes (remote.c) */
     char key_bufs[ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
 #endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    zm_mcast_state_t mcast;
-#endif
+    ZM_IF_MCAST(zm_mcast_state_t mcast;)
     zm_entity_t *subs;
     ZM_ATOMIC(unsigned) subs_declared; /* in s->subs, not undeclared: without one a put delivers nothing here */
     zm_entity_t *qbls;
@@ -680,9 +672,7 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
  */
 static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 {
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    p->tx = &p->t;
-#endif
+    ZM_IF_MCAST(p->tx = &p->t;)
     if (ZM_DECODE_NETWORK) { /* else the transport hands out no network message */
         p->t.on_message = zm_session_on_message;
     }

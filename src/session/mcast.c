@@ -84,9 +84,7 @@ static zm_peer_t *member_admit(zm_session_t *s, const zm_addr_t *from, const zm_
     p->addr = *from;
     table_insert(s, p);
     s->mcast.announce = true; /* it needs our JOIN and our declarations: the lease task, now */
-#if Z_FEATURE_MULTI_THREAD
-    zm_port_condvar_broadcast(&s->lease_cond);
-#endif
+    ZM_IF_THREADS(zm_port_condvar_broadcast(&s->lease_cond);)
     return p;
 }
 

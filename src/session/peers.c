@@ -24,11 +24,11 @@ static void local_params(const zm_session_t *s, zm_transport_params_t *p)
     p->batch_size = ZM_BATCH_UNICAST_SIZE;
     p->lease_ms = ZM_LEASE_MS;
     p->qos = true;
-#if ZM_AUTH_USRPWD
-    p->user = s->cfg.user;
-    p->password = s->cfg.password;
-    p->usrpwd_dict = s->cfg.usrpwd_dict;
-#endif
+    ZM_IF_USRPWD(
+        p->user = s->cfg.user;
+        p->password = s->cfg.password;
+        p->usrpwd_dict = s->cfg.usrpwd_dict;
+    )
 }
 
 static void peer_welcome(zm_session_t *s, zm_peer_t *p)
@@ -249,14 +249,14 @@ void zm_peer_reap(zm_session_t *s)
         if (!reap) {
             continue;
         }
-#if Z_FEATURE_MULTI_THREAD
-        if (p->reader_started) { /* done: the join waits for nothing */
-            zm_port_task_join(&p->reader);
-            S_LOCK(s);
-            p->reader_started = false;
-            S_UNLOCK(s);
-        }
-#endif
+        ZM_IF_THREADS(
+            if (p->reader_started) { /* done: the join waits for nothing */
+                zm_port_task_join(&p->reader);
+                S_LOCK(s);
+                p->reader_started = false;
+                S_UNLOCK(s);
+            }
+        )
         if (zm_peer_is_member(p)) {
             zm_mcast_member_free(&p->t); /* a receive state only, with no link nor lock */
         } else {

@@ -208,12 +208,8 @@ static bool retry_pause(uint64_t start, int32_t timeout_ms, uint32_t *pause)
 static bool alone_useful(const zm_session_t *s)
 {
     bool useful = false;
-#if Z_FEATURE_UNICAST_PEER
-    useful = s->listening;
-#endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    useful = useful || s->mcast.open;
-#endif
+    ZM_IF_PEER(useful = s->listening;)
+    ZM_IF_MCAST(useful = useful || s->mcast.open;)
     ZM_UNUSED(s);
     return useful;
 }
@@ -621,12 +617,12 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = &s->listener;
         nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
-#if ZM_SCOUT_RESPONDER
-    size_t scout_at = nl;
-    if (s->responding) {
-        links[nl++] = &s->responder.link;
-    }
-#endif
+    ZM_IF_RESPONDER(
+        size_t scout_at = nl;
+        if (s->responding) {
+            links[nl++] = &s->responder.link;
+        }
+    )
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
         timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
@@ -637,11 +633,11 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
         links[nl++] = zm_peer_reading(pinned[i]) ? NULL : &pinned[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
-#if ZM_SCOUT_RESPONDER
-    if (s->responding && waited == Z_OK && ready[scout_at]) {
-        zm_session_responder_serve(s);
-    }
-#endif
+    ZM_IF_RESPONDER(
+        if (s->responding && waited == Z_OK && ready[scout_at]) {
+            zm_session_responder_serve(s);
+        }
+    )
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && zm_peer_accept(s, 0) == ZM_E_CLOSED) {
         zm_peers_unpin(s, pinned, n);
@@ -799,11 +795,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         return ZM_E_NOMEM;
     }
     z_result_t rc = config_copy(s, cfg);
-#if Z_FEATURE_MULTI_THREAD
-    if (rc == Z_OK) {
-        rc = sync_init(s);
-    }
-#endif
+    ZM_IF_THREADS(if (rc == Z_OK) { rc = sync_init(s); })
     if (rc != Z_OK) {
         strings_free(s); /* NULL unless the copy went through */
         session_release(s);
@@ -841,22 +833,14 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         zm_session_close(s);
         return rc;
     }
-#if Z_FEATURE_UNICAST_PEER
-    if (cfg->n_listen > 0) {
-        listen_rc = listen_first(s);
-        rc = cfg->listen_may_fail ? Z_OK : listen_rc;
-    }
-#endif
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    if (rc == Z_OK) {
-        rc = groups_join(s);
-    }
-#endif
-#if ZM_SCOUT_RESPONDER
-    if (rc == Z_OK && s->listening && s->cfg.scouting) {
-        rc = zm_session_responder_open(s);
-    }
-#endif
+    ZM_IF_PEER(
+        if (cfg->n_listen > 0) {
+            listen_rc = listen_first(s);
+            rc = cfg->listen_may_fail ? Z_OK : listen_rc;
+        }
+    )
+    ZM_IF_MCAST(if (rc == Z_OK) { rc = groups_join(s); })
+    ZM_IF_RESPONDER(if (rc == Z_OK && s->listening && s->cfg.scouting) { rc = zm_session_responder_open(s); })
     if (Z_FEATURE_SCOUTING && rc == Z_OK && no_endpoint) {
         rc = zm_session_scout_connect(s);
     }
@@ -875,11 +859,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
             rc = zm_session_start_lease_task(s);
         }
     }
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) {
-        mcast_settle(s);
-    }
-#endif
+    ZM_IF_MCAST(if (rc == Z_OK && s->mcast.open && ZM_MCAST_OPEN_WAIT_MS > 0) { mcast_settle(s); })
     if (rc != Z_OK) {
         zm_session_close(s);
         return rc;
@@ -963,11 +943,7 @@ static void tasks_stop(zm_session_t *s)
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
-#if ZM_SCOUT_RESPONDER
-    if (s->responding) {
-        zm_scout_responder_shutdown(&s->responder);
-    }
-#endif
+    ZM_IF_RESPONDER(if (s->responding) { zm_scout_responder_shutdown(&s->responder); })
     if (s->accept_running) {
         zm_port_task_join(&s->accept_task);
         s->accept_running = false;
@@ -1015,19 +991,19 @@ void zm_session_close(zm_session_t *s)
     peers_kill(s);
     peers_wait_idle(s);
     zm_peer_reap(s);
-#if Z_FEATURE_UNICAST_PEER
-    if (s->listening) {
-        zm_acceptor_close(&s->acceptor);
-        zm_link_close(&s->listener);
-        s->listening = false;
-    }
-#endif
-#if ZM_SCOUT_RESPONDER
-    if (s->responding) {
-        zm_scout_responder_close(&s->responder);
-        s->responding = false;
-    }
-#endif
+    ZM_IF_PEER(
+        if (s->listening) {
+            zm_acceptor_close(&s->acceptor);
+            zm_link_close(&s->listener);
+            s->listening = false;
+        }
+    )
+    ZM_IF_RESPONDER(
+        if (s->responding) {
+            zm_scout_responder_close(&s->responder);
+            s->responding = false;
+        }
+    )
     zm_hub_close(s);
     ZM_ASSERT(zm_account_held(&s->account, ZM_HELD_KINDS) == 0); /* every charge refunded (util/account.h) */
     sync_destroy(s);

@@ -247,13 +247,13 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     if (h->patch == 0) {
         ack->body.init.exts &= (uint16_t)~ZM_INIT_EXT_PATCH;
     }
-#if ZM_AUTH_USRPWD
-    uint8_t challenge[ZM_USRPWD_INIT_ACK_BODY_MAX];
-    if (p->usrpwd_dict != NULL) {
-        ack->body.init.auth = zm_slice(challenge, zm_usrpwd_init_ack_body(challenge, zm_usrpwd_cookie_nonce(c)));
-        ack->body.init.exts |= ZM_INIT_EXT_AUTH;
-    }
-#endif
+    ZM_IF_USRPWD(
+        uint8_t challenge[ZM_USRPWD_INIT_ACK_BODY_MAX];
+        if (p->usrpwd_dict != NULL) {
+            ack->body.init.auth = zm_slice(challenge, zm_usrpwd_init_ack_body(challenge, zm_usrpwd_cookie_nonce(c)));
+            ack->body.init.exts |= ZM_INIT_EXT_AUTH;
+        }
+    )
     /* a failed send: the link is gone or the peer does not read, no CLOSE */
     ZM_TRY(send_ack(&h->link, ack));
     if (stateless(h)) {
@@ -298,13 +298,13 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
     ack->id = ZM_MID_OPEN;
     zm_transport_open_fill(&ack->body.open, p->lease_ms, initial_sn);
     ack->body.open.ack = true;
-#if ZM_AUTH_USRPWD
-    static const uint8_t accepted = ZM_USRPWD_UNIT;
-    if (p->usrpwd_dict != NULL) {
-        ack->body.open.auth = zm_slice(&accepted, 1);
-        ack->body.open.exts |= ZM_OPEN_EXT_AUTH;
-    }
-#endif
+    ZM_IF_USRPWD(
+        static const uint8_t accepted = ZM_USRPWD_UNIT;
+        if (p->usrpwd_dict != NULL) {
+            ack->body.open.auth = zm_slice(&accepted, 1);
+            ack->body.open.exts |= ZM_OPEN_EXT_AUTH;
+        }
+    )
     rc = send_ack(&out->link, ack);
     if (rc == Z_OK) {
         rc = zm_transport_finish(out);

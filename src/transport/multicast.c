@@ -142,11 +142,11 @@ static z_result_t join_sns(zm_transport_t *m, const zm_join_t *j, bool first)
 z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t *j)
 {
     memset(m, 0, sizeof(*m));
-#if Z_FEATURE_MULTI_THREAD
-    atomic_init(&m->closed, false);
-    atomic_init(&m->tx_stuck_dropped, 0u);
-    atomic_init(&m->tx_waiting_since, 0u);
-#endif
+    ZM_IF_THREADS(
+        atomic_init(&m->closed, false);
+        atomic_init(&m->tx_stuck_dropped, 0u);
+        atomic_init(&m->tx_waiting_since, 0u);
+    )
     m->member = true;
     m->tx_frame = -1;
     m->remote_zid = j->zid;

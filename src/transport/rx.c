@@ -118,9 +118,7 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
     uint32_t now = (uint32_t)zm_port_clock_ms();
     zm_atomic_store_relaxed(&t->last_rx_ms, now);
-#if Z_FEATURE_FRAGMENTATION
-    zm_defrag_sweep(t, now);
-#endif
+    ZM_IF_FRAGMENTATION(zm_defrag_sweep(t, now);)
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {
@@ -157,9 +155,7 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
             break;
         }
         case ZM_MID_FRAGMENT:
-#if Z_FEATURE_FRAGMENTATION
-            ZM_TRY(on_fragment(t, &u.tm.body.fragment, &u.nm));
-#endif
+            ZM_IF_FRAGMENTATION(ZM_TRY(on_fragment(t, &u.tm.body.fragment, &u.nm));)
             break; /* without reassembly, a fragmented message is dropped: its SNs are skipped */
         case ZM_MID_KEEP_ALIVE:
         case ZM_MID_T_OAM:

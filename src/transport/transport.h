@@ -34,10 +34,10 @@ typedef struct {
     uint16_t batch_size; /* largest batch we receive */
     uint32_t lease_ms; /* within 32 bits: opt.h bounds ZM_LEASE_MS */
     bool qos; /* ask for per-priority channels */
-#if ZM_AUTH_USRPWD
-    const char *user, *password; /* opening: the credentials presented (both, or NULL: none) */
-    const char *usrpwd_dict;     /* accepting: the `user:password` lines a peer must match (NULL: any peer) */
-#endif
+    ZM_IF_USRPWD(
+        const char *user, *password; /* opening: the credentials presented (both, or NULL: none) */
+        const char *usrpwd_dict;     /* accepting: the `user:password` lines a peer must match (NULL: any peer) */
+    )
 } zm_transport_params_t;
 
 struct zm_transport;
@@ -106,9 +106,7 @@ typedef struct zm_transport {
     uint32_t remote_lease_ms; /* the peer's: expire after this much silence (<= ZM_LEASE_MAX_MS) */
 
     /* tx: guarded by tx_lock */
-#if Z_FEATURE_MULTI_THREAD
-    zm_mutex_t tx_lock;
-#endif
+    ZM_IF_THREADS(zm_mutex_t tx_lock;)
     uint8_t *tx_buf; /* 2 bytes of stream prefix, then the batch */
     zm_writer_t tx;  /* the batch being filled, over tx_buf + 2 */
     uint32_t tx_sn[ZM_TX_CHANNELS];
@@ -125,24 +123,25 @@ typedef struct zm_transport {
 #endif
     uint32_t tx_block_timeout_ms;        /* ZM_TX_BLOCK_TIMEOUT_MS; a test may shorten it */
     uint64_t tx_dropped;                 /* messages dropped by congestion control */
-#if Z_FEATURE_MULTI_THREAD /* what a sender tells the others: none in a single-thread build */
-    atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
-    _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
-#endif
-#if Z_FEATURE_FRAGMENTATION
-    uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
-    size_t frag_cap;
-#endif
+    /* what a sender tells the others: none in a single-thread build */
+    ZM_IF_THREADS(
+        atomic_uint tx_stuck_dropped;        /* DROP messages dropped without tx_lock (any thread) */
+        _Atomic uint32_t tx_waiting_since;   /* low clock bits when a write began waiting, 0: none */
+    )
+    ZM_IF_FRAGMENTATION(
+        uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
+        size_t frag_cap;
+    )
     uint32_t last_tx_ms; /* low clock bits of when the last batch sent began to go */
 
     /* rx: owned by the receiving thread */
     uint8_t *rx_buf;
     size_t rx_cap;
     uint32_t rx_sn[ZM_TX_CHANNELS];
-#if Z_FEATURE_FRAGMENTATION
-    zm_defrag_set_t *defrag;   /* NULL until the first fragment */
-    uint32_t defrag_sweep_ms;  /* low clock bits of the last look for silent reassemblies */
-#endif
+    ZM_IF_FRAGMENTATION(
+        zm_defrag_set_t *defrag;   /* NULL until the first fragment */
+        uint32_t defrag_sweep_ms;  /* low clock bits of the last look for silent reassemblies */
+    )
     zm_defrag_share_t *share; /* its session's reassembly (with Z_FEATURE_FRAGMENTATION), set with on_message */
     ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
@@ -155,13 +154,13 @@ typedef struct zm_transport {
     bool closed; /* one thread: nothing to order it against */
 #endif
     bool member; /* the receive state of a multicast group's member: its JOINs come among its batches */
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    /* a member's: written by the thread receiving on the group, read by the lease task */
-    ZM_ATOMIC(uint32_t) join_ms;   /* low clock bits of its last JOIN that agreed with its first */
-    ZM_ATOMIC(bool) contradicted;  /* another JOIN came from its address: only join_ms keeps it */
-    bool has_data;                 /* its FRAMEs or FRAGMENTs came in its window, the last at data_ms */
-    uint32_t data_ms;              /* low clock bits; the group's receiving thread only */
-#endif
+    ZM_IF_MCAST(
+        /* a member's: written by the thread receiving on the group, read by the lease task */
+        ZM_ATOMIC(uint32_t) join_ms;   /* low clock bits of its last JOIN that agreed with its first */
+        ZM_ATOMIC(bool) contradicted;  /* another JOIN came from its address: only join_ms keeps it */
+        bool has_data;                 /* its FRAMEs or FRAGMENTs came in its window, the last at data_ms */
+        uint32_t data_ms;              /* low clock bits; the group's receiving thread only */
+    )
 } zm_transport_t;
 
 /**

@@ -26,11 +26,11 @@ SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, c
 {
     memset(t, 0, sizeof(*t));
     zm_atomic_init(&t->last_rx_ms, 0u);
-#if Z_FEATURE_MULTI_THREAD
-    atomic_init(&t->closed, false);
-    atomic_init(&t->tx_stuck_dropped, 0u);
-    atomic_init(&t->tx_waiting_since, 0u);
-#endif
+    ZM_IF_THREADS(
+        atomic_init(&t->closed, false);
+        atomic_init(&t->tx_stuck_dropped, 0u);
+        atomic_init(&t->tx_waiting_since, 0u);
+    )
     t->link = *link;
     t->lease_ms = p->lease_ms;
     if (ZM_TX_BATCHING) {
@@ -215,19 +215,17 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     zm_writer_t w;
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
-#if ZM_AUTH_USRPWD
-    m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */
-#endif
+    ZM_IF_USRPWD(m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */)
     /* the largest batch we announce: what setup sized the receive buffer for */
     uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
     w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
-#if ZM_AUTH_USRPWD
-    bool auth = p->user != NULL;
-    if (auth) {
-        w.data[w.len - 2u] |= ZM_FLAG_Z; /* the patch level, the last extension so far */
-        w.len += zm_usrpwd_init_syn_put(w.data + w.len);
-    }
-#endif
+    ZM_IF_USRPWD(
+        bool auth = p->user != NULL;
+        if (auth) {
+            w.data[w.len - 2u] |= ZM_FLAG_Z; /* the patch level, the last extension so far */
+            w.len += zm_usrpwd_init_syn_put(w.data + w.len);
+        }
+    )
     z_result_t said = exchange(t, buf, w.len, ZM_MID_INIT, &m);
 #if ZM_AUTH_USRPWD
     if (said == ZM_E_CLOSED && !auth && m.id == ZM_MID_CLOSE && m.body.close.reason == ZM_CLOSE_GENERIC) {
@@ -248,12 +246,12 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     } else if (cookie.len > 256u) {
         rc = ZM_E_FIELD;
     }
-#if ZM_AUTH_USRPWD
-    uint64_t nonce = 0;
-    if (rc == Z_OK && auth) {
-        rc = zm_usrpwd_nonce(ack->auth, &nonce); /* empty when absent: the decoders clear it */
-    }
-#endif
+    ZM_IF_USRPWD(
+        uint64_t nonce = 0;
+        if (rc == Z_OK && auth) {
+            rc = zm_usrpwd_nonce(ack->auth, &nonce); /* empty when absent: the decoders clear it */
+        }
+    )
     if (rc != Z_OK) {
         zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
         return rc;
@@ -350,11 +348,7 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
     if (locked) {
         send_close(&t->link, true, reason); /* best effort: the link is shut next either way */
     }
-#if Z_FEATURE_MULTI_THREAD
-    if (locked) {
-        zm_port_mutex_unlock(&t->tx_lock);
-    }
-#endif
+    ZM_IF_THREADS(if (locked) { zm_port_mutex_unlock(&t->tx_lock); })
     zm_link_shutdown(&t->link);
 }
 
@@ -362,10 +356,10 @@ void zm_transport_free(zm_transport_t *t)
 {
     zm_link_close(&t->link);
     zm_transport_drop_buffers(t);
-#if Z_FEATURE_FRAGMENTATION
-    zm_free(t->frag_buf);
-    t->frag_buf = NULL;
-    zm_transport_defrag_free(t);
-#endif
+    ZM_IF_FRAGMENTATION(
+        zm_free(t->frag_buf);
+        t->frag_buf = NULL;
+        zm_transport_defrag_free(t);
+    )
     ZM_IF_THREADS(zm_port_mutex_destroy(&t->tx_lock);)
 }
