@@ -19,20 +19,26 @@ static unsigned lfsr_step(uint8_t *r)
     return v & 1u;
 }
 
+/* A column's parity. */
+static ZM_ALWAYS_INLINE uint64_t parity(const uint64_t a[25], unsigned x) { return a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20]; }
+
+/* The permutation. Its stack is kept small (no copy of a column's parities or of a row), as it
+ * runs deep in a single-thread build's receive path: the check of a peer's credentials. */
 static void keccak_f(uint64_t a[25])
 {
     uint8_t lfsr = 1;
     for (unsigned round = 0; round < 24u; round++) {
-        /* theta: each column's parity into its two neighbours */
-        uint64_t c[5];
+        /* theta: each column's parity into its two neighbours; the parities are of the columns
+         * before any changed, the first two kept for the last columns' turn */
+        uint64_t p0 = parity(a, 0), p1 = parity(a, 1), prev = parity(a, 4);
         for (unsigned x = 0; x < 5u; x++) {
-            c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
-        }
-        for (unsigned x = 0; x < 5u; x++) {
-            uint64_t d = c[(x + 4u) % 5u] ^ rotl64(c[(x + 1u) % 5u], 1);
+            uint64_t here = x == 0 ? p0 : x == 1 ? p1 : parity(a, x);
+            uint64_t next = x == 4 ? p0 : x == 0 ? p1 : parity(a, x + 1u);
+            uint64_t d = prev ^ rotl64(next, 1);
             for (unsigned y = 0; y < 25u; y += 5u) {
                 a[y + x] ^= d;
             }
+            prev = here;
         }
         /* rho and pi together: lane (x, y) moves to (y, 2x + 3y), rotated by the t-th triangular number */
         unsigned x = 1, y = 0;
@@ -45,14 +51,14 @@ static void keccak_f(uint64_t a[25])
             x = nx;
             y = ny;
         }
-        /* chi: each row mixed with its next two lanes */
+        /* chi: each row mixed with its next two lanes, as they were: the first two kept */
         for (unsigned r = 0; r < 25u; r += 5u) {
-            for (unsigned i = 0; i < 5u; i++) {
-                c[i] = a[r + i];
+            uint64_t l0 = a[r], l1 = a[r + 1];
+            for (unsigned i = 0; i < 3u; i++) {
+                a[r + i] ^= ~a[r + i + 1u] & a[r + i + 2u];
             }
-            for (unsigned i = 0; i < 5u; i++) {
-                a[r + i] = c[i] ^ (~c[(i + 1u) % 5u] & c[(i + 2u) % 5u]);
-            }
+            a[r + 3] ^= ~a[r + 4] & l0;
+            a[r + 4] ^= ~l0 & l1;
         }
         /* iota: the round constant's bits sit at 2^j - 1 */
         for (unsigned j = 0; j < 7u; j++) {
