@@ -222,49 +222,11 @@ void zm_api_reply_clear(zm_api_reply_t *r);
 
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
-/**
- * The bytes of b from pos on, up to the end of the run that holds pos: *left of them (NULL and 0
- * past the end).
- */
-const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left);
-
-/*
- * The holder of a payload's runs (z_bytes_writer_append keeps the payloads it is given as runs;
- * bytes.c makes it). join makes a payload of these runs one contiguous run, in place, as a message
- * carries it (false when out of memory); the holder carries it, as it carries its release, so
- * that only a program that appends payloads links the code that joins them.
- */
-typedef struct zm_api_runs {
-    zm_owner_t base;
-    bool (*join)(zm_api_bytes_t *b);
-    size_t n;   /* runs in run */
-    size_t cap; /* runs run can hold */
-    zm_api_slice_t run[];
-} zm_api_runs_t;
-
-/* A payload of several runs has no start of its own: its length, and the runs' holder as owner. */
-static inline zm_api_runs_t *zm_api_runs_of(const zm_api_bytes_t *b)
-{
-    return b->slice.start == NULL && b->slice.len > 0 ? (zm_api_runs_t *)b->slice.owner : NULL;
-}
-
-/** b as one run of bytes for a message, its runs joined first if it has several; false when out of memory. */
-static inline bool zm_api_bytes_flat(zm_api_bytes_t *b, zm_slice_t *out)
-{
-    zm_api_runs_t *rs = zm_api_runs_of(b);
-    if (rs != NULL && !rs->join(b)) {
-        return false;
-    }
-    *out = zm_slice(b->slice.start, b->slice.len);
-    return true;
-}
-
 /* The parts of a put's body taken from API objects, which the body borrows: they must live as long
- * as the zm_put_args_t. The empty encoding is none. A payload or attachment given in several runs
- * is joined in place (it is the caller's, moved): false when that runs out of memory. */
-static inline bool zm_api_put_payload(zm_put_args_t *a, z_moved_bytes_t *payload)
+ * as the zm_put_args_t. The empty encoding is none. */
+static inline void zm_api_put_payload(zm_put_args_t *a, const z_moved_bytes_t *payload)
 {
-    return zm_api_bytes_flat(&payload->_this._val, &a->body.payload);
+    a->body.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
 }
 
 static inline void zm_api_put_encoding(zm_put_args_t *a, const zm_api_encoding_t *e)
@@ -278,13 +240,12 @@ static inline void zm_api_put_encoding(zm_put_args_t *a, const zm_api_encoding_t
     a->body.encoding.schema = zm_slice(e->schema.slice.start, e->schema.slice.len);
 }
 
-static inline bool zm_api_put_attachment(zm_put_args_t *a, z_moved_bytes_t *att)
+static inline void zm_api_put_attachment(zm_put_args_t *a, const z_moved_bytes_t *att)
 {
-    if (att == NULL) {
-        return true;
+    if (att != NULL) {
+        a->body.exts |= ZM_PUT_EXT_ATTACHMENT;
+        a->body.attachment = zm_slice(att->_this._val.slice.start, att->_this._val.slice.len);
     }
-    a->body.exts |= ZM_PUT_EXT_ATTACHMENT;
-    return zm_api_bytes_flat(&att->_this._val, &a->body.attachment);
 }
 
 inline void zm_api_put_timestamp(zm_put_args_t *a, const z_timestamp_t *ts)

@@ -91,15 +91,16 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
         zm_put_args_t a;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.kind = ZM_SAMPLE_PUT;
-        bool whole = zm_api_put_payload(&a, payload) && zm_api_put_attachment(&a, o.attachment);
+        zm_api_put_payload(&a, payload);
         zm_api_put_encoding(&a, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a, o.attachment);
         zm_api_put_timestamp(&a, o.timestamp);
         a.priority = (uint8_t)o.priority;
         a.block = o.congestion_control == Z_CONGESTION_CONTROL_BLOCK;
         a.express = o.is_express;
         ZM_IF_LOCAL_SUB(a.destination = (uint8_t)o.allowed_destination;)
         ZM_IF_UNSTABLE(a.reliable = o.reliability != Z_RELIABILITY_BEST_EFFORT; zm_api_put_source(&a, o.source_info);)
-        r = whole ? keyed_put(record_of(zs), &a, keyexpr) : ZM_E_NOMEM;
+        r = keyed_put(record_of(zs), &a, keyexpr);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -289,11 +290,12 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
     } else {
         zm_put_args_t a;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);
-        bool whole = zm_api_put_payload(&a, payload) && zm_api_put_attachment(&a, o->attachment);
+        zm_api_put_payload(&a, payload);
         zm_api_put_encoding(&a, o->encoding != NULL ? &o->encoding->_this._val : &pub->encoding);
+        zm_api_put_attachment(&a, o->attachment);
         zm_api_put_timestamp(&a, o->timestamp);
         ZM_IF_UNSTABLE(zm_api_put_source(&a, o->source_info);)
-        r = whole ? session_put(pub->session, &a) : ZM_E_NOMEM;
+        r = session_put(pub->session, &a);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o->encoding);

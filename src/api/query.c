@@ -332,14 +332,13 @@ typedef struct {
     zm_source_info_t source;
 } get_parts_t;
 
-/* False when a payload or attachment of several runs could not be joined (out of memory). */
-static bool get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payload, z_moved_encoding_t *encoding,
+static void get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payload, z_moved_encoding_t *encoding,
                      z_moved_bytes_t *attachment)
 {
     if (payload != NULL || encoding != NULL) {
         a->has_body = true;
-        if (payload != NULL && !zm_api_bytes_flat(&payload->_this._val, &a->payload)) {
-            return false;
+        if (payload != NULL) {
+            a->payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);
         }
         if (encoding != NULL) {
             const zm_api_encoding_t *e = &encoding->_this._val;
@@ -349,10 +348,9 @@ static bool get_body(zm_get_args_t *a, get_parts_t *parts, z_moved_bytes_t *payl
         }
     }
     if (attachment != NULL) {
+        parts->attachment = zm_slice(attachment->_this._val.slice.start, attachment->_this._val.slice.len);
         a->attachment = &parts->attachment;
-        return zm_api_bytes_flat(&attachment->_this._val, &parts->attachment);
     }
-    return true;
 }
 
 #if ZM_UNSTABLE_API
@@ -385,7 +383,7 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
         a.key = (const char *)keyexpr->key.slice.start;
         a.key_len = keyexpr->key.slice.len;
         a.parameters = zm_slice(parameters, parameters_len);
-        bool whole = get_body(&a, &parts, o.payload, o.encoding, o.attachment);
+        get_body(&a, &parts, o.payload, o.encoding, o.attachment);
         a.target = (uint8_t)o.target;
         a.consolidation = consolidation_of(o.consolidation.mode);
         a.priority = (uint8_t)o.priority;
@@ -396,12 +394,8 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
         a.timeout_ms = o.timeout_ms != 0 ? o.timeout_ms : Z_GET_TIMEOUT_DEFAULT;
         ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
         a.cancel = GET_TOKEN(o);
-        if (whole) {
-            r = session_get(record_of(zs), &a, callback);
-            callback = NULL;
-        } else {
-            r = ZM_E_NOMEM;
-        }
+        r = session_get(record_of(zs), &a, callback);
+        callback = NULL;
     }
     z_closure_reply_drop(callback);
     z_bytes_drop(o.payload);
@@ -541,7 +535,7 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
         a.key = (const char *)querier->keyexpr.key.slice.start;
         a.key_len = querier->keyexpr.key.slice.len;
         a.parameters = zm_slice(parameters, parameters_len);
-        bool whole = get_body(&a, &parts, o.payload, o.encoding, o.attachment);
+        get_body(&a, &parts, o.payload, o.encoding, o.attachment);
         if (o.encoding == NULL && (querier->encoding.id != 0 || querier->encoding.schema.slice.len > 0)) {
             const zm_api_encoding_t *e = &querier->encoding;
             a.has_body = true;
@@ -559,12 +553,8 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
         a.timeout_ms = querier->timeout_ms != 0 ? querier->timeout_ms : Z_GET_TIMEOUT_DEFAULT;
         ZM_IF_UNSTABLE(get_source(&a, &parts, o.source_info);)
         a.cancel = GET_TOKEN(o);
-        if (whole) {
-            r = session_get(querier->session, &a, callback);
-            callback = NULL;
-        } else {
-            r = ZM_E_NOMEM;
-        }
+        r = session_get(querier->session, &a, callback);
+        callback = NULL;
     }
     z_closure_reply_drop(callback);
     z_bytes_drop(o.payload);
@@ -796,12 +786,13 @@ z_result_t z_query_reply(const z_loaned_query_t *query, const z_loaned_keyexpr_t
         zm_reply_args_t a;
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
-        bool whole = zm_api_put_payload(&a.put, payload) && zm_api_put_attachment(&a.put, o.attachment);
+        zm_api_put_payload(&a.put, payload);
         zm_api_put_encoding(&a.put, o.encoding != NULL ? &o.encoding->_this._val : NULL);
+        zm_api_put_attachment(&a.put, o.attachment);
         zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
         ZM_IF_UNSTABLE(zm_api_put_source(&a.put, o.source_info);)
-        r = whole ? query_send(query, &a) : ZM_E_NOMEM;
+        r = query_send(query, &a);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);
@@ -824,11 +815,11 @@ z_result_t z_query_reply_del(const z_loaned_query_t *query, const z_loaned_keyex
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.put.kind = ZM_SAMPLE_DELETE;
-        bool whole = zm_api_put_attachment(&a.put, o.attachment);
+        zm_api_put_attachment(&a.put, o.attachment);
         zm_api_put_timestamp(&a.put, o.timestamp);
         a.put.express = o.is_express;
         ZM_IF_UNSTABLE(zm_api_put_source(&a.put, o.source_info);)
-        r = whole ? query_send(query, &a) : ZM_E_NOMEM;
+        r = query_send(query, &a);
     }
     z_bytes_drop(o.attachment);
     return r;
@@ -848,9 +839,9 @@ z_result_t z_query_reply_err(const z_loaned_query_t *query, z_moved_bytes_t *pay
         zm_reply_args_t a;
         a.kind = ZM_REPLY_ERR;
         zm_put_args_init(&a.put, NULL, 0);
-        bool whole = zm_api_put_payload(&a.put, payload);
+        zm_api_put_payload(&a.put, payload);
         zm_api_put_encoding(&a.put, o.encoding != NULL ? &o.encoding->_this._val : NULL);
-        r = whole ? query_send(query, &a) : ZM_E_NOMEM;
+        r = query_send(query, &a);
     }
     z_bytes_drop(payload);
     z_encoding_drop(o.encoding);

@@ -460,29 +460,6 @@ static void test_pubsub(void)
     CHECK(wait_for(&in, n + 1, 5000));
     CHECK_EQ_STR(in.key, "demo/declared");
     CHECK_EQ_MEM(in.payload, in.payload_len, "third", 5);
-
-    /* a payload of several runs (appended payloads) goes out whole, attachment too */
-    z_owned_bytes_writer_t w;
-    z_owned_bytes_t part;
-    z_bytes_writer_empty(&w);
-    z_bytes_writer_write_all(z_loan_mut(w), (const uint8_t *)"fou", 3);
-    z_bytes_from_static_str(&part, "rth ");
-    CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(part)), Z_OK);
-    z_bytes_from_static_str(&part, "runs");
-    CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(part)), Z_OK);
-    z_bytes_writer_finish(z_move(w), &p);
-    z_bytes_writer_empty(&w);
-    z_bytes_from_static_str(&part, "at");
-    CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(part)), Z_OK);
-    z_bytes_writer_write_all(z_loan_mut(w), (const uint8_t *)"t", 1);
-    z_bytes_writer_finish(z_move(w), &att);
-    n = inbox_count(&in);
-    po.attachment = z_move(att);
-    CHECK_EQ_INT(z_put(z_loan(b), z_loan(declared), z_move(p), &po), Z_OK);
-    po.attachment = NULL;
-    CHECK(wait_for(&in, n + 1, 5000));
-    CHECK_EQ_MEM(in.payload, in.payload_len, "fourth runs", 11);
-    CHECK_EQ_INT(in.attachment_len, 3);
     z_owned_keyexpr_t copy;
     z_keyexpr_clone(&copy, z_loan(declared));
     CHECK_EQ_INT(z_undeclare_keyexpr(z_loan(a), z_move(copy)), _Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION);
