@@ -148,7 +148,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
     for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
-            p->refs++;
+            zm_atomic_inc_relaxed(&p->refs);
             out[n++] = p;
             peers |= 1u << (i % ZM_ROUTE_SLOTS);
         }

@@ -182,7 +182,7 @@ typedef struct zm_peer {
     uint8_t index;   /* its slot in s->peers, the index of its zm_hits_t counters */
     uint8_t state;   /* zm_peer_state_t, under s->lock */
     uint32_t gen;    /* counts the transports the slot has held: tells a reply's peer from a newcomer */
-    ZM_ATOMIC(unsigned) refs; /* pins: taken under s->lock (LIVE peers only), released without it */
+    ZM_ATOMIC(unsigned) refs; /* pins: taken under s->lock (LIVE peers only: relaxed, the lock orders them), released without it */
     zm_transport_t t;
     ZM_IF_MCAST(zm_transport_t *tx; /* what we send to it goes there (zm_peer_tx): &t, or the group's for a member */)
     bool reader_started; /* a read task serves it (zm_peer_reading) */

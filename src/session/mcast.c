@@ -113,7 +113,7 @@ static zm_peer_t *member_idlest(zm_session_t *s, uint32_t now)
         }
     }
     if (victim != NULL) {
-        victim->refs++;
+        zm_atomic_inc_relaxed(&victim->refs);
     }
     return victim;
 }
@@ -148,7 +148,7 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
     S_LOCK(s);
     zm_peer_t *m = member_find(s, from);
     if (m != NULL) {
-        m->refs++;
+        zm_atomic_inc_relaxed(&m->refs);
     }
     S_UNLOCK(s);
     if (m == NULL) {
@@ -222,7 +222,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
         S_LOCK(s);
         bool live = m->state == PEER_LIVE;
         if (live) {
-            m->refs++;
+            zm_atomic_inc_relaxed(&m->refs);
         }
         S_UNLOCK(s);
         if (!live) {

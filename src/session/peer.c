@@ -72,7 +72,7 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
             zm_mcast_forget(s, p);
         }
         if (ZM_PEER_PINS) {
-            p->refs++; /* ours until its link is shut: the reaper (another thread) waits for it */
+            zm_atomic_inc_relaxed(&p->refs); /* ours until its link is shut: the reaper (another thread) waits for it */
         }
     }
     S_UNLOCK(s);
@@ -141,7 +141,7 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (!ZM_PIN_FILTERS || fn == NULL || fn(p, arg))) {
             if (ZM_PEER_PINS) {
-                p->refs++;
+                zm_atomic_inc_relaxed(&p->refs);
             }
             out[n++] = p;
         }

@@ -68,7 +68,7 @@ static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
     S_LOCK(s);
     bool same = p->state == PEER_LIVE && p->gen == r->gen;
     if (same) {
-        p->refs++;
+        zm_atomic_inc_relaxed(&p->refs);
     }
     S_UNLOCK(s);
     return same ? p : NULL;

@@ -1,7 +1,8 @@
 /*
  * The memory account of a session (account.h): one figure per kind and one for all, each taken
  * by compare-and-swap within its bound, so that readers of several peers charge at once without
- * a lock and no figure passes its bound even for a moment.
+ * a lock and no figure passes its bound even for a moment. The figures order nothing else (what
+ * they count is made and freed under its own locks): their steps are relaxed.
  */
 #include "util/account.h"
 
@@ -18,7 +19,7 @@ static bool take(ZM_ATOMIC(size_t) *v, size_t n, size_t max)
         if (n > max - held) {
             return false;
         }
-    } while (!zm_atomic_cas(v, &held, held + n));
+    } while (!zm_atomic_cas_relaxed(v, &held, held + n));
     return true;
 }
 
@@ -28,7 +29,7 @@ bool zm_account_charge(zm_account_t *a, unsigned kind, size_t n)
         return false;
     }
     if (!take(&a->total, n, ZM_SESSION_BYTES_MAX)) {
-        (void)zm_atomic_sub(&a->held[kind], n);
+        (void)zm_atomic_sub_relaxed(&a->held[kind], n);
         return false;
     }
     return true;
@@ -37,8 +38,8 @@ bool zm_account_charge(zm_account_t *a, unsigned kind, size_t n)
 void zm_account_refund(zm_account_t *a, unsigned kind, size_t n)
 {
     ZM_ASSERT(zm_atomic_load_relaxed(&a->held[kind]) >= n);
-    (void)zm_atomic_sub(&a->held[kind], n);
-    (void)zm_atomic_sub(&a->total, n);
+    (void)zm_atomic_sub_relaxed(&a->held[kind], n);
+    (void)zm_atomic_sub_relaxed(&a->total, n);
 }
 
 size_t zm_account_held(zm_account_t *a, unsigned kind)

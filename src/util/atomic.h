@@ -25,9 +25,11 @@
 #define zm_atomic_inc_relaxed(p) atomic_fetch_add_explicit((p), 1u, memory_order_relaxed)
 #define zm_atomic_dec(p) atomic_fetch_sub((p), 1u)
 #define zm_atomic_dec_acq_rel(p) atomic_fetch_sub_explicit((p), 1u, memory_order_acq_rel)
-/* Stores d if *p is *e (true), else loads *p into *e (false; it may fail spuriously: loop). */
-#define zm_atomic_cas(p, e, d) atomic_compare_exchange_weak((p), (e), (d))
-#define zm_atomic_sub(p, n) atomic_fetch_sub((p), (n))
+/* For counts that order nothing else (the memory account's). Stores d if *p is *e (true), else
+ * loads *p into *e (false; it may fail spuriously: loop). */
+#define zm_atomic_cas_relaxed(p, e, d) \
+    atomic_compare_exchange_weak_explicit((p), (e), (d), memory_order_relaxed, memory_order_relaxed)
+#define zm_atomic_sub_relaxed(p, n) atomic_fetch_sub_explicit((p), (n), memory_order_relaxed)
 #else
 #define ZM_ATOMIC(T) T
 #define zm_atomic_init(p, v) ((void)(*(p) = (v)))
@@ -39,8 +41,8 @@
 #define zm_atomic_inc_relaxed(p) ((*(p))++)
 #define zm_atomic_dec(p) ((*(p))--)
 #define zm_atomic_dec_acq_rel(p) ((*(p))--)
-#define zm_atomic_cas(p, e, d) (*(p) == *(e) ? ((*(p) = (d)), true) : ((*(e) = *(p)), false))
-#define zm_atomic_sub(p, n) ((*(p)) -= (n))
+#define zm_atomic_cas_relaxed(p, e, d) (*(p) == *(e) ? ((*(p) = (d)), true) : ((*(e) = *(p)), false))
+#define zm_atomic_sub_relaxed(p, n) ((*(p)) -= (n))
 #endif
 
 #endif /* ZM_UTIL_ATOMIC_H */
