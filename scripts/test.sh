@@ -323,6 +323,7 @@ fuzz_run() {
     mkdir -p build/fuzz/artifacts
     # The targets run side by side, one per core.
     for name in "${built[@]}"; do
+        mkdir -p "build/fuzz/corpus-$name" # a target with no seeds starts from nothing
         ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
             "build/fuzz/tests/fuzz/$name" -max_total_time="$fuzz_seconds" -timeout=10 \
             -rss_limit_mb=2048 -print_final_stats=1 \

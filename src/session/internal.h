@@ -318,7 +318,7 @@ struct zm_session {
     zm_idmap_t gets; /* our queries waiting for replies: zm_get_t by request id */
     uint32_t next_rid;
     ZM_ATOMIC(unsigned) cancels; /* cancels ending a get of s now (zm_cancel_cancel): close waits for them */
-    zm_account_t account; /* what its peers make it hold (util/account.h), zero in the zeroed session */
+    zm_account_t account; /* what its peers make it hold (transport/account.h), zero in the zeroed session */
     zm_defrag_share_t frags; /* its transports' reassembly (Z_FEATURE_FRAGMENTATION), charged to account */
     struct zm_cb_frame *frames; /* callbacks running now, each on its thread's stack */
 #if ZM_LKEY_MAP

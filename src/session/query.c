@@ -8,7 +8,7 @@
  * that declared nothing the get asks for is not waited for, however it behaves. Replies are
  * consolidated on the way as Rust does it (none, monotonic, latest), within a budget of kept
  * bytes per get (ZM_GET_KEPT_BYTES) and the session's account (ZM_GETS_KEPT_BYTES for all its
- * gets: util/account.h): Rust's latest keeps every reply until the end, here a reply past the
+ * gets: transport/account.h): Rust's latest keeps every reply until the end, here a reply past the
  * budget is given at once and its key then consolidated as monotonic (Rust's other mode), so
  * that nothing is lost, no reply older than one given goes through, and no peer can make a get
  * hold more than its budget. A get's callback never runs after its drop, which runs exactly once.

@@ -2,7 +2,7 @@
  * What peers declare: their key expressions (to resolve the ids their messages use) and their
  * subscribers (to know where our puts must go). Each peer's declarations live in id maps,
  * bounded together by ZM_PEER_DECLS_MAX entries and ZM_PEER_DECL_BYTES_MAX key bytes, and all
- * peers' together by the session's account (ZM_SESSION_DECL_BYTES_MAX: util/account.h), charged
+ * peers' together by the session's account (ZM_SESSION_DECL_BYTES_MAX: transport/account.h), charged
  * per entry and refunded as it goes, the rest when its peer is gone: a peer that goes past them,
  * or names an invalid key, has its link closed and costs only itself. A router's declarations are
  * the network's (every token and subscriber of a system that a client asks about): they have

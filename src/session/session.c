@@ -1005,7 +1005,7 @@ void zm_session_close(zm_session_t *s)
         }
     )
     zm_hub_close(s);
-    ZM_ASSERT(zm_account_held(&s->account, ZM_HELD_KINDS) == 0); /* every charge refunded (util/account.h) */
+    ZM_ASSERT(zm_account_held(&s->account, ZM_HELD_KINDS) == 0); /* every charge refunded (transport/account.h) */
     sync_destroy(s);
     strings_free(s);
     zm_tls_creds_free(s->tls);

@@ -22,7 +22,7 @@
 
 #include "link/link.h"
 #include "proto/codec.h"
-#include "util/account.h"
+#include "transport/account.h"
 #include "util/atomic.h"
 #include "util/log.h"
 #include "zmote/port.h"
@@ -54,7 +54,7 @@ typedef void (*zm_transport_on_message)(void *ctx, struct zm_transport *t, const
 /*
  * Reassembly of one channel's fragments (Rust fragments per reliability and priority). Its bytes
  * count against the peer's budget (ZM_FRAG_PEER_BYTES_MAX) and are charged to its session's
- * account (util/account.h: ZM_FRAG_BYTES_MAX, ZM_SESSION_BYTES_MAX): a message that would exceed
+ * account (transport/account.h: ZM_FRAG_BYTES_MAX, ZM_SESSION_BYTES_MAX): a message that would exceed
  * one is dropped, as Rust drops it (the link stays); at the session's bound, a message takes the
  * room of another reassembly of the session at least as large, the one silent longest (defrag.c),
  * so that hoarded large buffers give way to live traffic.

@@ -4,7 +4,7 @@
  * from an interrupt, as its locks (none) already assume: there they are plain variables, each
  * access a plain load or store, without the barriers and exclusive-access loops of atomics.
  * Only the operations the layers use; the counts are unsigned, stepped by one (the memory
- * account's, util/account.h, by any amount).
+ * account's, transport/account.h, by any amount).
  */
 #ifndef ZM_UTIL_ATOMIC_H
 #define ZM_UTIL_ATOMIC_H

@@ -1,4 +1,4 @@
-"""Each session's memory account (src/util/account.h) against hostile peers (tests/interop/zm_attack):
+"""Each session's memory account (src/transport/account.h) against hostile peers (tests/interop/zm_attack):
 two sessions in one process keep their own reassembly budgets, so that one session's hostile peers
 cannot starve the other's fragmented messages; several peers whose declarations together pass the
 session's bound (ZM_SESSION_DECL_BYTES_MAX) are refused one by one, while a Rust 1.10.2 peer

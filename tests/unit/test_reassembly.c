@@ -14,7 +14,7 @@
 #include "check.h"
 #include "proto/codec.h"
 #include "transport/internal.h"
-#include "util/account.h"
+#include "transport/account.h"
 #include "util/alloc.h"
 
 #if Z_FEATURE_MULTICAST_TRANSPORT && Z_FEATURE_FRAGMENTATION

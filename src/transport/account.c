@@ -4,7 +4,7 @@
  * a lock and no figure passes its bound even for a moment. The figures order nothing else (what
  * they count is made and freed under its own locks): their steps are relaxed.
  */
-#include "util/account.h"
+#include "transport/account.h"
 
 #include "util/common.h"
 #include "zmote/opt.h"

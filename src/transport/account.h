@@ -15,8 +15,8 @@
  * atomic, and a charge takes its kind's room and then the total's, giving the first back when the
  * second refuses, so that no figure ever passes its bound.
  */
-#ifndef ZM_UTIL_ACCOUNT_H
-#define ZM_UTIL_ACCOUNT_H
+#ifndef ZM_TRANSPORT_ACCOUNT_H
+#define ZM_TRANSPORT_ACCOUNT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,4 +39,4 @@ void zm_account_refund(zm_account_t *a, unsigned kind, size_t n);
 /** The bytes held of kind, or in all with ZM_HELD_KINDS (the tests read it). */
 size_t zm_account_held(zm_account_t *a, unsigned kind);
 
-#endif /* ZM_UTIL_ACCOUNT_H */
+#endif /* ZM_TRANSPORT_ACCOUNT_H */
