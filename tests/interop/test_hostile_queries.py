@@ -88,6 +88,7 @@ def test_a_peer_that_ignores_requests_holds_no_get(silent, children, rust):
     if silent:
         assert requests >= gets * 0.9, a.describe()
     else:
-        # a get's end waits for the Rust peer only, not for the timeout the mute peer would cost
-        assert requests == 0, a.describe()
+        # a get's end waits for the Rust peer only, not for the timeout the mute peer would cost; the
+        # first get may leave before zmote has read the mute peer's declarations end (a loaded machine)
+        assert requests <= 1, a.describe()
         assert ended_after < timeout_ms / 1000 / 2, f"the gets ended {ended_after:.1f} s after the last was sent"
