@@ -389,9 +389,12 @@ static void on_reply_cancel(z_loaned_reply_t *reply, void *ctx)
     CHECK_EQ_INT(z_cancellation_token_cancel(ctx), Z_OK);
 }
 
+/* Checked by the joining thread: the check counters belong to the main thread. */
+static z_result_t cancel_task_result;
+
 static void *cancel_task(void *arg)
 {
-    CHECK_EQ_INT(z_cancellation_token_cancel(arg), Z_OK);
+    cancel_task_result = z_cancellation_token_cancel(arg);
     return NULL;
 }
 
@@ -487,9 +490,12 @@ static void test_cancellation_shared(void)
     CHECK_EQ_INT(get_with(z_loan(p.b), "qc/close", z_loan(token), on_reply, NULL), Z_OK);
     CHECK(wait_held(1));
     zm_task_t t;
-    CHECK_EQ_INT(zm_port_task_start(&t, cancel_task, z_loan_mut(token)), Z_OK);
+    cancel_task_result = Z_EGENERIC;
+    z_result_t started = zm_port_task_start(&t, cancel_task, z_loan_mut(token));
+    CHECK_EQ_INT(started, Z_OK);
     z_drop(z_move(p.b));
     zm_port_task_join(&t);
+    CHECK_EQ_INT(cancel_task_result, Z_OK);
     CHECK_EQ_INT(ends_now(), e0 + 1);
     held_drop();
     z_drop(z_move(token));
