@@ -3,8 +3,9 @@
  * payloads and back, serializes a number, writes and reads a payload piece by piece, serializes
  * composite values (a sequence, key/value pairs, a struct as a tuple) and reads them back, then
  * prints the contiguous runs of a payload made by appending. As zenoh-pico 1.9.0's z_bytes it
- * takes no flags (but -h) and prints only the runs ("slice len: N, slice data: '0x.. '"); a zmote payload
- * is one run. A value that does not come back as it went in is reported on stderr (exit status 1).
+ * takes no flags (but -h) and prints only the runs ("slice len: N, slice data: '0x.. '"), one per
+ * appended payload. A value that does not come back as it went in is reported on stderr (exit
+ * status 1).
  */
 #include <stdio.h>
 #include <string.h>

@@ -86,6 +86,9 @@ INDIRECT_TABLE = {
     # session/query.c: a get's drop, kept in a local as the get is freed before it runs; the
     # API's zm_api_get_release is the only one zm_session_get and zm_token_get_open are given.
     "src/session/query.c:drop": ["zm_api_get_release"],
+    # api/bytes.c: the holders of a payload's runs are blocks' or deleters' (a deleter is the
+    # application's), never runs themselves.
+    "src/api/bytes.c:leaf->release": ["block_release", "deleter_release"],
 }
 
 # A member name shared by unrelated structs would join their functions (and invent a recursion):

@@ -52,7 +52,10 @@ inline void zm_owner_unref(zm_owner_t *o)
     }
 }
 
-/** Allocates a holder followed by len bytes (count 1); returns the bytes, NULL when out of memory. */
+/**
+ * Allocates a holder (*owner, count 1) followed by len bytes; returns the bytes, NULL when out of
+ * memory (*owner untouched).
+ */
 uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner);
 
 /**
@@ -80,8 +83,9 @@ static inline zm_api_slice_t zm_api_slice_borrow(const void *ptr, size_t len)
 /** Releases the slice's reference and leaves it null. */
 inline void zm_api_slice_drop(zm_api_slice_t *s)
 {
-    zm_owner_unref(s->owner);
-    *s = zm_api_slice_null();
+    zm_owner_t *o = s->owner;
+    *s = zm_api_slice_null(); /* first: the release is then the last step */
+    zm_owner_unref(o);
 }
 
 /** A new owned copy of ptr[0..len), plus a NUL after it when nul is set; ZM_E_NOMEM. */
@@ -103,16 +107,17 @@ inline zm_api_keyexpr_t zm_api_keyexpr_null(void)
 
 inline void zm_api_keyexpr_clear(zm_api_keyexpr_t *k)
 {
-    zm_owner_unref(k->key.slice.owner);
-    memset(k, 0, sizeof(*k)); /* null, as zm_api_keyexpr_null() is, without a zeroed copy to move */
+    k->id = 0;
+    k->session = NULL;
+    zm_api_slice_drop(&k->key.slice);
 }
 
 ZM_NODISCARD z_result_t zm_api_keyexpr_clone(zm_api_keyexpr_t *dst, const zm_api_keyexpr_t *src);
 
 static inline void zm_api_encoding_clear(zm_api_encoding_t *e)
 {
-    zm_owner_unref(e->schema.slice.owner);
-    memset(e, 0, sizeof(*e)); /* the null encoding */
+    e->id = 0;
+    zm_api_slice_drop(&e->schema.slice); /* the null encoding */
 }
 
 ZM_NODISCARD z_result_t zm_api_encoding_clone(zm_api_encoding_t *dst, const zm_api_encoding_t *src);
@@ -222,8 +227,42 @@ void zm_api_reply_clear(zm_api_reply_t *r);
 
 /* ---- the parts of a put or reply ----------------------------------------------------------------- */
 
+/**
+ * The bytes of b from pos on, up to the end of the run that holds pos: *left of them (NULL and 0
+ * past the end).
+ */
+const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left);
+
+/*
+ * The holder of a payload's runs (z_bytes_writer_append keeps the payloads it is given as runs;
+ * bytes.c makes it). join makes a payload of these runs one contiguous run, in place, as a message
+ * carries it (false when out of memory); the holder carries it, as it carries its release, so
+ * that only a program that appends payloads links the code that joins them.
+ */
+typedef struct zm_api_runs {
+    zm_owner_t base;
+    bool (*join)(zm_api_bytes_t *b);
+    size_t n;   /* runs in run */
+    size_t cap; /* runs run can hold */
+    zm_api_slice_t run[];
+} zm_api_runs_t;
+
+/* A payload of several runs has no start of its own: its length, and the runs' holder as owner. */
+static inline zm_api_runs_t *zm_api_runs_of(const zm_api_bytes_t *b)
+{
+    return b->slice.start == NULL && b->slice.len > 0 ? (zm_api_runs_t *)b->slice.owner : NULL;
+}
+
+/**
+ * Makes a payload given in several runs one run, as a message carries it, in place (b is the
+ * caller's, moved; NULL is none): false when that runs out of memory. Every call that sends a
+ * payload or an attachment calls it first.
+ */
+bool zm_api_bytes_whole(z_moved_bytes_t *b);
+
 /* The parts of a put's body taken from API objects, which the body borrows: they must live as long
- * as the zm_put_args_t. The empty encoding is none. */
+ * as the zm_put_args_t. The empty encoding is none. A payload or attachment is one run
+ * (zm_api_bytes_whole). */
 static inline void zm_api_put_payload(zm_put_args_t *a, const z_moved_bytes_t *payload)
 {
     a->body.payload = zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len);

@@ -25,7 +25,6 @@ static void block_release(zm_owner_t *o) { zm_free(o); }
 
 uint8_t *zm_api_block_alloc(size_t len, zm_owner_t **owner)
 {
-    *owner = NULL;
     if (len > SIZE_MAX - sizeof(zm_owner_t)) {
         return NULL;
     }
@@ -100,11 +99,8 @@ z_result_t zm_api_slice_copy(zm_api_slice_t *dst, const void *ptr, size_t len, b
 z_result_t zm_api_slice_clone(zm_api_slice_t *dst, const zm_api_slice_t *src)
 {
     if (src->owner == NULL) {
-        if (src->len == 0) {
-            *dst = zm_api_slice_null();
-            return Z_OK;
-        }
-        return zm_api_slice_copy(dst, src->start, src->len, true);
+        /* with a NUL after it, unless empty: then the null run, which needs nothing copied */
+        return zm_api_slice_copy(dst, src->start, src->len, src->len > 0);
     }
     zm_owner_ref(src->owner);
     *dst = *src;
@@ -139,6 +135,132 @@ static z_result_t slice_from_buf(zm_api_slice_t *dst, const uint8_t *data, size_
     dst->len = len;
     dst->owner = o;
     return Z_OK;
+}
+
+/* ---- payloads of several runs ------------------------------------------------------------------- */
+
+static void runs_release(zm_owner_t *o)
+{
+    zm_api_runs_t *rs = (zm_api_runs_t *)o;
+    for (size_t k = 0; k < rs->n; k++) {
+        /* A run's holder is a block's, a deleter's or the static one, never runs (writer_add keeps
+         * the runs of a payload it is given, not the payload): what zm_owner_unref does, through
+         * a call that scripts/check-stack.py knows reaches no runs. */
+        zm_owner_t *leaf = rs->run[k].owner;
+        if (leaf != NULL && leaf->release != NULL && zm_atomic_dec_acq_rel(&leaf->refs) == 1u) {
+            leaf->release(leaf);
+        }
+    }
+    zm_free(rs);
+}
+
+static bool runs_join(zm_api_bytes_t *b);
+
+/* Adds run to *holder (made, or moved to a larger one, as needed): the holder takes run's
+ * reference. False when out of memory, run untouched. */
+static bool runs_push(zm_owner_t **holder, zm_api_slice_t run)
+{
+    zm_api_runs_t *rs = (zm_api_runs_t *)*holder;
+    if (rs == NULL || rs->n == rs->cap) {
+        size_t cap = rs == NULL ? 4u : rs->cap * 2u;
+        zm_api_runs_t *grown = zm_alloc(sizeof(zm_api_runs_t) + cap * sizeof(zm_api_slice_t));
+        if (grown == NULL) {
+            return false;
+        }
+        zm_atomic_init(&grown->base.refs, 1u);
+        grown->base.release = runs_release;
+        grown->join = runs_join;
+        grown->n = 0;
+        grown->cap = cap;
+        if (rs != NULL) {
+            memcpy(grown->run, rs->run, rs->n * sizeof(zm_api_slice_t));
+            grown->n = rs->n;
+            zm_free(rs); /* the writer's alone: its references moved with the runs */
+        }
+        rs = grown;
+        *holder = &rs->base;
+    }
+    rs->run[rs->n++] = run;
+    return true;
+}
+
+const uint8_t *zm_api_bytes_at(const zm_api_bytes_t *b, size_t pos, size_t *left)
+{
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
+    const zm_api_slice_t *run = rs != NULL ? rs->run : &b->slice;
+    size_t n = rs != NULL ? rs->n : 1u;
+    for (size_t k = 0; k < n; k++, run++) {
+        if (pos < run->len) {
+            *left = run->len - pos;
+            return run->start + pos;
+        }
+        pos -= run->len;
+    }
+    *left = 0;
+    return NULL;
+}
+
+/* Copies n bytes of b from pos on into dst; they are there (pos + n <= its length). */
+static void bytes_copy(const zm_api_bytes_t *b, size_t pos, uint8_t *dst, size_t n)
+{
+    while (n > 0) {
+        size_t left;
+        const uint8_t *p = zm_api_bytes_at(b, pos, &left);
+        size_t take = left < n ? left : n;
+        memcpy(dst, p, take);
+        dst += take;
+        pos += take;
+        n -= take;
+    }
+}
+
+/* A copy of the whole of b, in one run, into dst, followed by a NUL when nul. */
+static z_result_t copy_out(const zm_api_bytes_t *b, zm_api_slice_t *dst, bool nul)
+{
+    if (zm_api_runs_of(b) == NULL) {
+        return zm_api_slice_copy(dst, b->slice.start, b->slice.len, nul);
+    }
+    *dst = zm_api_slice_null();
+    size_t len = b->slice.len;
+    zm_owner_t *o;
+    uint8_t *data = len < SIZE_MAX ? zm_api_block_alloc(len + 1u, &o) : NULL;
+    if (data == NULL) {
+        return ZM_E_NOMEM;
+    }
+    bytes_copy(b, 0, data, len);
+    data[len] = 0;
+    dst->start = data;
+    dst->len = len;
+    dst->owner = o;
+    return Z_OK;
+}
+
+static bool runs_join(zm_api_bytes_t *b)
+{
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
+    zm_owner_t *o;
+    uint8_t *data = zm_api_block_alloc(b->slice.len, &o);
+    if (data == NULL) {
+        return false;
+    }
+    b->slice.start = data;
+    for (size_t k = 0; k < rs->n; k++) {
+        memcpy(data, rs->run[k].start, rs->run[k].len);
+        data += rs->run[k].len;
+    }
+    zm_owner_unref(b->slice.owner);
+    b->slice.owner = o;
+    return true;
+}
+
+bool zm_api_bytes_whole(z_moved_bytes_t *b)
+{
+    if (b == NULL || b->_this._val.slice.start != NULL || b->_this._val.slice.len == 0) {
+        return true;
+    }
+    /* several runs: their holder joins them, so that only a program that appends links the join */
+    zm_api_runs_t *rs = (zm_api_runs_t *)b->_this._val.slice.owner;
+    return rs->join(&b->_this._val);
 }
 
 /* ---- per-type functions of the byte runs ---------------------------------------------------------- */
@@ -570,7 +692,7 @@ z_result_t z_bytes_to_string(const z_loaned_bytes_t *bytes, z_owned_string_t *st
     if (bytes->slice.len == 0) {
         return Z_OK;
     }
-    return zm_api_slice_copy(&str->_val.slice, bytes->slice.start, bytes->slice.len, true);
+    return copy_out(bytes, &str->_val.slice, true);
 }
 
 z_result_t z_bytes_to_slice(const z_loaned_bytes_t *bytes, z_owned_slice_t *dst)
@@ -582,7 +704,7 @@ z_result_t z_bytes_to_slice(const z_loaned_bytes_t *bytes, z_owned_slice_t *dst)
     if (bytes == NULL) {
         return Z_EINVAL;
     }
-    return zm_api_slice_copy(&dst->_val, bytes->slice.start, bytes->slice.len, false);
+    return copy_out(bytes, &dst->_val, false);
 }
 
 #if ZM_UNSTABLE_API
@@ -590,6 +712,9 @@ z_result_t z_bytes_get_contiguous_view(const z_loaned_bytes_t *bytes, z_view_sli
 {
     if (bytes == NULL || view == NULL) {
         return Z_EINVAL;
+    }
+    if (zm_api_runs_of(bytes) != NULL) {
+        return Z_EINVAL; /* several runs have no one view */
     }
     view->_val = zm_api_slice_borrow(bytes->slice.start, bytes->slice.len);
     return Z_OK;
@@ -604,10 +729,15 @@ z_bytes_slice_iterator_t z_bytes_get_slice_iterator(const z_loaned_bytes_t *byte
 
 bool z_bytes_slice_iterator_next(z_bytes_slice_iterator_t *iter, z_view_slice_t *out)
 {
-    if (iter == NULL || out == NULL || iter->bytes == NULL || iter->index > 0 || iter->bytes->slice.len == 0) {
+    if (iter == NULL || out == NULL || iter->bytes == NULL || iter->bytes->slice.len == 0) {
         return false;
     }
-    out->_val = zm_api_slice_borrow(iter->bytes->slice.start, iter->bytes->slice.len);
+    const zm_api_runs_t *rs = zm_api_runs_of(iter->bytes);
+    const zm_api_slice_t *run = rs != NULL ? rs->run : &iter->bytes->slice;
+    if (iter->index >= (rs != NULL ? rs->n : 1u)) {
+        return false;
+    }
+    out->_val = zm_api_slice_borrow(run[iter->index].start, run[iter->index].len);
     iter->index++;
     return true;
 }
@@ -625,7 +755,7 @@ size_t z_bytes_reader_read(z_bytes_reader_t *reader, uint8_t *dst, size_t len)
     if (n == 0 || dst == NULL) {
         return 0;
     }
-    memcpy(dst, reader->bytes->slice.start + reader->pos, n);
+    bytes_copy(reader->bytes, reader->pos, dst, n);
     reader->pos += n;
     return n;
 }
@@ -682,7 +812,10 @@ void z_internal_bytes_writer_null(z_owned_bytes_writer_t *obj)
     }
 }
 
-bool z_internal_bytes_writer_check(const z_owned_bytes_writer_t *obj) { return obj != NULL && obj->_val.owner != NULL; }
+bool z_internal_bytes_writer_check(const z_owned_bytes_writer_t *obj)
+{
+    return obj != NULL && (obj->_val.owner != NULL || obj->_val.runs != NULL);
+}
 
 ZM_API_DEFINE_TAKE(bytes_writer)
 
@@ -690,6 +823,7 @@ void z_bytes_writer_drop(z_moved_bytes_writer_t *obj)
 {
     if (obj != NULL) {
         zm_owner_unref(obj->_this._val.owner);
+        zm_owner_unref(obj->_this._val.runs);
         z_internal_bytes_writer_null(&obj->_this);
     }
 }
@@ -747,6 +881,41 @@ z_result_t z_bytes_writer_write_all(z_loaned_bytes_writer_t *writer, const uint8
     return Z_OK;
 }
 
+/* Ends the writer's current buffer as a run of its own (writes go on in a new one); false when
+ * out of memory. */
+static bool writer_seal(zm_api_bytes_writer_t *w)
+{
+    if (w->len == 0) {
+        return true;
+    }
+    zm_api_slice_t run = {w->data, w->len, w->owner};
+    if (!runs_push(&w->runs, run)) {
+        return false;
+    }
+    w->data = NULL;
+    w->len = 0;
+    w->cap = 0;
+    w->owner = NULL;
+    return true;
+}
+
+/* Adds the runs of b to the writer's runs, each with a reference of its own. */
+static z_result_t writer_add(zm_api_bytes_writer_t *w, const zm_api_bytes_t *b)
+{
+    const zm_api_runs_t *rs = zm_api_runs_of(b);
+    const zm_api_slice_t *run = rs != NULL ? rs->run : &b->slice;
+    size_t n = rs != NULL ? rs->n : 1u;
+    for (size_t k = 0; k < n; k++) {
+        zm_api_slice_t kept;
+        ZM_TRY(zm_api_slice_clone(&kept, &run[k]));
+        if (!runs_push(&w->runs, kept)) {
+            zm_api_slice_drop(&kept);
+            return ZM_E_NOMEM;
+        }
+    }
+    return Z_OK;
+}
+
 z_result_t z_bytes_writer_append(z_loaned_bytes_writer_t *writer, z_moved_bytes_t *bytes)
 {
     if (bytes == NULL) {
@@ -754,7 +923,10 @@ z_result_t z_bytes_writer_append(z_loaned_bytes_writer_t *writer, z_moved_bytes_
     }
     z_result_t r = Z_EINVAL;
     if (writer != NULL) {
-        r = z_bytes_writer_write_all(writer, bytes->_this._val.slice.start, bytes->_this._val.slice.len);
+        /* The payload's runs are kept as they are, after what was written so far. */
+        r = bytes->_this._val.slice.len == 0 ? Z_OK
+            : !writer_seal(writer)           ? ZM_E_NOMEM
+                                             : writer_add(writer, &bytes->_this._val);
     }
     z_bytes_drop(bytes);
     return r;
@@ -771,12 +943,32 @@ void z_bytes_writer_finish(z_moved_bytes_writer_t *writer, z_owned_bytes_t *byte
         return;
     }
     zm_api_bytes_writer_t *w = &writer->_this._val;
-    if (w->len == 0) {
-        zm_owner_unref(w->owner);
+    zm_api_runs_t *rs = (zm_api_runs_t *)w->runs;
+    if (rs != NULL && !writer_seal(w)) {
+        z_bytes_writer_drop(writer); /* out of memory: nothing to give */
+        return;
+    }
+    rs = (zm_api_runs_t *)w->runs;
+    if (rs == NULL) {
+        if (w->len == 0) {
+            zm_owner_unref(w->owner);
+        } else {
+            bytes->_val.slice.start = w->data;
+            bytes->_val.slice.len = w->len;
+            bytes->_val.slice.owner = w->owner;
+        }
+    } else if (rs->n == 1) {
+        bytes->_val.slice = rs->run[0]; /* the run's reference passes to the payload */
+        rs->n = 0;
+        zm_owner_unref(&rs->base);
     } else {
-        bytes->_val.slice.start = w->data;
-        bytes->_val.slice.len = w->len;
-        bytes->_val.slice.owner = w->owner;
+        size_t total = 0;
+        for (size_t k = 0; k < rs->n; k++) {
+            total += rs->run[k].len;
+        }
+        bytes->_val.slice.start = NULL;
+        bytes->_val.slice.len = total;
+        bytes->_val.slice.owner = &rs->base;
     }
     z_internal_bytes_writer_null(&writer->_this);
 }

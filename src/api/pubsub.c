@@ -88,6 +88,10 @@ z_result_t z_put(const z_loaned_session_t *zs, const z_loaned_keyexpr_t *keyexpr
     if (key_valid(keyexpr) && payload != NULL && priority_valid(o.priority) && congestion_valid(o.congestion_control)
         ZM_IF_LOCAL_SUB(&& locality_valid(o.allowed_destination))
     ) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(payload) && zm_api_bytes_whole(o.attachment) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_put_args_t a;
         zm_put_args_init(&a, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
         a.kind = ZM_SAMPLE_PUT;
@@ -283,10 +287,12 @@ z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *pay
     static z_publisher_put_options_t none;
     const z_publisher_put_options_t *o = options != NULL ? options : &none;
     z_result_t r;
-    if (pub == NULL || pub->session == NULL) {
-        r = Z_ENULL;
+    if (pub == NULL) {
+        r = Z_ENULL; /* a dropped publisher (its session NULL) has Z_ENULL from session_put */
     } else if (payload == NULL) {
         r = Z_EINVAL;
+    } else if (!zm_api_bytes_whole(payload) || !zm_api_bytes_whole(o->attachment)) {
+        r = ZM_E_NOMEM; /* runs that could not be joined */
     } else {
         zm_put_args_t a;
         publisher_args(pub, &a, ZM_SAMPLE_PUT);

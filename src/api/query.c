@@ -377,6 +377,10 @@ z_result_t z_get_with_parameters_substr(const z_loaned_session_t *zs, const z_lo
     }
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr) && (parameters != NULL || parameters_len == 0)) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(o.payload) && zm_api_bytes_whole(o.attachment) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_get_args_t a;
         get_parts_t parts;
         memset(&a, 0, sizeof(a));
@@ -529,6 +533,10 @@ z_result_t z_querier_get_with_parameters_substr(const z_loaned_querier_t *querie
     }
     z_result_t r = Z_EINVAL;
     if (querier != NULL && querier->session != NULL && (parameters != NULL || parameters_len == 0)) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(o.payload) && zm_api_bytes_whole(o.attachment) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_get_args_t a;
         get_parts_t parts;
         memset(&a, 0, sizeof(a));
@@ -783,6 +791,10 @@ z_result_t z_query_reply(const z_loaned_query_t *query, const z_loaned_keyexpr_t
     }
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr) && payload != NULL) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(payload) && zm_api_bytes_whole(o.attachment) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_reply_args_t a;
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
@@ -811,6 +823,10 @@ z_result_t z_query_reply_del(const z_loaned_query_t *query, const z_loaned_keyex
     }
     z_result_t r = Z_EINVAL;
     if (key_valid(keyexpr)) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(o.attachment) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_reply_args_t a;
         a.kind = ZM_REPLY_OK;
         zm_put_args_init(&a.put, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len);
@@ -836,6 +852,10 @@ z_result_t z_query_reply_err(const z_loaned_query_t *query, z_moved_bytes_t *pay
     }
     z_result_t r = Z_EINVAL;
     if (payload != NULL) {
+        /* ZM_E_NOMEM: runs that could not be joined */
+        r = zm_api_bytes_whole(payload) ? Z_OK : ZM_E_NOMEM;
+    }
+    if (r == Z_OK) {
         zm_reply_args_t a;
         a.kind = ZM_REPLY_ERR;
         zm_put_args_init(&a.put, NULL, 0);

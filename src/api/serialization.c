@@ -314,12 +314,16 @@ bool ze_deserializer_is_done(const ze_deserializer_t *deserializer)
     return deserializer == NULL || z_bytes_reader_remaining(&deserializer->reader) == 0;
 }
 
-/* The bytes from the cursor on: *left of them (NULL and 0 when none). */
+/* The bytes from the cursor on, to the end of the run they are in (a payload made of several
+ * runs by z_bytes_writer_append has a value in one run, or it does not deserialize): *left of
+ * them (NULL and 0 when none). */
 static const uint8_t *cursor(const ze_deserializer_t *d, size_t *left)
 {
-    const zm_api_bytes_t *b = d->reader.bytes;
-    *left = z_bytes_reader_remaining(&d->reader);
-    return *left > 0 ? b->slice.start + d->reader.pos : NULL;
+    if (d->reader.bytes == NULL) {
+        *left = 0;
+        return NULL;
+    }
+    return zm_api_bytes_at(d->reader.bytes, d->reader.pos, left);
 }
 
 static z_result_t get_le(ze_deserializer_t *d, size_t n, uint64_t *v)

@@ -347,14 +347,49 @@ static void test_bytes(void)
     z_owned_bytes_t part;
     z_bytes_from_buf(&part, data, 7, count_deleter, NULL);
     CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(part)), Z_OK);
-    CHECK_EQ_INT(deleted, 1); /* appended by copy, then dropped */
+    CHECK_EQ_INT(deleted, 0); /* kept as it is, not copied */
     CHECK(!z_internal_check(part));
+    CHECK_EQ_INT(z_bytes_writer_write_all(z_loan_mut(w), data + 8, 8), Z_OK);
     z_bytes_writer_finish(z_move(w), &b);
     CHECK(!z_internal_check(w));
-    CHECK_EQ_INT(z_bytes_len(z_loan(b)), 207);
-    CHECK_EQ_MEM(z_loan(b)->slice.start + 180, 20, data, 20);
-    CHECK_EQ_MEM(z_loan(b)->slice.start + 200, 7, data, 7);
+    CHECK_EQ_INT(z_bytes_len(z_loan(b)), 215);
+    /* three runs: what was written, the appended payload itself, what was written after */
+    it = z_bytes_get_slice_iterator(z_loan(b));
+    CHECK(z_bytes_slice_iterator_next(&it, &run));
+    CHECK_EQ_INT(z_slice_len(z_loan(run)), 200);
+    CHECK_EQ_MEM(z_slice_data(z_loan(run)) + 180, 20, data, 20);
+    CHECK(z_bytes_slice_iterator_next(&it, &run));
+    CHECK(z_slice_data(z_loan(run)) == data);
+    CHECK_EQ_INT(z_slice_len(z_loan(run)), 7);
+    CHECK(z_bytes_slice_iterator_next(&it, &run));
+    CHECK_EQ_MEM(z_slice_data(z_loan(run)), z_slice_len(z_loan(run)), data + 8, 8);
+    CHECK(!z_bytes_slice_iterator_next(&it, &run));
+#if defined(Z_FEATURE_UNSTABLE_API)
+    z_view_slice_t whole;
+    CHECK_EQ_INT(z_bytes_get_contiguous_view(z_loan(b), &whole), Z_EINVAL);
+#endif
+    /* read across the runs, and copied out whole */
+    uint8_t joined[215];
+    r = z_bytes_get_reader(z_loan(b));
+    CHECK_EQ_INT(z_bytes_reader_seek(&r, 195, SEEK_SET), Z_OK);
+    CHECK_EQ_INT(z_bytes_reader_read(&r, joined, 15), 15);
+    CHECK_EQ_MEM(joined, 5, data + 15, 5);
+    CHECK_EQ_MEM(joined + 5, 7, data, 7);
+    CHECK_EQ_MEM(joined + 12, 3, data + 8, 3);
+    CHECK_EQ_INT(z_bytes_reader_remaining(&r), 5);
+    z_owned_slice_t flat;
+    CHECK_EQ_INT(z_bytes_to_slice(z_loan(b), &flat), Z_OK);
+    CHECK_EQ_INT(z_slice_len(z_loan(flat)), 215);
+    CHECK_EQ_MEM(z_slice_data(z_loan(flat)) + 200, 7, data, 7);
+    z_drop(z_move(flat));
+    /* a clone shares the runs; the appended payload's deleter runs with the last of them */
+    z_owned_bytes_t twin;
+    CHECK_EQ_INT(z_bytes_clone(&twin, z_loan(b)), Z_OK);
     z_drop(z_move(b));
+    CHECK_EQ_INT(deleted, 0);
+    CHECK_EQ_INT(z_bytes_len(z_loan(twin)), 215);
+    z_drop(z_move(twin));
+    CHECK_EQ_INT(deleted, 1);
     z_bytes_writer_empty(&w);
     z_bytes_writer_finish(z_move(w), &b);
     CHECK(z_bytes_is_empty(z_loan(b)));
@@ -390,6 +425,26 @@ static void test_out_of_memory(void)
     CHECK_EQ_INT(z_bytes_writer_write_all(z_loan_mut(w), data, 8), Z_OK); /* still usable */
     z_bytes_writer_finish(z_move(w), &b);
     CHECK_EQ_INT(z_bytes_len(z_loan(b)), 16);
+
+    /* an append whose runs cannot be held fails, drops the payload and keeps what was written;
+     * runs that cannot be joined for a copy fail the copy */
+    z_bytes_writer_empty(&w);
+    CHECK_EQ_INT(z_bytes_writer_write_all(z_loan_mut(w), data, 8), Z_OK);
+    z_owned_bytes_t part;
+    deleted = 0;
+    CHECK_EQ_INT(z_bytes_from_buf(&part, data, 4, count_deleter, NULL), Z_OK);
+    atomic_store(&budget, 0);
+    CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(part)), ZM_E_NOMEM);
+    CHECK_EQ_INT(deleted, 1);
+    atomic_store(&budget, -1);
+    CHECK_EQ_INT(z_bytes_writer_append(z_loan_mut(w), z_move(b)), Z_OK);
+    z_bytes_writer_finish(z_move(w), &b);
+    CHECK_EQ_INT(z_bytes_len(z_loan(b)), 24);
+    z_owned_slice_t flat;
+    atomic_store(&budget, 0);
+    CHECK_EQ_INT(z_bytes_to_slice(z_loan(b), &flat), ZM_E_NOMEM);
+    atomic_store(&budget, -1);
+    CHECK(!z_internal_check(flat));
     z_drop(z_move(b));
 
     z_owned_config_t cfg;

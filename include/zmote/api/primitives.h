@@ -519,7 +519,7 @@ z_result_t z_bytes_to_string(const z_loaned_bytes_t *bytes, z_owned_string_t *st
 /** Returns owned in *dst a copy of the payload; ZM_E_NOMEM leaves *dst null. */
 z_result_t z_bytes_to_slice(const z_loaned_bytes_t *bytes, z_owned_slice_t *dst);
 #ifdef Z_FEATURE_UNSTABLE_API
-/** Makes view a view of the payload's bytes (aliased); always possible with zmote's payloads. */
+/** Makes view a view of the payload's bytes (aliased); Z_EINVAL for one of several runs (z_bytes_writer_append). */
 z_result_t z_bytes_get_contiguous_view(const z_loaned_bytes_t *bytes, z_view_slice_t *view);
 #endif
 
@@ -546,7 +546,7 @@ size_t z_bytes_reader_remaining(const z_bytes_reader_t *reader);
 z_result_t z_bytes_writer_empty(z_owned_bytes_writer_t *writer);
 /** Appends a copy of src[0..len); ZM_E_NOMEM leaves the writer as it was. */
 z_result_t z_bytes_writer_write_all(z_loaned_bytes_writer_t *writer, const uint8_t *src, size_t len);
-/** Takes bytes and appends a copy of its content (then drops it); ZM_E_NOMEM. */
+/** Takes bytes and appends its runs as they are, without copying (writes after them start a new run); ZM_E_NOMEM. */
 z_result_t z_bytes_writer_append(z_loaned_bytes_writer_t *writer, z_moved_bytes_t *bytes);
 /** Takes writer and returns owned in *bytes what was written (no copy). */
 void z_bytes_writer_finish(z_moved_bytes_writer_t *writer, z_owned_bytes_t *bytes);

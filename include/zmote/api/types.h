@@ -107,8 +107,10 @@ typedef struct {
 } zm_api_string_t;
 
 /**
- * A payload: one contiguous run of bytes (zmote never splits a payload into several runs); the
- * inner object of z_owned_bytes_t.
+ * A payload: one contiguous run of bytes, or several when z_bytes_writer_append was given payloads
+ * (it keeps them as they are, without copying, as zenoh-pico and Rust do); the inner object of
+ * z_owned_bytes_t. With several runs, slice.start is NULL, slice.len their total and slice.owner
+ * the holder of the runs.
  */
 typedef struct {
     zm_api_slice_t slice; /**< the payload's bytes */
@@ -120,6 +122,7 @@ typedef struct {
     size_t len;             /**< bytes written */
     size_t cap;             /**< bytes data can hold */
     struct zm_owner *owner; /**< the holder data belongs to */
+    struct zm_owner *runs;  /**< the runs before data (z_bytes_writer_append), or NULL */
 } zm_api_bytes_writer_t;
 
 /** An array of strings, each owned or borrowed on its own; the inner object of z_owned_string_array_t. */
@@ -143,7 +146,7 @@ typedef struct {
     size_t pos;                  /**< offset of the next byte to read */
 } z_bytes_reader_t;
 
-/** Walks the contiguous runs of a payload (zmote payloads have at most one); a plain value. */
+/** Walks the contiguous runs of a payload; a plain value. */
 typedef struct {
     const zm_api_bytes_t *bytes; /**< the payload walked (borrowed) */
     size_t index;                /**< runs already given */
