@@ -244,14 +244,13 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
+    /* entering fails only once the session is closed, which ended the publisher already */
+    z_result_t r = Z_OK;
     zm_session_t *s;
-    z_result_t r = zm_api_session_enter(p->session, &s);
-    if (r == Z_OK) {
+    if (zm_api_session_enter(p->session, &s) == Z_OK) {
         zm_session_undeclare_publisher(s, p->id);
         r = zm_session_undeclare_keyexpr(s, p->key_id); /* the key goes with its last user */
         zm_api_session_leave(p->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it already */
     }
     zm_api_session_unref(p->session);
     /* the references dropped, then all of it nulled at once */

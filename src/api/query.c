@@ -509,14 +509,13 @@ z_result_t z_undeclare_querier(z_moved_querier_t *querier)
         return Z_ENULL;
     }
     zm_api_querier_t *q = &querier->_this._val;
+    /* entering fails only once the session is closed, which ended the querier already */
+    z_result_t r = Z_OK;
     zm_session_t *s;
-    z_result_t r = zm_api_session_enter(q->session, &s);
-    if (r == Z_OK) {
+    if (zm_api_session_enter(q->session, &s) == Z_OK) {
         zm_session_undeclare_querier(s, q->id);
         r = zm_session_undeclare_keyexpr(s, q->key_id); /* the key goes with its last user */
         zm_api_session_leave(q->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it already */
     }
     zm_api_session_unref(q->session);
     zm_api_keyexpr_clear(&q->keyexpr);
