@@ -207,8 +207,13 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
         zm_session_t *s;
         r = zm_api_session_enter(b, &s);
         if (r == Z_OK) {
-            r = zm_session_declare_publisher(s, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len,
-                                             &p->id, &p->key_id);
+            /* its key expression first, which goes again when the publisher fails */
+            r = zm_session_declare_keyexpr(s, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len,
+                                           &p->key_id);
+            if (r == Z_OK && (r = zm_session_declare_publisher(s, p->key_id, &p->id)) != Z_OK) {
+                z_result_t released = zm_session_undeclare_keyexpr(s, p->key_id);
+                ZM_UNUSED(released);
+            }
             zm_api_session_leave(b);
         }
         if (r != Z_OK) {
@@ -243,13 +248,13 @@ z_result_t z_undeclare_publisher(z_moved_publisher_t *pub)
         return Z_ENULL;
     }
     zm_api_publisher_t *p = &pub->_this._val;
+    /* entering fails only once the session is closed, which ended the publisher already */
+    z_result_t r = Z_OK;
     zm_session_t *s;
-    z_result_t r = zm_api_session_enter(p->session, &s);
-    if (r == Z_OK) {
-        r = zm_session_undeclare_publisher(s, p->id, p->key_id);
+    if (zm_api_session_enter(p->session, &s) == Z_OK) {
+        zm_session_undeclare_publisher(s, p->id);
+        r = zm_session_undeclare_keyexpr(s, p->key_id); /* the key goes with its last user */
         zm_api_session_leave(p->session);
-    } else if (r == Z_ESESSION_CLOSED) {
-        r = Z_OK; /* closing the session ended it already */
     }
     zm_api_session_unref(p->session);
     /* the references dropped, then all of it nulled at once */

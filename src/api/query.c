@@ -477,8 +477,13 @@ z_result_t z_declare_querier(const z_loaned_session_t *zs, z_owned_querier_t *qu
             r = Z_EINVAL;
         }
         if (r == Z_OK && (r = zm_api_session_enter(b, &s)) == Z_OK) {
-            r = zm_session_declare_querier(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len,
-                                           (uint8_t)o.target, &q.id);
+            /* its key expression first, which goes again when the querier fails */
+            r = zm_session_declare_keyexpr(s, (const char *)keyexpr->key.slice.start, keyexpr->key.slice.len,
+                                           &q.key_id);
+            if (r == Z_OK && (r = zm_session_declare_querier(s, q.key_id, (uint8_t)o.target, &q.id)) != Z_OK) {
+                z_result_t released = zm_session_undeclare_keyexpr(s, q.key_id);
+                ZM_UNUSED(released);
+            }
             zm_api_session_leave(b);
         }
         if (r == Z_OK) {
@@ -508,7 +513,15 @@ z_result_t z_undeclare_querier(z_moved_querier_t *querier)
         return Z_ENULL;
     }
     zm_api_querier_t *q = &querier->_this._val;
-    z_result_t r = zm_api_undeclare(q->session, q->id, zm_session_undeclare_querier);
+    /* entering fails only once the session is closed, which ended the querier already */
+    z_result_t r = Z_OK;
+    zm_session_t *s;
+    if (zm_api_session_enter(q->session, &s) == Z_OK) {
+        zm_session_undeclare_querier(s, q->id);
+        r = zm_session_undeclare_keyexpr(s, q->key_id); /* the key goes with its last user */
+        zm_api_session_leave(q->session);
+    }
+    zm_api_session_unref(q->session);
     zm_api_keyexpr_clear(&q->keyexpr);
     zm_api_encoding_clear(&q->encoding);
     z_internal_querier_null(&querier->_this);

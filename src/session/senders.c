@@ -1,32 +1,24 @@
 /*
- * Our publishers and queriers: a publisher is a use of its key expression; both are kept
+ * Our publishers and queriers: a publisher is a use of its key expression, which its caller
+ * declared before it (zm_session_declare_keyexpr) and undeclares after it; both are kept
  * (ZM_SENDERS_KEPT) where something reads them after their declaration: matching, which asks
  * routers about them, again after a reconnection.
  */
-#include <string.h>
-
-#include "keyexpr/keyexpr.h"
 #include "session/hub.h"
 #include "util/alloc.h"
 
 #if (Z_FEATURE_PUBLICATION || Z_FEATURE_QUERY) && ZM_SENDERS_KEPT
 
-/* Declares the key expression of a publisher or querier and records it (its id in *id). */
-static z_result_t sender_add(zm_session_t *s, const char *key, size_t len, bool querier, uint8_t target, uint32_t *id,
-                             uint16_t *key_id)
+/* Records a publisher or querier on the declared key key_id (its id in *id). */
+static z_result_t sender_add(zm_session_t *s, uint16_t key_id, bool querier, uint8_t target, uint32_t *id)
 {
     zm_pub_t *p = zm_calloc(sizeof(*p));
     if (p == NULL) {
         return ZM_E_NOMEM;
     }
-    z_result_t rc = zm_session_declare_keyexpr(s, key, len, key_id);
-    if (rc != Z_OK) {
-        zm_free(p);
-        return rc;
-    }
     S_LOCK(s);
     p->id = s->next_id++;
-    p->key_id = *key_id;
+    p->key_id = key_id;
     p->querier = querier;
     p->target = target;
     p->next = s->pubs;
@@ -37,7 +29,7 @@ static z_result_t sender_add(zm_session_t *s, const char *key, size_t len, bool 
     return Z_OK;
 }
 
-static z_result_t sender_remove(zm_session_t *s, uint32_t id, bool querier)
+static void sender_remove(zm_session_t *s, uint32_t id, bool querier)
 {
     S_LOCK(s);
     zm_pub_t **pp = &s->pubs;
@@ -49,57 +41,49 @@ static z_result_t sender_remove(zm_session_t *s, uint32_t id, bool querier)
         *pp = p->next;
     }
     S_UNLOCK(s);
-    if (p == NULL) {
-        return Z_EINVAL;
+    if (p != NULL) {
+        zm_hub_sender(s, p, false);
+        zm_free(p);
     }
-    uint16_t key_id = p->key_id;
-    zm_hub_sender(s, p, false);
-    zm_free(p);
-    return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
 #endif
 
 #if Z_FEATURE_PUBLICATION && ZM_SENDERS_KEPT
-z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
+z_result_t zm_session_declare_publisher(zm_session_t *s, uint16_t key_id, uint32_t *id)
 {
-    return sender_add(s, key, len, false, 0, id, key_id);
+    return sender_add(s, key_id, false, 0, id);
 }
 
-z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id)
-{
-    ZM_UNUSED(key_id);
-    return sender_remove(s, id, false);
-}
+void zm_session_undeclare_publisher(zm_session_t *s, uint32_t id) { sender_remove(s, id, false); }
 #elif Z_FEATURE_PUBLICATION
 /* Nothing reads a publisher once declared (ZM_SENDERS_KEPT): it is its key expression's use, and
  * an entity id of its own. */
-z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id, uint16_t *key_id)
+z_result_t zm_session_declare_publisher(zm_session_t *s, uint16_t key_id, uint32_t *id)
 {
-    ZM_TRY(zm_session_declare_keyexpr(s, key, len, key_id));
+    ZM_UNUSED(key_id);
     S_LOCK(s);
     *id = s->next_id++;
     S_UNLOCK(s);
     return Z_OK;
 }
 
-z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id)
+void zm_session_undeclare_publisher(zm_session_t *s, uint32_t id)
 {
+    ZM_UNUSED(s);
     ZM_UNUSED(id);
-    return zm_session_undeclare_keyexpr(s, key_id); /* the key goes with its last user */
 }
 #endif
 
 #if Z_FEATURE_QUERY
-z_result_t zm_session_declare_querier(zm_session_t *s, const char *key, size_t len, uint8_t target, uint32_t *id)
+z_result_t zm_session_declare_querier(zm_session_t *s, uint16_t key_id, uint8_t target, uint32_t *id)
 {
     if (target > ZM_TARGET_ALL_COMPLETE) {
         return Z_EINVAL;
     }
-    uint16_t key_id;
-    return sender_add(s, key, len, true, target, id, &key_id);
+    return sender_add(s, key_id, true, target, id);
 }
 
-z_result_t zm_session_undeclare_querier(zm_session_t *s, uint32_t id) { return sender_remove(s, id, true); }
+void zm_session_undeclare_querier(zm_session_t *s, uint32_t id) { sender_remove(s, id, true); }
 #endif
 
 #if ZM_SENDERS_KEPT

@@ -198,12 +198,11 @@ ZM_NODISCARD z_result_t zm_session_declare_subscriber(zm_session_t *s, const cha
 ZM_NODISCARD z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id);
 
 
-/** A publisher on key (copied): declares its key expression; puts then use its id. */
-ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, const char *key, size_t len, uint32_t *id,
-                                                     uint16_t *key_id);
-/** Undeclares publisher id, declared on key id key_id (a build that keeps no record of its
- *  publishers, ZM_SENDERS_KEPT, knows it by that key's use alone). */
-ZM_NODISCARD z_result_t zm_session_undeclare_publisher(zm_session_t *s, uint32_t id, uint16_t key_id);
+/** A publisher on key expression key_id, which the caller declared (zm_session_declare_keyexpr)
+ *  and undeclares after the publisher, or at once if this fails: puts then use that key id. */
+ZM_NODISCARD z_result_t zm_session_declare_publisher(zm_session_t *s, uint16_t key_id, uint32_t *id);
+/** Undeclares publisher id, declared and not undeclared yet. */
+void zm_session_undeclare_publisher(zm_session_t *s, uint32_t id);
 
 /* ---- matching ------------------------------------------------------------------------------------ */
 
@@ -220,12 +219,12 @@ ZM_NODISCARD z_result_t zm_session_declare_matching_listener(zm_session_t *s, ui
                                                              uint32_t *id);
 ZM_NODISCARD z_result_t zm_session_undeclare_matching_listener(zm_session_t *s, uint32_t id);
 /**
- * A querier on key (copied) sending with target: declares its key expression, and what its
- * matching status needs. Queriers and publishers share ids and the calls below.
+ * A querier on key expression key_id (declared and undeclared by the caller, as a publisher's)
+ * sending with target: declares what its matching status needs. Queriers and publishers share
+ * ids and the calls below.
  */
-ZM_NODISCARD z_result_t zm_session_declare_querier(zm_session_t *s, const char *key, size_t len, uint8_t target,
-                                                   uint32_t *id);
-ZM_NODISCARD z_result_t zm_session_undeclare_querier(zm_session_t *s, uint32_t id);
+ZM_NODISCARD z_result_t zm_session_declare_querier(zm_session_t *s, uint16_t key_id, uint8_t target, uint32_t *id);
+void zm_session_undeclare_querier(zm_session_t *s, uint32_t id);
 
 /** Whether a subscriber (remote, or local as destination allows) matches publisher pub_id's key. */
 ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t pub_id, uint8_t destination,

@@ -887,7 +887,9 @@ static void test_put_once(void)
     uint32_t pub_id;
     uint16_t key_id;
     clear_outbox();
-    rc = zm_session_declare_publisher(session, "mc/pub", 6, &pub_id, &key_id);
+    rc = zm_session_declare_keyexpr(session, "mc/pub", 6, &key_id);
+    CHECK_EQ_INT(rc, Z_OK);
+    rc = zm_session_declare_publisher(session, key_id, &pub_id);
     CHECK_EQ_INT(rc, Z_OK);
     CHECK_EQ_INT(out_n, 0); /* its key expression is not declared on the group */
     zm_put_args_t a;

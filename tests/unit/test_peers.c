@@ -237,7 +237,8 @@ static void test_routing(void)
     }
     uint32_t pub = 0;
     uint16_t key_id = 0;
-    CHECK_EQ_INT(zm_session_declare_publisher(s, "pub/key", 7, &pub, &key_id), Z_OK);
+    CHECK_EQ_INT(zm_session_declare_keyexpr(s, "pub/key", 7, &key_id), Z_OK);
+    CHECK_EQ_INT(zm_session_declare_publisher(s, key_id, &pub), Z_OK);
     char key[32];
     for (uint32_t i = 0; i < 200; i++) {
         int n = snprintf(key, sizeof(key), "other/%u", (unsigned)i);
@@ -261,7 +262,8 @@ static void test_routing(void)
     /* a publisher declared now counts the subscribers already there */
     uint32_t pub2 = 0;
     uint16_t key_id2 = 0;
-    CHECK_EQ_INT(zm_session_declare_publisher(s, "pub/late", 8, &pub2, &key_id2), Z_OK);
+    CHECK_EQ_INT(zm_session_declare_keyexpr(s, "pub/late", 8, &key_id2), Z_OK);
+    CHECK_EQ_INT(zm_session_declare_publisher(s, key_id2, &pub2), Z_OK);
     before = fake_pushes(&f);
     check_route(s, &f, "pub/late", key_id2, true);
     CHECK(fake_pushes(&f) == before + 2);
@@ -289,8 +291,10 @@ static void test_routing(void)
     check_route(s, &f, "pub/late", key_id2, false);
     check_route(s, &f, "pub/key", 0, false);
     check_route(s, &f, "pub/other", 0, false);
-    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub2, key_id2), Z_OK);
-    CHECK_EQ_INT(zm_session_undeclare_publisher(s, pub, key_id), Z_OK);
+    zm_session_undeclare_publisher(s, pub2);
+    CHECK_EQ_INT(zm_session_undeclare_keyexpr(s, key_id2), Z_OK);
+    zm_session_undeclare_publisher(s, pub);
+    CHECK_EQ_INT(zm_session_undeclare_keyexpr(s, key_id), Z_OK);
     fake_close(&f);
     zm_session_close(s);
 }

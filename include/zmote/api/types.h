@@ -339,6 +339,7 @@ ZM_OWNED_TYPE(zm_api_queryable_t, queryable)
 typedef struct {
     struct zm_api_session *session;            /**< counted reference */
     uint32_t id;                               /**< its entity id */
+    uint16_t key_id;                           /**< the id its key expression was declared with */
     zm_api_keyexpr_t keyexpr;                  /**< a copy of its key expression */
     zm_api_encoding_t encoding;                /**< default encoding of its gets' payloads */
     z_query_target_t target;                   /**< of its gets */
