@@ -279,6 +279,59 @@ static void test_failing_allocations(void)
     CHECK_EQ_INT(live(), before);
 }
 
+/* Declares a publisher (or a querier) on key with allocation n failing (0: none); undeclares it. */
+static z_result_t sender_life(const z_loaned_session_t *s, bool querier, long n, long *asked)
+{
+    z_view_keyexpr_t ke;
+    z_view_keyexpr_from_str(&ke, "qa/sender");
+    long a0 = atomic_load(&attempts);
+    atomic_store(&fail_at, n > 0 ? a0 + n : 0);
+    z_result_t r;
+    if (querier) {
+        z_owned_querier_t q;
+        r = z_declare_querier(s, &q, z_loan(ke), NULL);
+        if (r == Z_OK) {
+            CHECK_EQ_INT(z_undeclare_querier(z_move(q)), Z_OK);
+        }
+    } else {
+        z_owned_publisher_t pub;
+        r = z_declare_publisher(s, &pub, z_loan(ke), NULL);
+        if (r == Z_OK) {
+            CHECK_EQ_INT(z_undeclare_publisher(z_move(pub)), Z_OK);
+        }
+    }
+    *asked = atomic_load(&attempts) - a0;
+    atomic_store(&fail_at, 0);
+    return r;
+}
+
+/* A publisher or querier whose declaration runs out of memory leaves nothing declared: its key
+ * expression, declared before it, goes with it; one undeclared takes its key along. */
+static void test_failing_sender_declarations(void)
+{
+    long before = live();
+    char listen[64];
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", free_port());
+    z_owned_session_t s; /* alone: no peer's copy of its declarations counts */
+    CHECK_EQ_INT(open_peer(&s, listen, NULL), Z_OK);
+    for (int querier = 0; querier < 2; querier++) {
+        long asked = 0;
+        CHECK_EQ_INT(sender_life(z_loan(s), querier, 0, &asked), Z_OK); /* the tables it grows stay grown */
+        long base = live();
+        CHECK_EQ_INT(sender_life(z_loan(s), querier, 0, &asked), Z_OK);
+        CHECK_EQ_INT(live(), base);
+        CHECK_CTX(asked >= 3, "%ld allocations in a declaration", asked); /* its key copied, its key, its record */
+        long all = asked;
+        for (long n = 1; n <= all; n++) {
+            z_result_t r = sender_life(z_loan(s), querier, n, &asked);
+            CHECK_CTX(r == ZM_E_NOMEM || r == Z_OK, "allocation %ld failing: %d", n, (int)r);
+            CHECK_CTX(live() == base, "allocation %ld failing leaked %ld blocks", n, live() - base);
+        }
+    }
+    z_drop(z_move(s));
+    CHECK_EQ_INT(live(), before);
+}
+
 #ifdef Z_FEATURE_UNSTABLE_API
 /* A get waiting on a kept query ends when its token is cancelled; a cancelled token refuses new gets. */
 static void test_cancellation(void)
@@ -513,6 +566,7 @@ int main(void)
     CHECK_EQ_INT(z_condvar_init(&changed), Z_OK);
     test_allocs_per_get();
     test_failing_allocations();
+    test_failing_sender_declarations();
 #ifdef Z_FEATURE_UNSTABLE_API
     test_cancellation();
     test_cancellation_shared();
