@@ -72,9 +72,6 @@ INDIRECT_TABLE = {
     "current.alloc": ["port_alloc", APP],
     "current.free": ["port_free", APP],
     # api/sample.c: z_closure_*_drop, written by a macro, call the closure's drop.
-    # session/: the admin space's hooks, which zm_session_admin_start installs (admin.c).
-    "hooks->declaration": ["admin_declaration"],
-    "admin->on_query": ["admin_on_query"],
     "CLOSURE_FUNCTIONS": ["channel_close", APP],
     # port/baremetal/serial.c: a board UART's driver (zm_board_uart_t), the board's and so the
     # application's own code. A key may name its file, for an expression too common to be global.

@@ -353,6 +353,9 @@ struct zm_api_session {
         ZM_ATOMIC(bool) read_task;
         ZM_ATOMIC(bool) lease_task;
     )
+#if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
+    ZM_ATOMIC(uint32_t) admin_qid; /* the admin space's queryable (session.c), 0 when off */
+#endif
 };
 typedef struct zm_api_session zm_api_session_t;
 

@@ -1,8 +1,9 @@
 /*
  * Sessions of the API: opening one from a configuration, closing it, what it knows about itself
- * and its peers, declared key expressions, timestamps, and the calls that drive it (tasks,
- * single-thread reads, batching). The owned session, its publishers and its subscribers share
- * one counted record, so each may be dropped in any order, before or after the session closes.
+ * and its peers, declared key expressions, timestamps, the admin space, and the calls that drive
+ * it (tasks, single-thread reads, batching). The owned session, its publishers and its
+ * subscribers share one counted record, so each may be dropped in any order, before or after the
+ * session closes.
  */
 #include <string.h>
 
@@ -130,6 +131,85 @@ void z_session_drop(z_moved_session_t *obj)
     session_close(b, false);
     zm_api_session_unref(b);
 }
+
+/* ---- the admin space ------------------------------------------------------------------------------ */
+
+/*
+ * A queryable of the session on its admin key (zp_start_admin_space), which answers each query
+ * with the entries the session writes (zm_session_admin_answer), one reply in JSON each. Its id
+ * is kept in the shared record, so that starting twice declares one queryable and stopping
+ * undeclares it.
+ */
+#if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
+
+#define ENCODING_APPLICATION_JSON 5u
+
+typedef struct {
+    zm_session_t *s;
+    const zm_query_in_t *q;
+} admin_query_t;
+
+static void reply_entry(const char *key, size_t key_len, const char *json, size_t json_len, void *ctx)
+{
+    static const zm_encoding_t encoding = {ENCODING_APPLICATION_JSON, false, {NULL, 0}};
+    const admin_query_t *aq = ctx;
+    zm_reply_args_t a;
+    a.kind = ZM_REPLY_OK;
+    zm_put_args_init(&a.put, key, key_len);
+    a.put.body.payload = zm_slice(json, json_len);
+    a.put.body.has_encoding = true;
+    a.put.body.encoding = encoding;
+    z_result_t rc = zm_session_reply(aq->s, &aq->q->route, &a);
+    ZM_UNUSED(rc); /* the querier may be gone: nothing to do about it */
+}
+
+static void on_query(zm_query_in_t *q, void *ctx)
+{
+    admin_query_t aq = {ctx, q};
+    z_result_t rc = zm_session_admin_answer(aq.s, q->key, q->key_len, reply_entry, &aq);
+    ZM_UNUSED(rc); /* out of memory: the querier gets its final alone */
+}
+
+static z_result_t admin_start(zm_api_session_t *b, zm_session_t *s)
+{
+    if (zm_atomic_load(&b->admin_qid) != 0) {
+        return Z_OK;
+    }
+    char key[ZM_ADMIN_KEY_MAX];
+    size_t len = zm_session_admin_key(s, key);
+    uint32_t qid;
+    ZM_TRY(zm_session_declare_queryable(s, key, len, false, ZM_LOCALITY_ANY, on_query, NULL, s, &qid));
+    uint32_t held = 0;
+    while (!zm_atomic_cas_relaxed(&b->admin_qid, &held, qid)) {
+        if (held != 0) { /* two starts at once: one queryable stays */
+            return zm_session_undeclare_queryable(s, qid);
+        }
+    }
+    return Z_OK;
+}
+
+z_result_t zp_start_admin_space(z_loaned_session_t *zs)
+{
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    z_result_t r = admin_start(record_of(zs), s);
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+z_result_t zp_stop_admin_space(z_loaned_session_t *zs)
+{
+    zm_session_t *s;
+    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
+    uint32_t qid = zm_atomic_load(&record_of(zs)->admin_qid);
+    while (qid != 0 && !zm_atomic_cas_relaxed(&record_of(zs)->admin_qid, &qid, 0u)) {
+    }
+    z_result_t r = qid != 0 ? zm_session_undeclare_queryable(s, qid) : Z_OK;
+    zm_api_session_leave(record_of(zs));
+    return r;
+}
+
+#endif /* ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE */
 
 /* ---- opening and closing ---------------------------------------------------------------------------- */
 
@@ -318,8 +398,9 @@ z_result_t z_open(z_owned_session_t *zs, z_moved_config_t *config, const z_open_
     ZM_IF_THREADS(zm_atomic_init(&b->read_task, sc.start_tasks); zm_atomic_init(&b->lease_task, sc.start_tasks);)
     zs->_rc.ptr = b;
 #if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
+    zm_atomic_init(&b->admin_qid, 0u);
     if (options != NULL && options->auto_start_admin_space) {
-        r = zm_session_admin_start(s);
+        r = admin_start(b, s);
     }
 #endif
     return r;
@@ -644,16 +725,3 @@ z_result_t zp_batch_flush(const z_loaned_session_t *zs) { return batch_call(zs, 
 z_result_t zp_batch_stop(const z_loaned_session_t *zs) { return batch_call(zs, zm_session_batch_stop); }
 #endif
 
-#if ZM_UNSTABLE_API && Z_FEATURE_ADMIN_SPACE
-static z_result_t admin_call(z_loaned_session_t *zs, z_result_t (*op)(zm_session_t *s))
-{
-    zm_session_t *s;
-    ZM_TRY(zm_api_session_enter(record_of(zs), &s));
-    z_result_t r = op(s);
-    zm_api_session_leave(record_of(zs));
-    return r;
-}
-
-z_result_t zp_start_admin_space(z_loaned_session_t *zs) { return admin_call(zs, zm_session_admin_start); }
-z_result_t zp_stop_admin_space(z_loaned_session_t *zs) { return admin_call(zs, zm_session_admin_stop); }
-#endif

@@ -1,9 +1,10 @@
 /*
- * The admin space as zenoh-pico 1.9 has it: one queryable on @/<zid>/pico and below that answers with
- * JSON descriptions of the session, its transport and its peers, each entry at its own key and
- * only when that key intersects the query. It is an ordinary queryable of the session, built only
- * with Z_FEATURE_ADMIN_SPACE: its reply is sent from inside its callback, on the receive path, so
- * a firmware that serves it needs more stack than the bound scripts/check-stack.sh checks.
+ * The admin space as zenoh-pico 1.9 has it: under @/<zid>/pico, JSON descriptions of the session,
+ * its transport and its peers, each entry at its own key, given for a query only when that key
+ * intersects it. This file writes the entries from the session's state; the queryable that
+ * serves them is the API's (api/admin.c), an ordinary one of the session, built only with
+ * Z_FEATURE_ADMIN_SPACE: its replies are sent from inside its callback, on the receive path, so a
+ * firmware that serves it needs more stack than the bound scripts/check-stack.sh checks.
  */
 #include <string.h>
 
@@ -14,11 +15,10 @@
 #if Z_FEATURE_ADMIN_SPACE
 
 #define ADMIN_JSON_MAX 4096u
+#define ADMIN_KEY_MAX ZM_ADMIN_KEY_MAX
 /* The longest key answered on, @/<zid>/pico/session/transports/0/peers/<zid>, fits with its NUL. */
-#define ADMIN_KEY_MAX 112u
 _Static_assert(sizeof("@/") + 32 + sizeof("/pico/session/transports/0/peers/") + 32 - 1 <= ADMIN_KEY_MAX,
-               "ADMIN_KEY_MAX holds every admin key");
-#define ENCODING_APPLICATION_JSON 5u
+               "ZM_ADMIN_KEY_MAX holds every admin key");
 
 /* 32 lowercase hex digits, most significant byte first, as zenoh-pico prints zids. */
 static void zid_hex(const zm_zid_t *zid, char out[33])
@@ -175,19 +175,6 @@ static void collect_peers(zm_session_t *s, peer_info_t *out, size_t *n)
     S_UNLOCK(s);
 }
 
-static void reply(zm_session_t *s, const zm_query_in_t *q, const char *key, size_t key_len, const text_t *json)
-{
-    static const zm_encoding_t encoding = {ENCODING_APPLICATION_JSON, false, {NULL, 0}};
-    zm_reply_args_t a;
-    a.kind = ZM_REPLY_OK;
-    zm_put_args_init(&a.put, key, key_len);
-    a.put.body.payload = zm_slice(json->buf, json->len);
-    a.put.body.has_encoding = true;
-    a.put.body.encoding = encoding;
-    z_result_t rc = zm_session_reply(s, &q->route, &a);
-    ZM_UNUSED(rc); /* the querier may be gone: nothing to do about it */
-}
-
 /*
  * What answering a query needs besides the keys, allocated for the answer: the peers (up to
  * ZM_PEERS_MAX of them) would otherwise sit on the receive path's stack with the JSON builder.
@@ -227,13 +214,12 @@ static void entry_json(text_t *json, zm_session_t *s, size_t e, const peer_info_
     }
 }
 
-/* The admin space's queryable: each entry whose key intersects the query answers with its JSON. */
-static void admin_on_query(zm_query_in_t *q, void *ctx)
+z_result_t zm_session_admin_answer(zm_session_t *s, const char *query, size_t query_len, zm_admin_entry_fn fn,
+                                   void *ctx)
 {
-    zm_session_t *s = ctx;
     answer_t *a = zm_alloc(sizeof(*a));
     if (a == NULL) {
-        return;
+        return ZM_E_NOMEM;
     }
     char *key = a->key;
     admin_prefix(s, key, ADMIN_KEY_MAX);
@@ -255,52 +241,26 @@ static void admin_on_query(zm_query_in_t *q, void *ctx)
             key_append(key, ADMIN_KEY_MAX, &klen, "/session/transports/0/peers/");
             key_append(key, ADMIN_KEY_MAX, &klen, hex);
         }
-        if (!zm_keyexpr_intersects(key, klen, q->key, q->key_len)) {
+        if (!zm_keyexpr_intersects(key, klen, query, query_len)) {
             continue;
         }
         json.len = 0;
         json.full = false;
         entry_json(&json, s, e, a->peers, n, ZM_ARRAY_LEN(suffixes));
         if (!json.full) {
-            reply(s, q, key, klen, &json);
+            fn(key, klen, json.buf, json.len, ctx);
         }
     }
     zm_free(a);
+    return Z_OK;
 }
 
-z_result_t zm_session_admin_start(zm_session_t *s)
+size_t zm_session_admin_key(const zm_session_t *s, char out[ZM_ADMIN_KEY_MAX])
 {
-    if (s->closing) {
-        return Z_ESESSION_CLOSED;
-    }
-    S_LOCK(s);
-    bool on = s->admin_qid != 0;
-    S_UNLOCK(s);
-    if (on) {
-        return Z_OK;
-    }
-    char key[ADMIN_KEY_MAX];
-    admin_prefix(s, key, sizeof(key));
-    size_t len = strlen(key);
-    memcpy(key + len, "/**", 4);
-    uint32_t qid;
-    ZM_TRY(zm_session_declare_queryable(s, key, len + 3, false, ZM_LOCALITY_ANY, admin_on_query, NULL, s, &qid));
-    S_LOCK(s);
-    bool raced = s->admin_qid != 0; /* two starts at once: one queryable stays */
-    if (!raced) {
-        s->admin_qid = qid;
-    }
-    S_UNLOCK(s);
-    return raced ? zm_session_undeclare_queryable(s, qid) : Z_OK;
-}
-
-z_result_t zm_session_admin_stop(zm_session_t *s)
-{
-    S_LOCK(s);
-    uint32_t qid = s->admin_qid;
-    s->admin_qid = 0;
-    S_UNLOCK(s);
-    return qid == 0 ? Z_OK : zm_session_undeclare_queryable(s, qid);
+    admin_prefix(s, out, ADMIN_KEY_MAX);
+    size_t len = strlen(out);
+    memcpy(out + len, "/**", 4);
+    return len + 3;
 }
 
 #endif /* Z_FEATURE_ADMIN_SPACE */

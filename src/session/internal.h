@@ -337,7 +337,6 @@ struct zm_session {
     uint32_t next_id;     /* entity ids, from 1 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
-    uint32_t admin_qid; /* the admin space's queryable (admin.c), 0 when off */
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
     uint64_t hlc_last;     /* last timestamp handed out */
 };

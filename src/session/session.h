@@ -385,12 +385,19 @@ bool zm_cancel_is_cancelled(zm_cancel_t *t);
 /** Ends every get linked to t; gets given t from now on are refused (Z_ERR_CANCELLED). */
 void zm_cancel_cancel(zm_cancel_t *t);
 
-/**
- * The admin space as zenoh-pico 1.9 has it: a queryable under @/<zid>/pico describing the
- * session, its transport and its peers in JSON (key @/ZID/pico/ and below). Idempotent.
+/*
+ * The admin space as zenoh-pico 1.9 has it: the session, its transport and its peers described
+ * in JSON, each at its own key under @/<zid>/pico, which a queryable on zm_session_admin_key
+ * serves (the API's, api/admin.c).
  */
-ZM_NODISCARD z_result_t zm_session_admin_start(zm_session_t *s);
-ZM_NODISCARD z_result_t zm_session_admin_stop(zm_session_t *s);
+#define ZM_ADMIN_KEY_MAX 112u /* the longest admin key, with its NUL */
+/** Writes the admin space's key expression (@/<zid>/pico and all below it) into out; returns its length. */
+size_t zm_session_admin_key(const zm_session_t *s, char out[ZM_ADMIN_KEY_MAX]);
+/** One entry of the admin space: its key and its JSON, borrowed for the call. */
+typedef void (*zm_admin_entry_fn)(const char *key, size_t key_len, const char *json, size_t json_len, void *ctx);
+/** Gives fn each entry whose key intersects query, in zenoh-pico's order; ZM_E_NOMEM: none. */
+ZM_NODISCARD z_result_t zm_session_admin_answer(zm_session_t *s, const char *query, size_t query_len,
+                                                zm_admin_entry_fn fn, void *ctx);
 
 /* ---- scouting ---------------------------------------------------------------------------------- */
 

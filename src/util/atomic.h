@@ -25,8 +25,8 @@
 #define zm_atomic_inc_relaxed(p) atomic_fetch_add_explicit((p), 1u, memory_order_relaxed)
 #define zm_atomic_dec(p) atomic_fetch_sub((p), 1u)
 #define zm_atomic_dec_acq_rel(p) atomic_fetch_sub_explicit((p), 1u, memory_order_acq_rel)
-/* For counts that order nothing else (the memory account's). Stores d if *p is *e (true), else
- * loads *p into *e (false; it may fail spuriously: loop). */
+/* For values that order nothing else (the memory account's counts, the admin space's queryable
+ * id). Stores d if *p is *e (true), else loads *p into *e (false; it may fail spuriously: loop). */
 #define zm_atomic_cas_relaxed(p, e, d) \
     atomic_compare_exchange_weak_explicit((p), (e), (d), memory_order_relaxed, memory_order_relaxed)
 #define zm_atomic_sub_relaxed(p, n) atomic_fetch_sub_explicit((p), (n), memory_order_relaxed)
