@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "transport/usrpwd.h"
 #include "zmote/port.h"
 
 /* ---- the shared record ----------------------------------------------------------------------------- */
@@ -323,18 +322,10 @@ static z_result_t session_config(const zm_api_config_t *c, zm_session_config_t *
     if (zid != NULL) {
         ZM_TRY(zid_parse(zid, &sc->zid)); /* never of len 0 */
     }
-#if ZM_AUTH_USRPWD
-    /* Credentials come as a pair (Rust ignores half of one; a typo should not go unnoticed), with a
-     * user of a size the handshake carries; a dictionary must read as Rust reads its file. */
+#if ZM_AUTH_USRPWD /* checked by zm_session_open */
     sc->user = zp_config_get(c, Z_CONFIG_USER_KEY);
     sc->password = zp_config_get(c, Z_CONFIG_PASSWORD_KEY);
     sc->usrpwd_dict = zp_config_get(c, ZM_CONFIG_USRPWD_DICTIONARY_KEY);
-    if ((sc->user == NULL) != (sc->password == NULL) ||
-        (sc->user != NULL && (sc->user[0] == '\0' || sc->password[0] == '\0' ||
-                              strlen(sc->user) > ZM_USRPWD_USER_MAX)) ||
-        (sc->usrpwd_dict != NULL && !zm_usrpwd_dict_valid(sc->usrpwd_dict))) {
-        return Z_EINVAL;
-    }
 #endif
     if (Z_FEATURE_AUTO_RECONNECT) { /* else false, as the memset left it */
         sc->auto_reconnect = sc->mode == ZM_MODE_CLIENT;

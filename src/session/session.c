@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "session/hub.h"
+#include "transport/usrpwd.h"
 #include "util/alloc.h"
 
 #define LEASE_TICK_MS 250u
@@ -772,6 +773,23 @@ static void mcast_settle(zm_session_t *s)
 }
 #endif
 
+#if ZM_AUTH_USRPWD
+/* Credentials come as a pair (Rust ignores half of one; a typo should not go unnoticed), with a
+ * user of a size the handshake carries; a dictionary must read as Rust reads its file. */
+static bool auth_valid(const zm_session_config_t *cfg)
+{
+    if (cfg->user != NULL || cfg->password != NULL) {
+        if (cfg->user == NULL || cfg->password == NULL || cfg->user[0] == '\0' || cfg->password[0] == '\0' ||
+            strlen(cfg->user) > ZM_USRPWD_USER_MAX) {
+            return false;
+        }
+    }
+    return cfg->usrpwd_dict == NULL || zm_usrpwd_dict_valid(cfg->usrpwd_dict);
+}
+#else
+#define auth_valid(cfg) ((void)(cfg), true)
+#endif
+
 z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
 {
     *out = NULL;
@@ -789,6 +807,9 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
         }
     } else if (!Z_FEATURE_UNICAST_PEER && cfg->mode == ZM_MODE_PEER) {
         return ZM_E_UNSUPPORTED; /* a client-only build: no listener, no peers of its own */
+    }
+    if (!auth_valid(cfg)) {
+        return Z_EINVAL;
     }
     zm_session_t *s = session_new();
     if (s == NULL) {

@@ -139,7 +139,8 @@ void zm_put_args_init(zm_put_args_t *a, const char *key, size_t key_len);
  * listens on the listen endpoints). Returns an owned session to close with zm_session_close.
  * cfg is valid, as the API checks it (asserted): a mode of zm_mode_t, at most ZM_ENDPOINTS_MAX
  * endpoints of each kind, none to listen on for a client, and some endpoint, or else scouting.
- * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one;
+ * ZM_E_UNSUPPORTED for a mode or endpoint zmote cannot serve, ZM_E_LOCATOR for a malformed one,
+ * Z_EINVAL for credentials that are not a pair or a dictionary that does not read (usrpwd);
  * when no endpoint could be reached, the error of the last one tried (ZM_E_REFUSED, ZM_E_NO_HOST,
  * ZM_E_TIMEOUT, a handshake's error...), so that the caller can say why.
  * Scouting builds: without connect nor listen endpoints the session scouts for cfg->scout_what
