@@ -222,7 +222,7 @@ void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadl
 
 /**
  * Advances h with what its link has now; never waits for the peer (its small replies are
- * written at once, see zm_transport_send_one). Call it when the link is ready (zm_link_wait_any).
+ * written at once, within ZM_TRANSPORT_CLOSE_SEND_MS). Call it when the link is ready (zm_link_wait_any).
  *  - ZM_E_AGAIN: needs more bytes; h is still pending.
  *  - Z_OK: *out is an established transport that owns the link and its freshly allocated
  *    buffers, with any bytes the peer sent after its OpenSyn already in out's rx buffer; h is
