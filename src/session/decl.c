@@ -79,10 +79,8 @@ ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, c
         if (zm_peer_is_group(p) && !zm_mcast_declares(kind)) {
             continue;
         }
-        z_result_t r = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
-        if (r == Z_OK && !s->batching) {
-            r = zm_transport_flush(&p->t);
-        }
+        /* written out at once, unless the application batches */
+        z_result_t r = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, !s->batching);
         if (r != Z_OK) {
             zm_peer_send_failed(p, r, "a declaration could not be sent");
         }

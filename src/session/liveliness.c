@@ -52,8 +52,7 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
 {
     zm_network_msg_t m;
     interest_init(&m, id, mode, key, len);
-    z_result_t rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
-    return rc == Z_OK && flush ? zm_transport_flush(zm_peer_tx(p)) : rc;
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, flush);
 }
 #endif
 
