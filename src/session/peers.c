@@ -191,7 +191,6 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint, uint32_t timeo
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));
-        zm_link_close(&link);
         return rc;
     }
 #if ZM_PUSH_DECLS

@@ -309,7 +309,6 @@ static size_t connect_count(const zm_session_t *s)
  */
 static z_result_t lease_step(zm_session_t *s, bool task)
 {
-    uint64_t now = zm_port_clock_ms();
     zm_pins_t pinned;
     zm_peers_pin(s, &pinned);
     for (size_t i = 0; i < pinned.n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
@@ -328,6 +327,7 @@ static z_result_t lease_step(zm_session_t *s, bool task)
         }
     }
     zm_peers_unpin(&pinned);
+    uint64_t now = zm_port_clock_ms(); /* after the ticks, which may wait for a link */
     if (ZM_PEER_ACTIVITY) { /* the eviction order: a client evicts nobody */
         zm_peers_note_activity(s, now);
     }

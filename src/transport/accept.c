@@ -476,12 +476,7 @@ z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link, const zm_tran
     }
     if (rc != Z_OK) {
         refuse(&h, rc, reason);
-        /* The caller closes the link, as it always has; the buffer it pointed at dies here. */
-        *link = h.link;
-        link->rx_buf = NULL;
-        link->rx_cap = 0;
-        link->rx_pos = 0;
-        link->rx_len = 0;
+        zm_link_close(&h.link);
     }
     return rc;
 }

@@ -165,10 +165,10 @@ typedef struct zm_transport {
 
 /**
  * Runs the handshake as opener (we connected) or acceptor (we accepted) over an open link,
- * within timeout_ms, blocking. On success t owns the link and its buffers; on failure the link
- * is left to the caller (who closes it), nothing else is held. CLOSE from the remote gives
- * ZM_E_CLOSED. The acceptor is zm_handshake_step run until done, waiting for the link between
- * steps; where it refuses the peer it has sent the CLOSE already.
+ * within timeout_ms, blocking. Either takes the link: on success t owns it and its buffers; on
+ * failure it is closed, and nothing is held. CLOSE from the remote gives ZM_E_CLOSED. The
+ * acceptor is zm_handshake_step run until done, waiting for the link between steps; where it
+ * refuses the peer it has sent the CLOSE already.
  */
 ZM_NODISCARD z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
                                           uint32_t timeout_ms);

@@ -177,7 +177,7 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     zm_link_set_deadline(&t->link, 0); /* established: the lease watches the link from now on */
     if (rc != Z_OK) {
         zm_transport_drop_buffers(t);
-        *link = t->link; /* the link, with whatever it buffered, stays the caller's */
+        zm_link_close(&t->link);
     }
     return rc;
 }
