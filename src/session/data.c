@@ -196,6 +196,20 @@ static z_result_t push_send(const zm_put_args_t *a, const zm_pins_t *pinned)
     return rc;
 }
 
+/* Pins a's targets and sends them a's PUSH. Not inlined: the pins and the message are on the stack
+ * only while they are sent, not while a put_local that follows delivers. */
+static ZM_NOINLINE z_result_t put_remote(zm_session_t *s, const zm_put_args_t *a)
+{
+    zm_pins_t pinned;
+    pin_targets(s, a, &pinned);
+    z_result_t rc = push_send(a, &pinned);
+    zm_peers_unpin(&pinned);
+    if (pinned.n == 0 && !zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
+        rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
+    }
+    return rc;
+}
+
 /* A session's own subscribers take its puts only in a build with local subscribers, as in
  * zenoh-pico: without them, nothing is delivered locally and none of this is linked. */
 #if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
@@ -221,14 +235,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     /* only the options of a build with local subscribers choose where a put goes */
     ZM_ASSERT(Z_FEATURE_LOCAL_SUBSCRIBER || a->destination == ZM_LOCALITY_ANY);
     if (!Z_FEATURE_LOCAL_SUBSCRIBER || a->destination != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_pins_t pinned;
-        pin_targets(s, a, &pinned);
-        if (pinned.n > 0) {
-            rc = push_send(a, &pinned);
-            zm_peers_unpin(&pinned);
-        } else if (!zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
-            rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
-        }
+        rc = put_remote(s, a);
     }
 #if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
     /* the count, kept as subscribers come and go, spares a put the dispatch when there is none */
