@@ -2,8 +2,8 @@
  * The session's private state, shared by its files: peers (one transport each), local
  * entities, and what each peer declared. Locking: s->lock guards the entity lists, the peer
  * slots' state and the remote subscriber lists; it is never held while sending or while a
- * callback runs. A peer slot in use is pinned (refs) by whoever sends on it or reads it, so
- * the reaper frees a dead peer only once nobody holds it.
+ * callback runs. A peer slot in use is pinned (refs) by whoever sends on it or reads it, in
+ * every build, so the reaper frees a dead peer only once nobody holds it (zm_pins_t).
  */
 #ifndef ZM_SESSION_INTERNAL_H
 #define ZM_SESSION_INTERNAL_H
@@ -394,9 +394,15 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 
 /*
- * Peers pinned for a use outside s->lock: at most the ZM_PEERS_PIN slots we send on. Every build
- * pins the peers it uses, one thread or many: whoever sends on a peer or reads it pins it first
- * and unpins it after, and the reaper frees a dead peer only once nobody holds it.
+ * Peers pinned for a use outside s->lock: at most the ZM_PEERS_PIN slots we send on. One contract
+ * in every build, one thread or many: whoever sends on a peer, reads it or hands it on (to a
+ * callback, to the push of our declarations) pins it under s->lock, while it is LIVE, and unpins
+ * it after, without the lock; the reaper frees a dead peer only once its pins are gone, so no
+ * peer is freed under its user, be the reaper another thread or a callback that user runs. A
+ * slot's setup leaves it unpinned: the lifecycle that fills it pins it for the push that follows
+ * (peers.c, mcast.c, group.c), but a client's first connect, inside open, before anyone else
+ * holds the session. A kill holds its peer until its link is shut only where a reaper may run on
+ * another thread.
  */
 typedef struct {
     size_t n;
