@@ -176,8 +176,8 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     }
     zm_link_set_deadline(&t->link, 0); /* established: the lease watches the link from now on */
     if (rc != Z_OK) {
-        zm_transport_drop_buffers(t);
         zm_link_close(&t->link);
+        zm_transport_drop_buffers(t);
     }
     return rc;
 }
