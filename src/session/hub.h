@@ -164,8 +164,9 @@ static inline void zm_hub_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int del
  * gets, which the feature of column `gets` keeps. Inline, as zm_hub_changed.
  *
  * zm_hub_token_get_open registers one on key (copied) under a fresh interest id (*id): it waits
- * for every live peer ask picks (s->lock held), pinned into pinned (unpinned by the caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
- * end on another thread. It is linked to cancel (if not NULL) as it enters the table. ZM_E_LIMIT
+ * for every live peer ask picks (s->lock held), pinned into pinned (unpinned by the caller), and
+ * for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may end on another
+ * thread. It is linked to cancel (if not NULL) as it enters the table. ZM_E_LIMIT
  * when ZM_GETS_MAX gets wait already, ZM_E_NOMEM, Z_ERR_CANCELLED; drop has not run on error.
  */
 #define ZM_HUB_TOKEN_GET_OPEN(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \

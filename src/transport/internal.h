@@ -30,9 +30,9 @@ static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
 
 /*
  * The pieces below serve the opener (unicast.c), the acceptor (accept.c) and a multicast group
- * (multicast.c), in every build. The short ones that only compute or fill are inline here, each
- * file having its own copy, so that the opener, which calls most of them once, has them inline:
- * in a client-only build it is their one user. Those that allocate, free or send are unicast.c's.
+ * (multicast.c), the same way in every build: inline here, each file with its own copy, so that
+ * the opener, which calls each of them once (and in a client-only build is their only user), has
+ * them in its own body. The CLOSE, which a transport's close sends too, is unicast.c's.
  */
 
 /** The largest batch announced on link: ours (p->batch_size), no more than the link's MTU. */
