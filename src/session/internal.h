@@ -680,10 +680,11 @@ void zm_bad_key(zm_peer_t *p, z_result_t rc);
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
 
 /**
- * s->lock held: makes slot p, whose transport is in p->t, a live peer (unpinned: a caller that hands
- * it on pins it): its index, generation and empty declaration tables, tx on its own transport, and what comes
- * from it handed to zm_session_on_message. Inline in the lifecycles that fill a slot (peers.c,
- * mcast.c), so that the core holds no reference to the receive path.
+ * s->lock held: makes slot p, whose transport is in p->t, a live peer, unpinned (a caller that
+ * hands it on pins it, zm_pins_t): its index, generation and empty declaration tables, tx on its
+ * own transport, and what comes from it handed to zm_session_on_message. Inline in the
+ * lifecycles that fill a slot (peers.c, mcast.c), so that the core holds no reference to the
+ * receive path.
  */
 static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 {
