@@ -189,11 +189,6 @@
  * one of its channel, given back by the sender itself when the batch is dropped. */
 #define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
 
-/* Whether the handshake helpers (transport/internal.h) serve others than the opener: the acceptor
- * of a peer, a multicast group. Without, they are file-local to unicast.c, where the compiler
- * inlines those called once (106 B of the publisher-only app): the one linkage a switch changes. */
-#define ZM_TRANSPORT_SHARED (Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
-
 /* Whether the build answers SCOUTs: a listening peer does, with the addresses it listens on; only
  * builds with peers have a listener. */
 #define ZM_SCOUT_RESPONDER (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
@@ -289,20 +284,6 @@
 #define ZM_PEERS_PIN ZM_PEERS_MAX
 #define ZM_PEER_SLOTS ZM_PEERS_MAX
 #endif
-
-/*
- * Whether peers in use are pinned (refs), so that no reaper frees one under its user: where
- * another thread may reap (a read task, the lease task), or where code the session calls out to
- * may (the application's callbacks, which come with peers' declarations, scouting and the admin
- * space; a multicast group's members). A single-thread build with none of them, a
- * publisher-only one, uses a peer only within one of its own steps and reaps only between them
- * (z_info's callbacks, which may run a step, are given zids the slots themselves hold).
- */
-#define ZM_PEER_PINS \
-    (Z_FEATURE_MULTI_THREAD || ZM_REMOTE_DECLS || Z_FEATURE_SCOUTING || Z_FEATURE_ADMIN_SPACE || Z_FEATURE_MULTICAST_TRANSPORT)
-
-/* Only matching and liveliness subscribers pick the peers they pin; elsewhere fn is NULL. */
-#define ZM_PIN_FILTERS (Z_FEATURE_MATCHING || ZM_LIVELINESS_SUBS)
 
 /*
  * Whether a session reads its endpoint strings after open: to reconnect (or scout again), to

@@ -68,45 +68,44 @@ static const zm_hits_t *put_cache_hits(zm_session_t *s, const char *key, size_t 
 
 #if !ZM_WRITE_FILTER
 /* A client sends everything to its router, which routes. */
-static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 {
     ZM_UNUSED(a);
-    return zm_peers_pin(s, out, NULL, NULL);
+    zm_peers_pin(s, out);
 }
 #else
-#define ROUTE_MISS SIZE_MAX
-
 /*
  * Pins the peers of a put on a declared key from the route kept for it, without s->lock: the
  * route holds while route_gen does not move, and every change of a put's targets moves it under
  * s->lock (S_ROUTES_CHANGED). A peer killed after the route was read moved it before its reaper
  * could see no pin: the pins taken here are checked against route_gen after they are counted,
  * so either the reaper sees them, or they see the change and are given back untouched.
- * ROUTE_MISS when there is no such route (the caller takes the lock and keeps one).
+ * False when there is no such route (the caller takes the lock and keeps one).
  */
-static size_t pin_route(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static bool pin_route(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 {
     uint32_t gen = zm_atomic_load(&s->route_gen);
     const zm_route_t *r = &s->routes[a->key_id % ZM_ROUTES];
     if (zm_atomic_load(&r->gen) != gen) {
-        return ROUTE_MISS;
+        return false;
     }
     uint32_t kp = zm_atomic_load(&r->key_peers);
     if (kp >> 16 != a->key_id) {
-        return ROUTE_MISS;
+        return false;
     }
     size_t n = 0;
     for (size_t i = 0; i < ZM_PEERS_PIN && i < ZM_ROUTE_SLOTS; i++) {
         if (kp & (1u << i)) {
             zm_atomic_inc(&s->peers[i].refs);
-            out[n++] = &s->peers[i];
+            out->p[n++] = &s->peers[i];
         }
     }
+    out->n = n;
     if (zm_atomic_load(&s->route_gen) != gen) {
-        zm_peers_unpin(s, out, n);
-        return ROUTE_MISS;
+        zm_peers_unpin(out);
+        return false;
     }
-    return n;
+    return true;
 }
 
 /*
@@ -117,14 +116,11 @@ static size_t pin_route(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out
  * threads, a declared key's targets are kept as its route, which later puts read without the
  * lock.
  */
-static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out)
+static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 {
     bool routed = Z_FEATURE_MULTI_THREAD && ZM_PEERS_PIN <= ZM_ROUTE_SLOTS && a->key_id != 0;
-    if (routed) {
-        size_t n = pin_route(s, a, out);
-        if (n != ROUTE_MISS) {
-            return n;
-        }
+    if (routed && pin_route(s, a, out)) {
+        return;
     }
     size_t n = 0;
     uint32_t peers = 0;
@@ -149,7 +145,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
             zm_atomic_inc_relaxed(&p->refs);
-            out[n++] = p;
+            out->p[n++] = p;
             peers |= 1u << (i % ZM_ROUTE_SLOTS);
         }
     }
@@ -159,7 +155,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
         zm_atomic_store(&r->gen, zm_atomic_load(&s->route_gen));
     }
     S_UNLOCK(s);
-    return n;
+    out->n = n;
 }
 #endif
 
@@ -167,7 +163,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
  * Sends a's PUSH to the pinned peers: built here from a's parts around its body, which it borrows,
  * and encoded by each transport straight into its batch.
  */
-static z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n)
+static z_result_t push_send(const zm_put_args_t *a, const zm_pins_t *pinned)
 {
     z_result_t rc = Z_OK;
     zm_push_ref_t p;
@@ -178,23 +174,38 @@ static z_result_t push_send(const zm_put_args_t *a, zm_peer_t **pinned, size_t n
     p.qos = zm_qos_of(a->priority, a->block, a->express);
     p.body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
     p.body = &a->body;
-    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
+    for (size_t i = 0; i < pinned->n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
+        zm_peer_t *peer = pinned->p[i];
         z_result_t r;
-        if (Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS && zm_peer_is_group(pinned[i]) &&
+        if (Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS && zm_peer_is_group(peer) &&
             a->key_id != 0) {
             /* a multicast group, where no id is declared, gets the full key instead */
             zm_push_ref_t full = p;
             full.wire_expr.scope = 0;
             full.wire_expr.has_suffix = true;
             full.wire_expr.suffix = zm_slice(a->key, a->key_len);
-            r = zm_transport_push(&pinned[i]->t, &full, a->reliable, a->priority, a->express);
+            r = zm_transport_push(&peer->t, &full, a->reliable, a->priority, a->express);
         } else {
-            r = zm_transport_push(&pinned[i]->t, &p, a->reliable, a->priority, a->express);
+            r = zm_transport_push(&peer->t, &p, a->reliable, a->priority, a->express);
         }
         if (r != Z_OK) {
-            zm_peer_send_failed(pinned[i], r, "it does not take what we send");
+            zm_peer_send_failed(peer, r, "it does not take what we send");
             rc = r;
         }
+    }
+    return rc;
+}
+
+/* Pins a's targets and sends them a's PUSH. Not inlined: the pins and the message are on the stack
+ * only while they are sent, not while a put_local that follows delivers. */
+static ZM_NOINLINE z_result_t put_remote(zm_session_t *s, const zm_put_args_t *a)
+{
+    zm_pins_t pinned;
+    pin_targets(s, a, &pinned);
+    z_result_t rc = push_send(a, &pinned);
+    zm_peers_unpin(&pinned);
+    if (pinned.n == 0 && !zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
+        rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
     }
     return rc;
 }
@@ -224,14 +235,7 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
     /* only the options of a build with local subscribers choose where a put goes */
     ZM_ASSERT(Z_FEATURE_LOCAL_SUBSCRIBER || a->destination == ZM_LOCALITY_ANY);
     if (!Z_FEATURE_LOCAL_SUBSCRIBER || a->destination != ZM_LOCALITY_SESSION_LOCAL) {
-        zm_peer_t *pinned[ZM_PEERS_PIN];
-        size_t n = pin_targets(s, a, pinned);
-        if (n > 0) {
-            rc = push_send(a, pinned, n);
-            zm_peers_unpin(s, pinned, n);
-        } else if (!zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
-            rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
-        }
+        rc = put_remote(s, a);
     }
 #if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
     /* the count, kept as subscribers come and go, spares a put the dispatch when there is none */
@@ -245,17 +249,17 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 
 static z_result_t batch_each(zm_session_t *s, bool on, bool flush)
 {
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
     z_result_t rc = Z_OK;
-    for (size_t i = 0; i < n; i++) {
-        zm_transport_set_batching(&pinned[i]->t, on);
+    for (size_t i = 0; i < pinned.n; i++) {
+        zm_transport_set_batching(&pinned.p[i]->t, on);
         if (flush) {
-            z_result_t r = zm_transport_flush(&pinned[i]->t);
+            z_result_t r = zm_transport_flush(&pinned.p[i]->t);
             rc = r != Z_OK ? r : rc;
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
     return rc;
 }
 

@@ -72,21 +72,20 @@ ZM_NOINLINE void zm_decl_broadcast(zm_session_t *s, uint8_t kind, uint32_t id, c
     } else {
         ZM_ASSERT(extras == 0); /* only queryables and tokens have them */
     }
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
-        if (zm_peer_is_group(pinned[i]) && !zm_mcast_declares(kind)) {
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
+    for (size_t i = 0; i < pinned.n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
+        zm_peer_t *p = pinned.p[i];
+        if (zm_peer_is_group(p) && !zm_mcast_declares(kind)) {
             continue;
         }
-        z_result_t r = zm_transport_send(zm_peer_tx(pinned[i]), &m, true, ZM_PRIO_CONTROL, false);
-        if (r == Z_OK && !s->batching) {
-            r = zm_transport_flush(&pinned[i]->t);
-        }
+        /* written out at once, unless the application batches */
+        z_result_t r = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, !s->batching);
         if (r != Z_OK) {
-            zm_peer_send_failed(pinned[i], r, "a declaration could not be sent");
+            zm_peer_send_failed(p, r, "a declaration could not be sent");
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
 }
 
 #if ZM_LOCAL_ENTITIES

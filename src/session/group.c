@@ -52,6 +52,7 @@ z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link)
     S_LOCK(s);
     g->t = t;
     zm_peer_setup(s, g, false);
+    zm_atomic_inc(&g->refs); /* ours, while our JOIN and declarations go out */
     s->mcast.open = true;
     s->mcast.seed = seed[0];
     s->mcast.announce = false;
@@ -69,7 +70,7 @@ z_result_t zm_mcast_join_link(zm_session_t *s, zm_link_t *link)
         rc = zm_hub_push_all(s, g);
     }
     zm_peer_start(s, g);
-    zm_peers_unpin(s, &g, 1);
+    zm_peer_unpin(g);
     if (rc != Z_OK) {
         zm_peer_send_failed(g, rc, "nothing could be sent to it");
     }

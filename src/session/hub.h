@@ -102,8 +102,8 @@
     ZM_HUB_IF(peer_qbl)(void zm_##name##_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int delta);)          \
     ZM_HUB_IF(gets)(ZM_NODISCARD z_result_t zm_##name##_token_get_open(                                       \
                         zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms, zm_reply_fn fn,     \
-                        zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_peer_t **peers,        \
-                        size_t *n, zm_cancel_t *cancel, uint32_t *id);                                        \
+                        zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p), zm_pins_t *pinned,         \
+                        zm_cancel_t *cancel, uint32_t *id);                                                   \
                     bool zm_##name##_token_get_reply(zm_session_t *s, uint32_t id, const zm_reply_in_t *r);    \
                     void zm_##name##_token_get_final(zm_session_t *s, uint32_t id, unsigned bit);)
 ZM_FEATURES(ZM_HUB_DECLARE)
@@ -164,19 +164,18 @@ static inline void zm_hub_peer_qbl(zm_session_t *s, const zm_rdecl_t *d, int del
  * gets, which the feature of column `gets` keeps. Inline, as zm_hub_changed.
  *
  * zm_hub_token_get_open registers one on key (copied) under a fresh interest id (*id): it waits
- * for every live peer ask picks (s->lock held), pinned into peers (*n of them, unpinned by the
- * caller), and for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may
- * end on another thread. It is linked to cancel (if not NULL) as it enters the table. ZM_E_LIMIT
+ * for every live peer ask picks (s->lock held), pinned into pinned (unpinned by the caller), and
+ * for this session (ZM_GET_WAIT_LOCAL). From then on only its id names it: it may end on another
+ * thread. It is linked to cancel (if not NULL) as it enters the table. ZM_E_LIMIT
  * when ZM_GETS_MAX gets wait already, ZM_E_NOMEM, Z_ERR_CANCELLED; drop has not run on error.
  */
 #define ZM_HUB_TOKEN_GET_OPEN(name, push, interest, declared, gone, tick, close, changed, sender, peer_qbl, gets) \
-    ZM_HUB_IF(gets)(return zm_##name##_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask, peers, n,      \
-                                                      cancel, id);)
+    ZM_HUB_IF(gets)(return zm_##name##_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask, pinned, cancel, \
+                                                      id);)
 static inline ZM_NODISCARD z_result_t zm_hub_token_get_open(zm_session_t *s, const char *key, size_t len,
                                                             uint64_t timeout_ms, zm_reply_fn fn, zm_drop_fn drop,
                                                             void *ctx, bool (*ask)(const zm_peer_t *p),
-                                                            zm_peer_t **peers, size_t *n,
-                                                            zm_cancel_t *cancel, uint32_t *id)
+                                                            zm_pins_t *pinned, zm_cancel_t *cancel, uint32_t *id)
 {
     ZM_FEATURES(ZM_HUB_TOKEN_GET_OPEN)
 }

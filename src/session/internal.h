@@ -2,8 +2,8 @@
  * The session's private state, shared by its files: peers (one transport each), local
  * entities, and what each peer declared. Locking: s->lock guards the entity lists, the peer
  * slots' state and the remote subscriber lists; it is never held while sending or while a
- * callback runs. A peer slot in use is pinned (refs) by whoever sends on it or reads it, so
- * the reaper frees a dead peer only once nobody holds it.
+ * callback runs. A peer slot in use is pinned (refs) by whoever sends on it or reads it, in
+ * every build, so the reaper frees a dead peer only once nobody holds it (zm_pins_t).
  */
 #ifndef ZM_SESSION_INTERNAL_H
 #define ZM_SESSION_INTERNAL_H
@@ -392,16 +392,31 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 /** Lease task: records which peers sent something since the last look (eviction order). */
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms);
 
-/** Pins the live peers we send on (unicast ones and the group, at most ZM_PEERS_PIN) matching fn
- *  (or all if fn is NULL) into out; returns how many. Without ZM_PEER_PINS, finds them only. */
-size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
-#if ZM_PEER_PINS
+/*
+ * Peers pinned for a use outside s->lock: at most the ZM_PEERS_PIN slots we send on. One contract
+ * in every build, one thread or many: whoever sends on a peer, reads it or hands it on (to a
+ * callback, to the push of our declarations) pins it under s->lock, while it is LIVE, and unpins
+ * it after, without the lock; the reaper frees a dead peer only once its pins are gone, so no
+ * peer is freed under its user, be the reaper another thread or a callback that user runs. A
+ * slot's setup leaves it unpinned: the lifecycle that fills it pins it for the push that follows
+ * (peers.c, mcast.c, group.c), but a client's first connect, inside open, before anyone else
+ * holds the session. A kill holds its peer until its link is shut only where a reaper may run on
+ * another thread.
+ */
+typedef struct {
+    size_t n;
+    zm_peer_t *p[ZM_PEERS_PIN];
+} zm_pins_t;
+
+/** Pins the live peers we send on (unicast ones and the group) into out. */
+void zm_peers_pin(zm_session_t *s, zm_pins_t *out);
+/** zm_peers_pin of those fn accepts only. */
+void zm_peers_pin_if(zm_session_t *s, zm_pins_t *out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg);
 /** Releases pins without s->lock (an atomic decrement each); takes it only to wake a closing
  *  session's wait for idle peers. */
-void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n);
-#else
-#define zm_peers_unpin(s, peers, n) ((void)(s), (void)(peers), (void)(n))
-#endif
+void zm_peers_unpin(const zm_pins_t *pins);
+/** zm_peers_unpin of one peer, pinned alone. */
+void zm_peer_unpin(zm_peer_t *p);
 
 
 /* mcast.c (the members), group.c (joining the group): multicast builds only */
@@ -664,10 +679,11 @@ void zm_bad_key(zm_peer_t *p, z_result_t rc);
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
 
 /**
- * s->lock held: makes slot p, whose transport is in p->t, a live peer pinned once for the caller:
- * its index, generation and empty declaration tables, tx on its own transport, and what comes
- * from it handed to zm_session_on_message. Inline in the lifecycles that fill a slot (peers.c,
- * mcast.c), so that the core holds no reference to the receive path.
+ * s->lock held: makes slot p, whose transport is in p->t, a live peer, unpinned (a caller that
+ * hands it on pins it, zm_pins_t): its index, generation and empty declaration tables, tx on its
+ * own transport, and what comes from it handed to zm_session_on_message. Inline in the
+ * lifecycles that fill a slot (peers.c, mcast.c), so that the core holds no reference to the
+ * receive path.
  */
 static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
 {
@@ -710,11 +726,6 @@ static inline void zm_peer_setup(zm_session_t *s, zm_peer_t *p, bool accepted)
     }
     p->state = PEER_LIVE;
     S_ROUTES_CHANGED(s);
-    if (ZM_PEER_PINS) {
-        /* the caller's, while it pushes the declarations; added, as a put that found the slot
-         * through a stale route may hold it a moment longer (data.c) */
-        zm_atomic_inc(&p->refs);
-    }
 }
 
 #endif /* ZM_SESSION_INTERNAL_H */

@@ -52,8 +52,7 @@ static ZM_NOINLINE z_result_t interest_send(zm_peer_t *p, uint32_t id, uint8_t m
 {
     zm_network_msg_t m;
     interest_init(&m, id, mode, key, len);
-    z_result_t rc = zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, false);
-    return rc == Z_OK && flush ? zm_transport_flush(zm_peer_tx(p)) : rc;
+    return zm_transport_send(zm_peer_tx(p), &m, true, ZM_PRIO_CONTROL, flush);
 }
 #endif
 
@@ -262,15 +261,15 @@ static bool pin_asked(zm_peer_t *p, const void *arg)
 /* Sends interest id of mode on key to every node that tells of tokens only when asked. */
 static void interests_broadcast(zm_session_t *s, uint32_t id, uint8_t mode, const char *key, size_t len)
 {
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, pin_asked, NULL);
-    for (size_t i = 0; i < n; i++) {
-        z_result_t rc = interest_send(pinned[i], id, mode, key, len, !s->batching);
+    zm_pins_t pinned;
+    zm_peers_pin_if(s, &pinned, pin_asked, NULL);
+    for (size_t i = 0; i < pinned.n; i++) {
+        z_result_t rc = interest_send(pinned.p[i], id, mode, key, len, !s->batching);
         if (rc != Z_OK) {
-            zm_peer_send_failed(pinned[i], rc, "an interest could not be sent");
+            zm_peer_send_failed(pinned.p[i], rc, "an interest could not be sent");
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
 }
 
 /* A copy of the key of a token a peer told us of, for a history delivered unlocked. */
@@ -629,11 +628,9 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
     if (fn == NULL) {
         return Z_EINVAL;
     }
-    zm_peer_t *pinned[ZM_PEERS_MAX];
-    size_t n = 0;
+    zm_pins_t pinned;
     uint32_t id = 0;
-    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, pinned, &n, cancel,
-                                 &id));
+    ZM_TRY(zm_hub_token_get_open(s, key, len, timeout_ms, fn, drop, ctx, ask_for_tokens, &pinned, cancel, &id));
     *id_out = id;
     /*
      * What is known here answers first, while the peers asked keep the get open: so when one was
@@ -645,14 +642,15 @@ z_result_t zm_session_liveliness_get(zm_session_t *s, const char *key, size_t le
         local_answers(s, id, key, len);
     }
     zm_hub_token_get_final(s, id, ZM_GET_WAIT_LOCAL);
-    for (size_t i = 0; i < n; i++) {
-        z_result_t rc = interest_send(pinned[i], id, ZM_INTEREST_CURRENT, key, len, true);
+    for (size_t i = 0; i < pinned.n; i++) {
+        zm_peer_t *p = pinned.p[i];
+        z_result_t rc = interest_send(p, id, ZM_INTEREST_CURRENT, key, len, true);
         if (rc != Z_OK) {
-            zm_peer_send_failed(pinned[i], rc, "an interest could not be sent");
-            zm_hub_token_get_final(s, id, pinned[i]->index); /* no answer will come from it */
+            zm_peer_send_failed(p, rc, "an interest could not be sent");
+            zm_hub_token_get_final(s, id, p->index); /* no answer will come from it */
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
     return Z_OK;
 }
 

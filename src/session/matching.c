@@ -261,16 +261,16 @@ static bool is_router(zm_peer_t *p, const void *arg)
 /* The INTEREST of a publisher or querier in the subscribers or queryables of its key, to every router (or its end). */
 static void send_interest(zm_session_t *s, const zm_pub_t *pub, bool on)
 {
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, is_router, NULL);
-    if (n > 0) {
+    zm_pins_t pinned;
+    zm_peers_pin_if(s, &pinned, is_router, NULL);
+    if (pinned.n > 0) {
         zm_network_msg_t m;
         interest_msg(&m, pub, on);
-        for (size_t i = 0; i < n; i++) {
-            zm_peer_send(pinned[i], &m, ZM_PRIO_CONTROL, false);
+        for (size_t i = 0; i < pinned.n; i++) {
+            zm_peer_send(pinned.p[i], &m, ZM_PRIO_CONTROL, false);
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
 }
 
 void zm_matching_sender(zm_session_t *s, zm_pub_t *pub, bool on)

@@ -80,6 +80,7 @@ static zm_peer_t *member_admit(zm_session_t *s, const zm_addr_t *from, const zm_
         return NULL;
     }
     zm_peer_setup(s, p, false);
+    zm_atomic_inc_relaxed(&p->refs); /* the caller's */
     p->tx = &s->peers[ZM_GROUP_SLOT].t; /* what we send to it goes to the group */
     p->addr = *from;
     table_insert(s, p);
@@ -188,7 +189,7 @@ z_result_t zm_mcast_read(zm_session_t *s, zm_peer_t *g, bool wait)
     } else if (rc != Z_OK) {
         zm_peer_kill(m, ZM_CLOSE_INVALID, "what it sent to the group could not be read, or its JOIN changed");
     }
-    zm_peers_unpin(s, &m, 1);
+    zm_peer_unpin(m);
     return Z_OK;
 }
 
@@ -231,7 +232,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
         if (zm_mcast_member_expired(&m->t, now)) {
             zm_peer_kill(m, ZM_CLOSE_EXPIRED, "silent on the multicast group for longer than its lease");
         }
-        zm_peers_unpin(s, &m, 1);
+        zm_peer_unpin(m);
     }
 }
 

@@ -71,8 +71,8 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
         if (zm_peer_is_member(p)) {
             zm_mcast_forget(s, p);
         }
-        if (ZM_PEER_PINS) {
-            zm_atomic_inc_relaxed(&p->refs); /* ours until its link is shut: the reaper (another thread) waits for it */
+        if (Z_FEATURE_MULTI_THREAD) { /* ours until its link is shut: a reaper on another thread waits for it */
+            zm_atomic_inc_relaxed(&p->refs);
         }
     }
     S_UNLOCK(s);
@@ -96,7 +96,9 @@ void(zm_peer_kill)(zm_peer_t *p, uint8_t reason, const char *why)
             members_kill(s);
         }
     }
-    zm_peers_unpin(s, &p, 1);
+    if (Z_FEATURE_MULTI_THREAD) {
+        zm_peer_unpin(p);
+    }
 }
 
 void(zm_peer_send_failed)(zm_peer_t *p, z_result_t rc, const char *why)
@@ -132,22 +134,28 @@ void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 }
 
 
-size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
+/* The one loop of zm_peers_pin and zm_peers_pin_if: inline in each, so that the first has no filter. */
+static ZM_ALWAYS_INLINE void pin_live(zm_session_t *s, zm_pins_t *out, bool (*fn)(zm_peer_t *p, const void *arg),
+                                      const void *arg)
 {
     size_t n = 0;
-    ZM_ASSERT(ZM_PIN_FILTERS || fn == NULL);
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
         zm_peer_t *p = &s->peers[i];
-        if (p->state == PEER_LIVE && (!ZM_PIN_FILTERS || fn == NULL || fn(p, arg))) {
-            if (ZM_PEER_PINS) {
-                zm_atomic_inc_relaxed(&p->refs);
-            }
-            out[n++] = p;
+        if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
+            zm_atomic_inc_relaxed(&p->refs);
+            out->p[n++] = p;
         }
     }
     S_UNLOCK(s);
-    return n;
+    out->n = n;
+}
+
+void zm_peers_pin(zm_session_t *s, zm_pins_t *out) { pin_live(s, out, NULL, NULL); }
+
+void zm_peers_pin_if(zm_session_t *s, zm_pins_t *out, bool (*fn)(zm_peer_t *p, const void *arg), const void *arg)
+{
+    pin_live(s, out, fn, arg);
 }
 
 /*
@@ -155,19 +163,21 @@ size_t zm_peers_pin(zm_session_t *s, zm_peer_t **out, bool (*fn)(zm_peer_t *p, c
  * when no new pin can come, and the decrement orders the pinner's use of the transport before
  * its free. Only close waits on s->cond for pins to end; it set closing before it looked at
  * refs, so a release that sees closing (seq_cst, after its decrement) comes after that look and
- * wakes it.
+ * wakes it. Without threads nobody waits: the wake folds away.
  */
-#if ZM_PEER_PINS
-void zm_peers_unpin(zm_session_t *s, zm_peer_t **peers, size_t n)
+void zm_peer_unpin(zm_peer_t *p)
 {
-    bool last = false;
-    for (size_t i = 0; i < n && i < ZM_PEER_SLOTS; i++) { /* the bound: a client's is one peer */
-        last |= zm_atomic_dec(&peers[i]->refs) == 1u;
-    }
-    if (last && s->closing) {
+    if (zm_atomic_dec(&p->refs) == 1u && Z_FEATURE_MULTI_THREAD && p->s->closing) {
+        zm_session_t *s = p->s;
         S_LOCK(s);
         S_BROADCAST(s);
         S_UNLOCK(s);
     }
 }
-#endif
+
+void zm_peers_unpin(const zm_pins_t *pins)
+{
+    for (size_t i = 0; i < pins->n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
+        zm_peer_unpin(pins->p[i]);
+    }
+}

@@ -38,7 +38,6 @@ static void peer_welcome(zm_session_t *s, zm_peer_t *p)
         zm_peer_send_failed(p, rc, "our declarations could not be sent");
     }
     zm_peer_start(s, p);
-    zm_peers_unpin(s, &p, 1);
 }
 
 #if ZM_PUSH_DECLS
@@ -151,6 +150,9 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
     }
     p->t = *t;
     zm_peer_setup(s, p, accepted);
+    /* the caller's, while it pushes the declarations; added, as a put that found the slot
+     * through a stale route may hold it a moment longer (data.c) */
+    zm_atomic_inc(&p->refs);
     S_UNLOCK(s);
     ZM_LOG_I("peer %s connected (%s)", zm_zid_text(&p->t.remote_zid, zid), accepted ? "accepted" : "dialled");
     *out = p;
@@ -162,6 +164,7 @@ z_result_t zm_peer_add(zm_session_t *s, zm_transport_t *t, bool accepted)
     zm_peer_t *p;
     ZM_TRY(peer_install(s, t, accepted, &p));
     peer_welcome(s, p);
+    zm_peer_unpin(p);
     return Z_OK;
 }
 #endif
@@ -188,14 +191,13 @@ z_result_t zm_peer_connect(zm_session_t *s, const char *endpoint, uint32_t timeo
     if (rc != Z_OK) {
         /* the link opened, so something listens there: a user needs to know it did not take us */
         ZM_LOG_W("handshake with %s failed: %s", endpoint, zm_strerror(rc));
-        zm_link_close(&link);
         return rc;
     }
 #if ZM_PUSH_DECLS
     return zm_peer_add(s, tp, false);
 #else
     S_LOCK(s);
-    zm_peer_setup(s, p, false);
+    zm_peer_setup(s, p, false); /* unpinned: no other thread nor reaper runs before open returns */
     S_UNLOCK(s);
     char zid[33];
     ZM_LOG_I("peer %s connected (dialled)", zm_zid_text(&p->t.remote_zid, zid));
@@ -229,6 +231,7 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
     for (unsigned n = 1; rc == Z_OK; n++) {
         if (p != NULL) {
             peer_welcome(s, p);
+            zm_peer_unpin(p);
         }
         rc = n < ZM_ACCEPT_PENDING_MAX ? accept_one(s, 0, &p) : ZM_E_AGAIN;
     }

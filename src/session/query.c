@@ -104,7 +104,7 @@ static void route_final(zm_session_t *s, const zm_query_route_t *r)
     zm_peer_t *p = route_pin(s, r);
     if (p != NULL) {
         send_final(p, r->rid, r->qos);
-        zm_peers_unpin(s, &p, 1);
+        zm_peer_unpin(p);
     }
 }
 
@@ -448,7 +448,7 @@ z_result_t zm_session_reply(zm_session_t *s, const zm_query_route_t *r, const zm
     if (rc != Z_OK) {
         zm_peer_send_failed(p, rc, "a reply could not be sent");
     }
-    zm_peers_unpin(s, &p, 1);
+    zm_peer_unpin(p);
     return rc;
 }
 
@@ -937,8 +937,8 @@ static ZM_NOINLINE z_result_t get_local_reply(zm_session_t *s, const zm_query_ro
 #endif
 
 /* Not inlined: the request is on the stack only while it is sent. */
-static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get_args_t *a, zm_peer_t **peers,
-                                     size_t n)
+static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get_args_t *a,
+                                     const zm_pins_t *pinned)
 {
     zm_network_msg_t m;
     memset(&m, 0, sizeof(m));
@@ -973,12 +973,13 @@ static ZM_NOINLINE void request_send(zm_session_t *s, uint32_t rid, const zm_get
         q->exts |= ZM_QUERY_EXT_SOURCE;
         q->source = *a->source;
     }
-    for (size_t i = 0; i < n; i++) {
-        z_result_t rc = zm_transport_send(&peers[i]->t, &m, true, a->priority, a->express);
+    for (size_t i = 0; i < pinned->n; i++) {
+        zm_peer_t *p = pinned->p[i];
+        z_result_t rc = zm_transport_send(&p->t, &m, true, a->priority, a->express);
         if (rc != Z_OK) {
-            zm_peer_send_failed(peers[i], rc, "a query could not be sent");
-            if (!zm_peer_is_group(peers[i])) { /* a group's members go with it, and end their waits */
-                get_final(s, rid, peers[i]->index, false); /* no answer will come from it */
+            zm_peer_send_failed(p, rc, "a query could not be sent");
+            if (!zm_peer_is_group(p)) { /* a group's members go with it, and end their waits */
+                get_final(s, rid, p->index, false); /* no answer will come from it */
             }
         }
     }
@@ -1102,8 +1103,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     g->fn = fn;
     g->drop = drop;
     g->ctx = ctx;
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = 0;
+    zm_pins_t pinned = {.n = 0};
     S_LOCK(s);
     z_result_t rc = get_register(s, g, &s->next_rid, a->cancel);
     if (rc != Z_OK) {
@@ -1115,8 +1115,8 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     for (size_t i = 0; i < ZM_PEERS_PIN && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && get_asks(p, a)) {
-            p->refs++;
-            pinned[n++] = p;
+            zm_atomic_inc_relaxed(&p->refs);
+            pinned.p[pinned.n++] = p;
             if (!zm_peer_is_group(p)) {
                 wait_set(g, (unsigned)i);
                 awaits = true;
@@ -1125,7 +1125,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     }
     /* the group's members that ended their initial declarations answer every request (zmote
      * nodes); Rust members never do, they are not waited for */
-    for (size_t i = ZM_GROUP_SLOT + 1; Z_FEATURE_MULTICAST_TRANSPORT && i < ZM_PEER_SLOTS && n > 0 &&
+    for (size_t i = ZM_GROUP_SLOT + 1; Z_FEATURE_MULTICAST_TRANSPORT && i < ZM_PEER_SLOTS && pinned.n > 0 &&
                                        s->peers[ZM_GROUP_SLOT].state == PEER_LIVE &&
                                        a->destination != ZM_LOCALITY_SESSION_LOCAL;
          i++) {
@@ -1138,14 +1138,14 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     if (local) {
         wait_set(g, WAIT_LOCAL);
     } else if (!awaits) {
-        if (Z_FEATURE_MULTICAST_TRANSPORT && n > 0) { /* the group only, none of whose members answers */
+        if (Z_FEATURE_MULTICAST_TRANSPORT && pinned.n > 0) { /* the group only, none of whose members answers */
             uint32_t rid = g->rid; /* g may end on another thread once unlocked */
             if (rid_out != NULL) {
                 *rid_out = rid;
             }
             S_UNLOCK(s);
-            request_send(s, rid, a, pinned, n);
-            zm_peers_unpin(s, pinned, n);
+            request_send(s, rid, a, &pinned);
+            zm_peers_unpin(&pinned);
             zm_session_get_cancel(s, rid); /* asked nobody that answers: it ends with no reply, here */
             return Z_OK;
         }
@@ -1171,17 +1171,17 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     }
 #endif
     /* a copy of the query goes to each peer with the same id, on its own channel */
-    request_send(s, rid, a, pinned, n);
-    zm_peers_unpin(s, pinned, n);
+    request_send(s, rid, a, &pinned);
+    zm_peers_unpin(&pinned);
     return Z_OK;
 }
 
 #if ZM_LIVELINESS_GET
 z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t len, uint64_t timeout_ms,
                                      zm_reply_fn fn, zm_drop_fn drop, void *ctx, bool (*ask)(const zm_peer_t *p),
-                                     zm_peer_t **peers, size_t *n, zm_cancel_t *cancel, uint32_t *id)
+                                     zm_pins_t *pinned, zm_cancel_t *cancel, uint32_t *id)
 {
-    *n = 0;
+    pinned->n = 0;
     zm_get_t *g = zm_alloc(sizeof(*g) + len);
     if (g == NULL) {
         return ZM_E_NOMEM;
@@ -1206,8 +1206,8 @@ z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t le
     for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && ask(p)) {
-            p->refs++;
-            peers[(*n)++] = p;
+            zm_atomic_inc_relaxed(&p->refs);
+            pinned->p[pinned->n++] = p;
             wait_set(g, (unsigned)i);
         }
     }

@@ -310,24 +310,25 @@ static size_t connect_count(const zm_session_t *s)
  */
 static z_result_t lease_step(zm_session_t *s, bool task)
 {
-    uint64_t now = zm_port_clock_ms();
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
-        if (zm_peer_is_group(pinned[i])) {
-            zm_mcast_lease(s, pinned[i]);
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
+    for (size_t i = 0; i < pinned.n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
+        zm_peer_t *p = pinned.p[i];
+        if (zm_peer_is_group(p)) {
+            zm_mcast_lease(s, p);
             continue;
         }
-        z_result_t rc = zm_transport_lease_tick(&pinned[i]->t);
+        z_result_t rc = zm_transport_lease_tick(&p->t);
         if (rc != Z_OK) {
             if (rc == ZM_E_TIMEOUT) {
-                zm_peer_kill(pinned[i], ZM_CLOSE_EXPIRED, "silent, or not reading, for longer than its lease");
+                zm_peer_kill(p, ZM_CLOSE_EXPIRED, "silent, or not reading, for longer than its lease");
             } else {
-                zm_peer_send_failed(pinned[i], rc, "its link failed");
+                zm_peer_send_failed(p, rc, "its link failed");
             }
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
+    uint64_t now = zm_port_clock_ms(); /* after the ticks, which may wait for a link */
     if (ZM_PEER_ACTIVITY) { /* the eviction order: a client evicts nobody */
         zm_peers_note_activity(s, now);
     }
@@ -447,12 +448,12 @@ z_result_t zm_session_start_read_task(zm_session_t *s)
     if (was) {
         return Z_OK;
     }
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-    for (size_t i = 0; i < n; i++) {
-        zm_peer_start(s, pinned[i]);
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
+    for (size_t i = 0; i < pinned.n; i++) {
+        zm_peer_start(s, pinned.p[i]);
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && !s->accept_running) {
         s->accept_running = zm_port_task_start(&s->accept_task, accept_main, s) == Z_OK;
@@ -584,15 +585,15 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    zm_peer_t *p;
-    size_t n = zm_peers_pin(s, &p, NULL, NULL);
-    zm_link_t *l = n > 0 && !zm_peer_reading(p) ? &p->t.link : NULL;
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
+    zm_link_t *l = pinned.n > 0 && !zm_peer_reading(pinned.p[0]) ? &pinned.p[0]->t.link : NULL;
     if (l == NULL || !zm_link_is_open(l)) {
         zm_port_sleep_ms(timeout_ms);
     } else if (zm_link_wait_readable(l, timeout_ms) != ZM_E_TIMEOUT) {
-        read_burst(s, p);
+        read_burst(s, pinned.p[0]);
     }
-    zm_peers_unpin(s, &p, n);
+    zm_peers_unpin(&pinned);
     zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
@@ -607,8 +608,9 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    zm_peer_t *pinned[ZM_PEERS_PIN];
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
+    zm_pins_t pinned;
+    zm_peers_pin(s, &pinned);
+    size_t n = pinned.n;
     zm_link_t *links[READ_LINKS_MAX];
     uint8_t ready[READ_LINKS_MAX];
     size_t nl = 0;
@@ -631,7 +633,7 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
 #endif
     size_t first_peer = nl;
     for (size_t i = 0; i < n; i++) {
-        links[nl++] = zm_peer_reading(pinned[i]) ? NULL : &pinned[i]->t.link; /* a read task owns it */
+        links[nl++] = zm_peer_reading(pinned.p[i]) ? NULL : &pinned.p[i]->t.link; /* a read task owns it */
     }
     z_result_t waited = zm_link_wait_any(links, nl, timeout_ms, ready);
     ZM_IF_RESPONDER(
@@ -641,25 +643,25 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     )
 #if Z_FEATURE_UNICAST_PEER
     if (s->listening && zm_peer_accept(s, 0) == ZM_E_CLOSED) {
-        zm_peers_unpin(s, pinned, n);
+        zm_peers_unpin(&pinned);
         return ZM_E_CLOSED;
     }
 #endif
     for (size_t i = 0; i < n && waited == Z_OK; i++) {
         z_result_t rc = ZM_E_AGAIN;
         for (unsigned k = 0; k < READ_BURST_MAX && ready[first_peer + i]; k++) {
-            rc = read_ready(s, pinned[i]);
+            rc = read_ready(s, pinned.p[i]);
             if (rc != Z_OK) {
                 break;
             }
         }
         if (rc == ZM_E_CLOSED) {
-            zm_peer_link_ended(pinned[i]);
+            zm_peer_link_ended(pinned.p[i]);
         } else if (rc != Z_OK && rc != ZM_E_AGAIN) {
-            zm_peer_kill(pinned[i], ZM_CLOSE_INVALID, "what it sent could not be read");
+            zm_peer_kill(pinned.p[i], ZM_CLOSE_INVALID, "what it sent could not be read");
         }
     }
-    zm_peers_unpin(s, pinned, n);
+    zm_peers_unpin(&pinned);
     zm_hub_tick(s, zm_port_clock_ms()); /* the gets whose time is up end without waiting for a lease step */
     return Z_OK;
 }
@@ -1050,28 +1052,24 @@ void zm_session_zid(const zm_session_t *s, zm_zid_t *out) { *out = s->zid; }
 void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)(const zm_zid_t *zid, void *ctx),
                                void *ctx)
 {
+    /* the remote nodes: not a multicast group, but its members */
     zm_peer_t *pinned[ZM_PEER_SLOTS];
-#if Z_FEATURE_MULTICAST_TRANSPORT
-    /* the remote nodes: not the group, but its members */
     size_t n = 0;
     S_LOCK(s);
     for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && !zm_peer_is_group(p)) {
-            p->refs++;
+            zm_atomic_inc_relaxed(&p->refs);
             pinned[n++] = p;
         }
     }
     S_UNLOCK(s);
-#else
-    size_t n = zm_peers_pin(s, pinned, NULL, NULL);
-#endif
     for (size_t i = 0; i < n; i++) {
         if (whatami_mask & (1u << pinned[i]->t.remote_whatami)) {
             fn(&pinned[i]->t.remote_zid, ctx);
         }
+        zm_peer_unpin(pinned[i]);
     }
-    zm_peers_unpin(s, pinned, n);
 }
 
 void zm_session_new_timestamp(zm_session_t *s, zm_timestamp_t *ts)

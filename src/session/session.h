@@ -28,6 +28,10 @@
  *   LATEST replies and drops) and, when it drives the session
  *   (zm_session_read, zm_session_send_keep_alive, as single-thread builds always do), those of
  *   the read task, the worker and the lease task above: reaping is then its own.
+ * Peers are pinned by whoever uses one outside the session's lock (sends on it, reads it, hands
+ * it to a callback), in every build alike, one thread or many, and freed by whoever reaps only
+ * once dead and pinned by nobody (session/internal.h, zm_pins_t): no peer is freed under its
+ * user, whether the reaper is another thread or a callback run by that user.
  * Only close joins: the lease task and the worker, the accept task, then each read task once
  * done. A close called inside the session (from one of its read tasks, its worker, or any
  * callback of it) cannot wait for the thread it runs on: it only begins (zm_session_close_begin:

@@ -24,8 +24,8 @@
  * The acceptor's answers are of a size it decides: an InitAck is at most 81 bytes (header,
  * version, whatami and a 16-byte zid, sizes, the cookie (8 bytes, 35 when stateless), QoS,
  * patch and a user/password challenge's Auth extensions), an OpenAck at most 18. They go out
- * through a buffer of this size, not zm_transport_send_one's 386 bytes: they are sent at the
- * bottom of the deepest path of zp_read in peer mode.
+ * through a buffer of this size, encoded there: they are sent at the bottom of the deepest path
+ * of zp_read in peer mode.
  */
 #define ACK_BUF_SIZE (ZM_LINK_HEADROOM + 96u)
 
@@ -177,11 +177,31 @@ static bool cookie_take(zm_handshake_t *h, zm_slice_t c)
 #define cookie_take(h, c) ((void)(h), (void)(c), false)
 #endif
 
+/* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
+static void init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution, uint16_t batch)
+{
+    memset(init, 0, sizeof(*init));
+    init->version = ZM_PROTO_VERSION;
+    init->whatami = p->whatami;
+    init->zid = p->zid;
+    init->resolution = resolution;
+    init->batch_size = batch;
+    init->has_size = resolution != ZM_RESOLUTION_DEFAULT || batch != ZM_BATCH_DEFAULT;
+    init->exts = ZM_INIT_EXT_PATCH;
+    init->patch = 1; /* fragments carry First/Drop markers */
+}
+
+/* Sends an answer alone in its batch, within ZM_TRANSPORT_CLOSE_SEND_MS: ZM_E_NO_SPACE, nothing
+ * sent, if it does not fit (it always does); nothing sent in time is ZM_E_TIMEOUT. */
 static z_result_t send_ack(zm_link_t *link, const zm_transport_msg_t *ack)
 {
     uint8_t buf[ACK_BUF_SIZE];
+    zm_writer_t w;
+    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
+    ZM_TRY(zm_transport_encode(&w, ack));
     uint64_t now = zm_port_clock_ms();
-    return zm_transport_send_in(link, ack, buf, sizeof(buf), now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    z_result_t rc = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, now, now + ZM_TRANSPORT_CLOSE_SEND_MS);
+    return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc;
 }
 
 /*
@@ -238,7 +258,7 @@ static z_result_t on_init_syn(zm_handshake_t *h, const zm_transport_params_t *p,
     zm_transport_msg_t *ack = m; /* the InitSyn is read: syn is dead from here */
     memset(ack, 0, sizeof(*ack));
     ack->id = ZM_MID_INIT;
-    zm_transport_init_fill(&ack->body.init, p, h->resolution, h->batch_size);
+    init_fill(&ack->body.init, p, h->resolution, h->batch_size);
     ack->body.init.ack = true;
     ack->body.init.cookie = c;
     if (h->qos) {
@@ -296,7 +316,8 @@ static z_result_t establish(zm_handshake_t *h, const zm_transport_params_t *p, u
 
     memset(ack, 0, sizeof(*ack));
     ack->id = ZM_MID_OPEN;
-    zm_transport_open_fill(&ack->body.open, p->lease_ms, initial_sn);
+    ack->body.open.lease = zm_transport_lease_wire(p->lease_ms, &ack->body.open.lease_secs); /* an OPEN with our lease */
+    ack->body.open.initial_sn = initial_sn;
     ack->body.open.ack = true;
     ZM_IF_USRPWD(
         static const uint8_t accepted = ZM_USRPWD_UNIT;
@@ -404,7 +425,7 @@ static void refuse(zm_handshake_t *h, z_result_t rc, uint8_t reason)
     } else {
         ZM_LOG_W("handshake with an accepted peer failed: %s (close: %s)", zm_strerror(rc), zm_close_reason_name(reason));
     }
-    zm_transport_send_close(&h->link, reason);
+    zm_transport_send_close(&h->link, false, reason);
 }
 
 z_result_t zm_handshake_step(zm_handshake_t *h, const zm_transport_params_t *p, zm_transport_t *out)
@@ -427,7 +448,7 @@ void zm_handshake_abort(zm_handshake_t *h, uint8_t reason)
     if (h->state == ZM_HANDSHAKE_IDLE) {
         return;
     }
-    zm_transport_send_close(&h->link, reason);
+    zm_transport_send_close(&h->link, false, reason);
     zm_link_close(&h->link);
     h->state = ZM_HANDSHAKE_IDLE;
 }
@@ -455,12 +476,7 @@ z_result_t zm_transport_accept(zm_transport_t *t, zm_link_t *link, const zm_tran
     }
     if (rc != Z_OK) {
         refuse(&h, rc, reason);
-        /* The caller closes the link, as it always has; the buffer it pointed at dies here. */
-        *link = h.link;
-        link->rx_buf = NULL;
-        link->rx_cap = 0;
-        link->rx_pos = 0;
-        link->rx_len = 0;
+        zm_link_close(&h.link);
     }
     return rc;
 }

@@ -7,7 +7,10 @@
 #ifndef ZM_TRANSPORT_INTERNAL_H
 #define ZM_TRANSPORT_INTERNAL_H
 
+#include <string.h>
+
 #include "transport/transport.h"
+#include "util/alloc.h"
 
 static inline uint16_t zm_min_u16(uint16_t a, uint16_t b) { return a < b ? a : b; }
 
@@ -26,56 +29,119 @@ static inline uint8_t zm_transport_resolution_min(uint8_t a, uint8_t b)
 #define ZM_TRANSPORT_CLOSE_SEND_MS 100u
 
 /*
- * The helpers below serve the opener (unicast.c) and, where they are built, the acceptor
- * (accept.c) and a multicast group (multicast.c). A client-only build has the opener alone: they
- * are file-local to unicast.c then, so that the compiler inlines those it calls once.
+ * The pieces below serve the opener (unicast.c), the acceptor (accept.c) and a multicast group
+ * (multicast.c), the same way in every build: inline here, each file with its own copy, so that
+ * the opener, which calls each of them once (and in a client-only build is their only user), has
+ * them in its own body. The CLOSE, which a transport's close sends too, is unicast.c's.
  */
-#if ZM_TRANSPORT_SHARED
-/* An INIT announcing p, with the given resolution and batch size (the S flag set if needed). */
-void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution,
-                            uint16_t batch);
-/* A lease as an OPEN announces it: in seconds when whole (*secs, the T flag), else milliseconds. */
-uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs);
-/* An OPEN with our lease (in seconds when whole) and initial SN. */
-void zm_transport_open_fill(zm_open_t *open, uint32_t lease_ms, uint32_t initial_sn);
-/* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
- * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock. */
-uint32_t zm_transport_open_lease_ms(const zm_open_t *o);
-/* A random SN within mask. */
-uint32_t zm_transport_random_sn(uint32_t mask);
 
-/*
- * Sends one handshake message or CLOSE alone in its batch, through a small stack buffer, within
- * the link deadlines start and end (see zm_link_send_batch); nothing sent by start is
- * ZM_E_TIMEOUT: the deadline is spent.
- */
-ZM_NODISCARD z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start,
-                                              uint64_t end);
-/* zm_transport_send_one through the caller's buffer of cap bytes (ZM_LINK_HEADROOM included), for
- * a message known to be small: ZM_E_NO_SPACE, nothing sent, if it does not fit. */
-ZM_NODISCARD z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
-                                             uint64_t start, uint64_t end);
-/* Sends CLOSE(reason), best effort and without waiting for room: the link is closed next anyway. */
-void zm_transport_send_close(zm_link_t *link, uint8_t reason);
+/** The largest batch announced on link: ours (p->batch_size), no more than the link's MTU. */
+static inline uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p)
+{
+    return zm_min_u16(p->batch_size, zm_link_mtu(link));
+}
+
+/* A lease as an OPEN or a JOIN announces it: in seconds when whole (*secs, the T flag), as Rust
+ * announces, else milliseconds. */
+static inline uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs)
+{
+    *secs = lease_ms % 1000u == 0;
+    return *secs ? lease_ms / 1000u : lease_ms;
+}
+
+/* The lease an OPEN announces, in milliseconds, clamped to ZM_LEASE_MAX_MS: a peer announcing
+ * years (or 2^32 s) would otherwise never expire, and silences are measured on a 32-bit clock.
+ * Within 32 bits once clamped: opt.h bounds ZM_LEASE_MAX_MS below 2^31. */
+static inline uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
+{
+    if (o->lease_secs) {
+        return o->lease > ZM_LEASE_MAX_MS / 1000u ? ZM_LEASE_MAX_MS : (uint32_t)o->lease * 1000u;
+    }
+    return o->lease > ZM_LEASE_MAX_MS ? ZM_LEASE_MAX_MS : (uint32_t)o->lease;
+}
+
+/* A random SN within mask. */
+static inline uint32_t zm_transport_random_sn(uint32_t mask)
+{
+    uint32_t v;
+    zm_port_random(&v, sizeof(v));
+    return v & mask;
+}
+
+/* Starts every channel's SNs: ours at tx_initial, the first accepted from the peer rx_initial. */
+static inline void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial)
+{
+    for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
+        t->tx_sn[i] = tx_initial;
+#if !ZM_TX_ONE_FRAME
+        t->tx_sn_sent[i] = tx_initial;
+#endif
+        t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
+    }
+}
+
+/* Last step of an established transport: its tx lock and clocks. Nothing to undo on error. */
+static inline ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t)
+{
+    ZM_IF_THREADS(ZM_TRY(zm_port_mutex_init(&t->tx_lock));)
+    uint64_t now = zm_port_clock_ms();
+    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
+    t->last_tx_ms = (uint32_t)now;
+    return Z_OK;
+}
+
+/* Sends CLOSE(reason), of the session when session is set (the S flag), best effort and without
+ * waiting for room: the link is closed next anyway. */
+void zm_transport_send_close(zm_link_t *link, bool session, uint8_t reason);
 
 /*
  * Takes link into t (memset first) and allocates the rx buffer; the link's buffered bytes are
  * not moved, the caller rebuffers if it needs to. On ZM_E_NOMEM nothing is held.
  */
-ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link,
-                                           const zm_transport_params_t *p);
-/* Allocates the tx buffer for the negotiated batch size. */
-ZM_NODISCARD z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size);
+static inline ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link,
+                                                         const zm_transport_params_t *p)
+{
+    memset(t, 0, sizeof(*t));
+    zm_atomic_init(&t->last_rx_ms, 0u);
+    ZM_IF_THREADS(
+        atomic_init(&t->closed, false);
+        atomic_init(&t->tx_stuck_dropped, 0u);
+        atomic_init(&t->tx_waiting_since, 0u);
+    )
+    t->link = *link;
+    t->lease_ms = p->lease_ms;
+    if (ZM_TX_BATCHING) {
+        t->tx_frame = -1;
+    }
+    t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
+    /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
+    t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
+    t->rx_buf = zm_alloc(t->rx_cap);
+    return t->rx_buf != NULL ? Z_OK : ZM_E_NOMEM;
+}
 
-/** The largest batch announced on link: ours (p->batch_size), no more than the link's MTU. */
-uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p);
-/* Starts every channel's SNs: ours at tx_initial, the first accepted from the peer rx_initial. */
-void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial);
-/* Last step of an established transport: its tx lock and clocks. Nothing to undo on error. */
-ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t);
+/* Allocates the tx buffer for the negotiated batch size. */
+static inline ZM_NODISCARD z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
+{
+    t->batch_size = batch_size;
+    t->tx_buf = zm_alloc((size_t)batch_size + ZM_LINK_HEADROOM);
+    if (t->tx_buf == NULL) {
+        return ZM_E_NOMEM;
+    }
+    /* a stream link counts its 2-byte prefix inside the batch (spec 3) */
+    size_t cap = zm_link_is_streamed(&t->link) ? (size_t)batch_size - ZM_LINK_HEADROOM : batch_size;
+    zm_writer_init(&t->tx, t->tx_buf + ZM_LINK_HEADROOM, cap);
+    return Z_OK;
+}
+
 /* Frees what setup and tx_alloc allocated (not the lock, not the link). */
-void zm_transport_drop_buffers(zm_transport_t *t);
-#endif /* ZM_TRANSPORT_SHARED */
+static inline void zm_transport_drop_buffers(zm_transport_t *t)
+{
+    zm_free(t->tx_buf);
+    zm_free(t->rx_buf);
+    t->tx_buf = NULL;
+    t->rx_buf = NULL;
+}
 
 #if Z_FEATURE_FRAGMENTATION
 /* Reassembly (defrag.c), within t->share's account. Frees t's: its buffers leave the budgets. */

@@ -18,6 +18,7 @@ z_result_t zm_mcast_open(zm_transport_t *g, zm_link_t *link, const zm_transport_
     gp.qos = false;
     z_result_t rc = zm_transport_setup(g, link, &gp);
     if (rc == Z_OK) {
+        g->sn_mask = ZM_SN_MASK_DEFAULT; /* a group's SNs are 32 bits, as Rust's (join_acceptable) */
         g->patch = 1;
         g->remote_whatami = ZM_WAI_PEER;
         rc = zm_transport_tx_alloc(g, zm_transport_batch_cap(link, &gp));

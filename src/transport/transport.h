@@ -165,10 +165,10 @@ typedef struct zm_transport {
 
 /**
  * Runs the handshake as opener (we connected) or acceptor (we accepted) over an open link,
- * within timeout_ms, blocking. On success t owns the link and its buffers; on failure the link
- * is left to the caller (who closes it), nothing else is held. CLOSE from the remote gives
- * ZM_E_CLOSED. The acceptor is zm_handshake_step run until done, waiting for the link between
- * steps; where it refuses the peer it has sent the CLOSE already.
+ * within timeout_ms, blocking. Either takes the link: on success t owns it and its buffers; on
+ * failure it is closed, and nothing is held. CLOSE from the remote gives ZM_E_CLOSED. The
+ * acceptor is zm_handshake_step run until done, waiting for the link between steps; where it
+ * refuses the peer it has sent the CLOSE already.
  */
 ZM_NODISCARD z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
                                           uint32_t timeout_ms);
@@ -222,7 +222,7 @@ void zm_handshake_start(zm_handshake_t *h, const zm_link_t *link, uint64_t deadl
 
 /**
  * Advances h with what its link has now; never waits for the peer (its small replies are
- * written at once, see zm_transport_send_one). Call it when the link is ready (zm_link_wait_any).
+ * written at once, within ZM_TRANSPORT_CLOSE_SEND_MS). Call it when the link is ready (zm_link_wait_any).
  *  - ZM_E_AGAIN: needs more bytes; h is still pending.
  *  - Z_OK: *out is an established transport that owns the link and its freshly allocated
  *    buffers, with any bytes the peer sent after its OpenSyn already in out's rx buffer; h is

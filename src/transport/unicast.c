@@ -10,73 +10,6 @@
 #include "transport/usrpwd.h"
 #include "util/alloc.h"
 
-/* The helpers of internal.h: shared, or file-local where the opener is their one user. */
-#if ZM_TRANSPORT_SHARED
-#define SHARED
-#else
-#define SHARED static
-#endif
-
-SHARED uint16_t zm_transport_batch_cap(const zm_link_t *link, const zm_transport_params_t *p)
-{
-    return zm_min_u16(p->batch_size, zm_link_mtu(link));
-}
-
-SHARED z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
-{
-    memset(t, 0, sizeof(*t));
-    zm_atomic_init(&t->last_rx_ms, 0u);
-    ZM_IF_THREADS(
-        atomic_init(&t->closed, false);
-        atomic_init(&t->tx_stuck_dropped, 0u);
-        atomic_init(&t->tx_waiting_since, 0u);
-    )
-    t->link = *link;
-    t->lease_ms = p->lease_ms;
-    if (ZM_TX_BATCHING) {
-        t->tx_frame = -1;
-    }
-    t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
-#if ZM_TRANSPORT_SHARED /* the opener sets it from the InitAck before anything reads it */
-    t->sn_mask = ZM_SN_MASK_DEFAULT;
-#endif
-    /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
-    t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
-    t->rx_buf = zm_alloc(t->rx_cap);
-    return t->rx_buf != NULL ? Z_OK : ZM_E_NOMEM;
-}
-
-SHARED z_result_t zm_transport_tx_alloc(zm_transport_t *t, uint16_t batch_size)
-{
-    t->batch_size = batch_size;
-    t->tx_buf = zm_alloc((size_t)batch_size + ZM_LINK_HEADROOM);
-    if (t->tx_buf == NULL) {
-        return ZM_E_NOMEM;
-    }
-    /* a stream link counts its 2-byte prefix inside the batch (spec 3) */
-    size_t cap = zm_link_is_streamed(&t->link) ? (size_t)batch_size - ZM_LINK_HEADROOM : batch_size;
-    zm_writer_init(&t->tx, t->tx_buf + ZM_LINK_HEADROOM, cap);
-    return Z_OK;
-}
-
-#if ZM_TRANSPORT_SHARED
-z_result_t zm_transport_send_in(zm_link_t *link, const zm_transport_msg_t *m, uint8_t *buf, size_t cap,
-                                uint64_t start, uint64_t end)
-{
-    zm_writer_t w;
-    zm_writer_init(&w, buf + ZM_LINK_HEADROOM, cap - ZM_LINK_HEADROOM);
-    ZM_TRY(zm_transport_encode(&w, m));
-    z_result_t rc = zm_link_send_batch(link, buf + ZM_LINK_HEADROOM, w.len, start, end);
-    return rc == ZM_E_AGAIN ? ZM_E_TIMEOUT : rc; /* nothing left in time: the deadline is spent */
-}
-
-z_result_t zm_transport_send_one(zm_link_t *link, const zm_transport_msg_t *m, uint64_t start, uint64_t end)
-{
-    uint8_t buf[ZM_LINK_HEADROOM + 384];
-    return zm_transport_send_in(link, m, buf, sizeof(buf), start, end);
-}
-#endif
-
 /*
  * One step of the opener: sends the syn encoded in buf (behind ZM_LINK_HEADROOM), then receives
  * the answer into m, which must be the ack of the same message. A CLOSE is ZM_E_CLOSED, anything
@@ -107,11 +40,11 @@ static z_result_t exchange(zm_transport_t *t, uint8_t *buf, size_t len, uint8_t 
 
 /*
  * A CLOSE is a header and a reason byte (zmote's has no extension): they are written as they are
- * into a buffer of their own, not through zm_transport_send_one and its handshake-sized buffer,
- * because a close can happen deep in a send or a receive (a peer killed for what it sent) and
- * must not stack ~500 more bytes there.
+ * into a buffer of their own, not encoded through a buffer sized for handshake messages, because
+ * a close can happen deep in a send or a receive (a peer killed for what it sent) and must not
+ * stack hundreds more bytes there.
  */
-static void send_close(zm_link_t *link, bool session, uint8_t reason)
+void zm_transport_send_close(zm_link_t *link, bool session, uint8_t reason)
 {
     uint8_t buf[ZM_LINK_HEADROOM + 2];
     buf[ZM_LINK_HEADROOM] = (uint8_t)(ZM_MID_CLOSE | (session ? ZM_CLOSE_FLAG_S : 0u));
@@ -121,74 +54,6 @@ static void send_close(zm_link_t *link, bool session, uint8_t reason)
     ZM_UNUSED(r); /* a peer that is gone, or does not read, needs no CLOSE */
 }
 
-SHARED void zm_transport_send_close(zm_link_t *link, uint8_t reason) { send_close(link, false, reason); }
-
-#if ZM_TRANSPORT_SHARED
-void zm_transport_init_fill(zm_init_t *init, const zm_transport_params_t *p, uint8_t resolution, uint16_t batch)
-{
-    memset(init, 0, sizeof(*init));
-    init->version = ZM_PROTO_VERSION;
-    init->whatami = p->whatami;
-    init->zid = p->zid;
-    init->resolution = resolution;
-    init->batch_size = batch;
-    init->has_size = resolution != ZM_RESOLUTION_DEFAULT || batch != ZM_BATCH_DEFAULT;
-    init->exts = ZM_INIT_EXT_PATCH;
-    init->patch = 1; /* fragments carry First/Drop markers */
-}
-#endif
-
-SHARED uint32_t zm_transport_lease_wire(uint32_t lease_ms, bool *secs)
-{
-    /* seconds when whole, as Rust announces */
-    *secs = lease_ms % 1000u == 0;
-    return *secs ? lease_ms / 1000u : lease_ms;
-}
-
-#if ZM_TRANSPORT_SHARED
-void zm_transport_open_fill(zm_open_t *open, uint32_t lease_ms, uint32_t initial_sn)
-{
-    memset(open, 0, sizeof(*open));
-    open->lease = zm_transport_lease_wire(lease_ms, &open->lease_secs);
-    open->initial_sn = initial_sn;
-}
-#endif
-
-SHARED uint32_t zm_transport_open_lease_ms(const zm_open_t *o)
-{
-    /* within 32 bits once clamped: opt.h bounds ZM_LEASE_MAX_MS below 2^31 */
-    if (o->lease_secs) {
-        return o->lease > ZM_LEASE_MAX_MS / 1000u ? ZM_LEASE_MAX_MS : (uint32_t)o->lease * 1000u;
-    }
-    return o->lease > ZM_LEASE_MAX_MS ? ZM_LEASE_MAX_MS : (uint32_t)o->lease;
-}
-
-SHARED uint32_t zm_transport_random_sn(uint32_t mask)
-{
-    uint32_t v;
-    zm_port_random(&v, sizeof(v));
-    return v & mask;
-}
-
-SHARED void zm_transport_sn_start(zm_transport_t *t, uint32_t tx_initial, uint32_t rx_initial)
-{
-    for (unsigned i = 0; i < ZM_TX_CHANNELS; i++) {
-        t->tx_sn[i] = tx_initial;
-#if !ZM_TX_ONE_FRAME
-        t->tx_sn_sent[i] = tx_initial;
-#endif
-        t->rx_sn[i] = (rx_initial - 1u) & t->sn_mask; /* the first accepted FRAME is rx_initial */
-    }
-}
-
-SHARED z_result_t zm_transport_finish(zm_transport_t *t)
-{
-    ZM_IF_THREADS(ZM_TRY(zm_port_mutex_init(&t->tx_lock));)
-    uint64_t now = zm_port_clock_ms();
-    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
-    t->last_tx_ms = (uint32_t)now;
-    return Z_OK;
-}
 
 /*
  * The resolutions an InitAck may answer ours (ZM_RESOLUTION_DEFAULT) with, a bit each: every field
@@ -253,7 +118,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
         }
     )
     if (rc != Z_OK) {
-        zm_transport_send_close(&t->link, ZM_CLOSE_INVALID);
+        zm_transport_send_close(&t->link, false, ZM_CLOSE_INVALID);
         return rc;
     }
     memcpy(&t->remote_zid, &ack->zid, sizeof(t->remote_zid)); /* a call: smaller than the copy inline */
@@ -281,7 +146,7 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     }
     ZM_TRY(opened);
     if (auth && !zm_usrpwd_has(m.body.open.auth, ZM_EXT_ENC_UNIT)) {
-        zm_transport_send_close(&t->link, ZM_CLOSE_GENERIC);
+        zm_transport_send_close(&t->link, false, ZM_CLOSE_GENERIC);
         return ZM_E_AUTH_UNSUPPORTED;
     }
 #else
@@ -294,14 +159,6 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     ZM_TRY(zm_transport_tx_alloc(t, batch));
     zm_transport_sn_start(t, initial_sn, m.body.open.initial_sn);
     return Z_OK;
-}
-
-SHARED void zm_transport_drop_buffers(zm_transport_t *t)
-{
-    zm_free(t->tx_buf);
-    zm_free(t->rx_buf);
-    t->tx_buf = NULL;
-    t->rx_buf = NULL;
 }
 
 z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transport_params_t *p,
@@ -319,8 +176,8 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     }
     zm_link_set_deadline(&t->link, 0); /* established: the lease watches the link from now on */
     if (rc != Z_OK) {
+        zm_link_close(&t->link);
         zm_transport_drop_buffers(t);
-        *link = t->link; /* the link, with whatever it buffered, stays the caller's */
     }
     return rc;
 }
@@ -346,7 +203,7 @@ void zm_transport_close(zm_transport_t *t, uint8_t reason)
     bool locked = true;
 #endif
     if (locked) {
-        send_close(&t->link, true, reason); /* best effort: the link is shut next either way */
+        zm_transport_send_close(&t->link, true, reason); /* best effort: the link is shut next either way */
     }
     ZM_IF_THREADS(if (locked) { zm_port_mutex_unlock(&t->tx_lock); })
     zm_link_shutdown(&t->link);

@@ -342,7 +342,6 @@ static z_result_t peer_open(peer_conn_t *c, long i, uint32_t lease_ms)
     rc = zm_transport_open(&c->t, &link, &p, HANDSHAKE_TIMEOUT_MS);
     if (rc != Z_OK) {
         printf("error handshake %ld rc=%d t=%ld\n", i, (int)rc, elapsed_ms());
-        zm_link_close(&link);
         return rc;
     }
     c->open = true;

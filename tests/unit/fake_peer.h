@@ -161,7 +161,6 @@ static inline bool fake_open_as(fake_t *f, uint16_t port, uint32_t lease_ms, uin
         return false;
     }
     if (zm_transport_open(&f->t, &link, &p, 2000) != Z_OK) {
-        zm_link_close(&link);
         return false;
     }
     f->t.on_message = fake_on_message;

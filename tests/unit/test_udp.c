@@ -762,9 +762,6 @@ static void *accept_main(void *arg)
     if (a->rc == Z_OK) {
         zm_transport_params_t p = params(1, a->batch);
         a->rc = zm_transport_accept(a->t, &link, &p, WAIT_MS);
-        if (a->rc != Z_OK) {
-            zm_link_close(&link);
-        }
     }
     return NULL;
 }
@@ -792,9 +789,6 @@ static bool pair_open(side_t *a, side_t *b, uint16_t batch_a, uint16_t batch_b)
         zm_transport_params_t p = params(2, batch_b);
         rc = zm_transport_open(&b->t, &link, &p, WAIT_MS);
         CHECK_EQ_INT(rc, Z_OK);
-        if (rc != Z_OK) {
-            zm_link_close(&link);
-        }
     }
     zm_port_task_join(&task);
     zm_link_close(&listener);

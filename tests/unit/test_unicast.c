@@ -86,9 +86,6 @@ static void *accept_main(void *arg)
     a->rc = zm_link_accept(&a->listener, &link, 5000);
     if (a->rc == Z_OK) {
         a->rc = zm_transport_accept(&a->side->t, &link, &a->params, 5000);
-        if (a->rc != Z_OK) {
-            zm_link_close(&link);
-        }
     }
     return NULL;
 }
