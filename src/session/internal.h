@@ -488,6 +488,20 @@ ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
  * otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
+/* zm_remote_resolve for the data path: the key a publisher declared, named again by its id alone,
+ * is the peer's key last looked up, without a call. */
+ZM_NODISCARD static inline z_result_t zm_remote_resolve_hot(zm_peer_t *p, const zm_wire_expr_t *we, const char **key,
+                                                            size_t *len)
+{
+    const zm_rdecl_t *d = p->remote.last_key;
+    if (d != NULL && p->remote.last_key_id == we->scope && we->scope != 0 && we->mapping == ZM_MAPPING_SENDER &&
+        we->suffix.len == 0) {
+        *key = d->key;
+        *len = d->key_len;
+        return Z_OK;
+    }
+    return zm_remote_resolve(p, we, key, len);
+}
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
 /**
@@ -655,7 +669,8 @@ static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
 /** The sample parts of a received PUT or DEL body (key and QoS are the caller's). Inline: a
- *  received sample is built where it is delivered. */
+ *  received sample is built where it is delivered. Its timestamp and source are left as they
+ *  were when absent: what reads them looks at has_* first. */
 static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
 {
     /* a DEL's payload and encoding were decoded empty */
@@ -663,11 +678,15 @@ static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const 
     smp->payload = put->payload;
     smp->encoding = put->encoding;
     smp->has_timestamp = put->has_timestamp;
-    smp->timestamp = put->timestamp;
+    if (put->has_timestamp) {
+        smp->timestamp = put->timestamp;
+    }
     smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
     smp->attachment = put->attachment;
     smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
-    smp->source = put->source;
+    if (smp->has_source) {
+        smp->source = put->source;
+    }
 }
 /** A local sample of a put's arguments (borrows from a). */
 static inline void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
