@@ -329,6 +329,9 @@ zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback)
     return c;
 }
 
+/* Not inlined: a delivery keeps nothing of it across its callback. */
+static ZM_NOINLINE void sample_release_attached(zm_api_sample_t *s) { sample_drop_parts(s); }
+
 void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
 {
     zm_api_sub_ctx_t *c = ctx;
@@ -342,7 +345,7 @@ void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
      * zeroed, being on this stack only, and that per sample. */
     if (s.keyexpr.key.slice.owner != NULL || s.payload.slice.owner != NULL || s.attachment.slice.owner != NULL ||
         s.encoding.schema.slice.owner != NULL) {
-        sample_drop_parts(&s);
+        sample_release_attached(&s);
     }
 }
 
