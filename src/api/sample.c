@@ -282,7 +282,8 @@ static zm_api_slice_t borrowed(bool has, zm_slice_t part)
 }
 
 /* Every field is set once, rather than the whole sample zeroed first: a delivery builds one per
- * sample. Absent timestamp and source info are zero, as z_internal_sample_null leaves them. */
+ * sample. An absent timestamp is zero, as z_internal_sample_null leaves it, and so is absent
+ * source info where the unstable API reads it (elsewhere nothing does: it is left unset). */
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
 {
     /* a key is never empty, but a keyless error reply's (NULL, 0) */
@@ -306,9 +307,12 @@ void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
     out->express = in->express;
     out->attachment.slice = borrowed(in->has_attachment, in->attachment);
     out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
-    out->has_source_info = in->has_source;
-    memset(&out->source_info, 0, sizeof(out->source_info));
-    if (in->has_source) {
+    /* only the unstable API reads a sample's source info */
+    out->has_source_info = ZM_UNSTABLE_API && in->has_source;
+    if (ZM_UNSTABLE_API) {
+        memset(&out->source_info, 0, sizeof(out->source_info));
+    }
+    if (out->has_source_info) {
         id_fill(&out->source_info.source_id.zid, &in->source.zid);
         out->source_info.source_id.eid = in->source.eid;
         out->source_info.source_sn = in->source.sn;
@@ -329,9 +333,6 @@ zm_api_sub_ctx_t *zm_api_sub_ctx_new(z_moved_closure_sample_t *callback)
     return c;
 }
 
-/* Not inlined: a delivery keeps nothing of it across its callback. */
-static ZM_NOINLINE void sample_release_attached(zm_api_sample_t *s) { sample_drop_parts(s); }
-
 void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
 {
     zm_api_sub_ctx_t *c = ctx;
@@ -340,13 +341,10 @@ void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
     if (c->closure.call != NULL) {
         c->closure.call(&s, c->closure.context);
     }
-    /* What the callback may have attached to s (z_sample_take_from_loaned left it null; a
-     * program writing into it would be the only other way) is released here; s is not
-     * zeroed, being on this stack only, and that per sample. */
-    if (s.keyexpr.key.slice.owner != NULL || s.payload.slice.owner != NULL || s.attachment.slice.owner != NULL ||
-        s.encoding.schema.slice.owner != NULL) {
-        sample_release_attached(&s);
-    }
+    /* Its parts borrow still: no call attaches anything to a loaned sample (z_sample_take_from_loaned
+     * leaves it null), so there is nothing to release, and s is not zeroed, being on this stack only. */
+    ZM_ASSERT(s.keyexpr.key.slice.owner == NULL && s.payload.slice.owner == NULL && s.attachment.slice.owner == NULL &&
+              s.encoding.schema.slice.owner == NULL);
 }
 
 void zm_api_subscriber_release(void *ctx)

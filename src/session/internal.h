@@ -488,20 +488,6 @@ ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
  * otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
-/* zm_remote_resolve for the data path: the key a publisher declared, named again by its id alone,
- * is the peer's key last looked up, without a call. */
-ZM_NODISCARD static inline z_result_t zm_remote_resolve_hot(zm_peer_t *p, const zm_wire_expr_t *we, const char **key,
-                                                            size_t *len)
-{
-    const zm_rdecl_t *d = p->remote.last_key;
-    if (d != NULL && p->remote.last_key_id == we->scope && we->scope != 0 && we->mapping == ZM_MAPPING_SENDER &&
-        we->suffix.len == 0) {
-        *key = d->key;
-        *len = d->key_len;
-        return Z_OK;
-    }
-    return zm_remote_resolve(p, we, key, len);
-}
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
 /**
@@ -594,7 +580,8 @@ static inline unsigned zm_entity_pins(zm_entity_t *e) { return zm_atomic_load_re
 static inline zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
 {
     zm_entity_t *next = e->next;
-    if (((zm_atomic_dec(&e->busy) - 1u) & ~ZM_GONE) == 0 && e->removed && !e->awaited) {
+    /* relaxed: the lock orders it with the undeclare, which reads the count under it */
+    if (((zm_atomic_dec_relaxed(&e->busy) - 1u) & ~ZM_GONE) == 0 && e->removed && !e->awaited) {
         zm_entity_release(s, head, e);
     }
     S_BROADCAST(s);

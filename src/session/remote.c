@@ -143,6 +143,15 @@ static z_result_t join(zm_peer_t *p, const char *prefix, size_t plen, const zm_w
 
 z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len)
 {
+    /* first, and on its own: a publisher's stream names the key it declared again and again, and
+     * this path needs no frame of its own */
+    const zm_rdecl_t *last = p->remote.last_key;
+    if (last != NULL && p->remote.last_key_id == we->scope && we->scope != 0 && we->mapping == ZM_MAPPING_SENDER &&
+        we->suffix.len == 0) {
+        *key = last->key;
+        *len = last->key_len;
+        return Z_OK;
+    }
     if (we->scope == 0) {
         *key = (const char *)we->suffix.ptr;
         *len = we->suffix.len;

@@ -23,7 +23,7 @@ z_result_t zm_subscribers_push(zm_session_t *s, zm_peer_t *p)
             sub = sub->next;
             continue;
         }
-        sub->busy++;
+        zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
         S_UNLOCK(s);
         zm_declaration_t d;
         zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
@@ -51,7 +51,7 @@ void zm_subscribers_interest(zm_peer_t *p, uint8_t options, const char *rkey, si
             sub = sub->next;
             continue;
         }
-        sub->busy++;
+        zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
         S_UNLOCK(s);
         zm_decl_fill(&m->body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
         zm_peer_send(p, m, ZM_PRIO_CONTROL, false);
@@ -95,60 +95,60 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     return Z_OK;
 }
 
-/* Subscribers one pass over the list pins, under one lock; more matching ones wait for the next pass. */
-#define DISPATCH_PINS 4u
+/* s->lock held: the first subscriber from sub on that takes smp, pinned; NULL when none does. */
+static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool remote)
+{
+    for (; sub != NULL; sub = sub->next) {
+        bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
+        if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
+            zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
+            return sub;
+        }
+    }
+    return NULL;
+}
 
 /*
- * A sample to our subscribers whose key intersects its own: each pinned under the lock, its
- * callback run unlocked, its pin ended without the lock (zm_entity_unpin_unlocked), so that a
- * sample delivered to up to DISPATCH_PINS subscribers takes one lock pair. A received sample is
- * handled inside the session already (a read task, or a thread driving it, whose frame is on its
- * stack: zm_session_read), so that an undeclare or close from its callbacks does not wait for
- * them; a local one puts a frame of its own around its callbacks. When more subscribers match,
- * the last one pinned stays pinned until the next pass has begun after it.
+ * A sample to our subscribers whose key intersects its own, one lock pair each: under the lock,
+ * the next one is found and pinned before this one's callback runs unlocked, so that the walk
+ * goes on from it once this one's pin ended without the lock (zm_entity_unpin_unlocked). A
+ * received sample is handled inside the session already (a read task, or a thread driving it,
+ * whose frame is on its stack: zm_session_read), so that an undeclare or close from its callbacks
+ * does not wait for them; a local one puts a frame of its own around its callbacks.
  */
 void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
 {
-    zm_entity_t *pins[DISPATCH_PINS];
-    zm_entity_t *from = NULL; /* the last subscriber of a full pass, still pinned */
+    remote = remote || !Z_FEATURE_LOCAL_SUBSCRIBER; /* without local subscribers, every sample is received */
+    S_LOCK(s);
+    ZM_ASSERT(!remote || zm_session_inside(s));
+    zm_entity_t *sub = match_from(s->subs, smp, remote);
+    if (sub == NULL) {
+        S_UNLOCK(s);
+        return;
+    }
     zm_cb_frame_t frame = {NULL, 0};
-    bool framed = false;
-    do {
-        size_t n = 0;
-        S_LOCK(s);
-        ZM_ASSERT(!remote || zm_session_inside(s));
-        zm_entity_t *sub = from != NULL ? from->next : s->subs;
-        for (; sub != NULL && n < DISPATCH_PINS; sub = sub->next) {
-            bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
-            if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
-                zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
-                pins[n++] = sub;
-            }
-        }
-        if (from != NULL) { /* no list pointer is followed after this: its end may unlock */
-            (void)zm_entity_unpin(s, &s->subs, from);
-        }
-        from = n == DISPATCH_PINS && sub != NULL ? pins[n - 1] : NULL;
-        if (!remote && n > 0 && !framed) {
-            frame.thread = zm_port_thread_self();
-            zm_callback_enter(s, &frame);
-            framed = true;
-        }
+    if (!remote) {
+        frame.thread = zm_port_thread_self();
+        zm_callback_enter(s, &frame);
+    }
+    for (;;) {
+        zm_entity_t *next = match_from(sub->next, smp, remote);
         S_UNLOCK(s);
-        for (size_t i = 0; i < n; i++) {
-            /* an earlier callback of this sample may have undeclared it: then it runs no more */
-            if ((zm_atomic_load(&pins[i]->busy) & ZM_GONE) == 0) {
-                pins[i]->fn(smp, pins[i]->ctx);
-            }
-            if (pins[i] != from) {
-                zm_entity_unpin_unlocked(s, &s->subs, pins[i]);
-            }
+        /* an earlier callback of this sample may have undeclared it: then it runs no more */
+        if ((zm_atomic_load(&sub->busy) & ZM_GONE) == 0) {
+            sub->fn(smp, sub->ctx);
         }
-    } while (from != NULL);
-    if (framed) {
+        zm_entity_unpin_unlocked(s, &s->subs, sub);
+        sub = next;
+        if (sub == NULL && remote) {
+            return;
+        }
         S_LOCK(s);
-        zm_callback_leave(s, &frame);
-        S_UNLOCK(s);
+        if (sub == NULL) {
+            zm_callback_leave(s, &frame);
+            S_UNLOCK(s);
+            return;
+        }
     }
 }
 

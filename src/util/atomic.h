@@ -25,6 +25,7 @@
 #define zm_atomic_inc_relaxed(p) atomic_fetch_add_explicit((p), 1u, memory_order_relaxed)
 #define zm_atomic_dec(p) atomic_fetch_sub((p), 1u)
 #define zm_atomic_dec_acq_rel(p) atomic_fetch_sub_explicit((p), 1u, memory_order_acq_rel)
+#define zm_atomic_dec_relaxed(p) atomic_fetch_sub_explicit((p), 1u, memory_order_relaxed)
 /* For counts that order nothing else (the memory account's). Stores d if *p is *e (true), else
  * loads *p into *e (false; it may fail spuriously: loop). */
 #define zm_atomic_cas_relaxed(p, e, d) \
@@ -47,6 +48,7 @@
 #define zm_atomic_inc_relaxed(p) ((*(p))++)
 #define zm_atomic_dec(p) ((*(p))--)
 #define zm_atomic_dec_acq_rel(p) ((*(p))--)
+#define zm_atomic_dec_relaxed(p) ((*(p))--)
 #define zm_atomic_cas_relaxed(p, e, d) (*(p) == *(e) ? ((*(p) = (d)), true) : ((*(e) = *(p)), false))
 #define zm_atomic_sub_relaxed(p, n) ((*(p)) -= (n))
 #define zm_atomic_or(p, v) zm_atomic_or_plain((p), (v))
