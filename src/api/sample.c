@@ -293,10 +293,10 @@ void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
     out->keyexpr.id = 0;
     out->keyexpr.session = NULL;
     out->payload.slice = borrowed(true, in->payload);
-    out->timestamp.valid = in->has_timestamp;
-    out->timestamp.time = in->has_timestamp ? in->timestamp.time : 0;
-    memset(&out->timestamp.id, 0, sizeof(out->timestamp.id));
+    memset(&out->timestamp, 0, sizeof(out->timestamp));
     if (in->has_timestamp) {
+        out->timestamp.valid = true;
+        out->timestamp.time = in->timestamp.time;
         id_fill(&out->timestamp.id, &in->timestamp.id);
     }
     out->encoding.id = in->encoding.id;
