@@ -223,8 +223,8 @@ static const char *verbatim_from(const char *c, const char *end)
 /*
  * Neither `*`, `**` nor `$*` matches a verbatim chunk, so two expressions relate only if their
  * verbatim chunks pair up one for one, and then the stretches between them relate on their own.
+ * Equal keys, which relate too, the callers tell first, without this frame.
  */
-/* How a relates to b; equal keys, which relate too, the callers tell first, without its frame. */
 static bool relate(const char *a, size_t an, const char *b, size_t bn, bool incl)
 {
     const char *ae = a + an, *be = b + bn;

@@ -295,7 +295,7 @@ z_result_t zm_session_batch_stop(zm_session_t *s)
 static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool reliable)
 {
     const zm_push_t *push = &m->body.push;
-    zm_sample_t smp; /* every field is set below: the key, the QoS, then the body's (zm_sample_from_body) */
+    zm_sample_t smp; /* every field is set below: the key, the QoS, then the body's */
     z_result_t rc = zm_remote_resolve(p, &push->wire_expr, &smp.key, &smp.key_len);
     if (rc != Z_OK) {
         zm_bad_key(p, rc);

@@ -588,8 +588,8 @@ static inline zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, 
     return next;
 }
 /*
- * Ends one pin of e without s->lock while e is not undeclared: a delivered sample takes the
- * session's lock once, to pin its subscribers. Why that is safe:
+ * Ends one pin of e without s->lock while e is not undeclared: a sample delivered to one
+ * subscriber takes the session's lock once, to find and pin it. Why that is safe:
  * - pins are taken under the lock on entities not removed, and ZM_GONE is set under the lock
  *   with removed: once it is set, the count only falls;
  * - the step below replaces a value without ZM_GONE, so it comes before the undeclare's
