@@ -49,17 +49,26 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
 static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
 {
     const uint8_t *b = r->ptr;
-    /* |0|M|0| PUSH | scope < 0x80 | |0|0|0| PUT | <payload;z32>: the N and Z flags clear */
-    if (zm_reader_left(r) < 4 || (b[0] & 0xbfu) != ZM_MID_N_PUSH || b[1] >= 0x80u || b[2] != ZM_MID_PUT) {
+    size_t left = zm_reader_left(r);
+    /* |0|M|0| PUSH | scope < 0x80 | |0|0|0| PUT | <payload;z32>: the N and Z flags clear, and the
+     * payload's length in one byte or two (below 16 KiB) */
+    if (left < 4 || (b[0] & 0xbfu) != ZM_MID_N_PUSH || b[1] >= 0x80u || b[2] != ZM_MID_PUT) {
         return false;
     }
-    zm_reader_t body = *r;
-    body.ptr = b + 3;
+    size_t at = 4, n = b[3];
+    if (n >= 0x80u) {
+        if (left < 5 || b[4] >= 0x80u) {
+            return false;
+        }
+        n = (n & 0x7fu) | ((size_t)b[4] << 7);
+        at = 5;
+    }
+    if (left - at < n) {
+        return false;
+    }
     zm_push_t *p = &m->body.push;
-    if (zm_read_zbytes(&body, UINT32_MAX, &p->body.put.payload) != Z_OK) {
-        return false;
-    }
-    r->ptr = body.ptr;
+    p->body.put.payload = zm_slice(b + at, n);
+    r->ptr = b + at + n;
     m->id = ZM_MID_N_PUSH;
     m->ext.present = 0;
     m->ext.unknown.n = 0;
