@@ -25,23 +25,9 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
     it->in_frame = false;
 }
 
-/*
- * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,
- * anything else goes back to the transport level. Rust instead tries a network decode, and on
- * failure rewinds and lets the transport decoder take that byte. The two agree on every input:
- * - a network id that fails to decode is refused by Rust's transport decoder too (no transport
- *   message has an id above 0x07), so the batch fails either way;
- * - a transport id never decodes as a network message in Rust, so its FRAME ends there, as here;
- * - ids 0x08..0x18 belong to neither namespace, and both end in an unknown-message error.
- * So a malformed network message is a batch error, reported here with its own code and offset.
- * A build that decodes some messages only (zm_transport_decodes, zm_network_decodes) reads a
- * batch no further than the first of the others, which Rust never sends it.
- * After any error the reader stays where the problem was found; the batch is then unusable and
- * the link is to be closed, as Rust closes it.
- */
 #if ZM_DECODE_PUSH_PLAIN
 /*
- * The PUSH of a stream of samples, decoded straight: a key named by its declared id alone (one
+ * The PUSH of a stream of samples, decoded straight: a key named by an id alone (one
  * byte), no extension, a PUT without timestamp, encoding nor extension. true when the message is
  * one: m holds what zm_network_decode makes of the same bytes, and the reader is past it; false
  * leaves the reader where it was, for zm_network_decode (so that its errors, too, are unchanged).
@@ -92,6 +78,20 @@ static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
 }
 #endif
 
+/*
+ * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,
+ * anything else goes back to the transport level. Rust instead tries a network decode, and on
+ * failure rewinds and lets the transport decoder take that byte. The two agree on every input:
+ * - a network id that fails to decode is refused by Rust's transport decoder too (no transport
+ *   message has an id above 0x07), so the batch fails either way;
+ * - a transport id never decodes as a network message in Rust, so its FRAME ends there, as here;
+ * - ids 0x08..0x18 belong to neither namespace, and both end in an unknown-message error.
+ * So a malformed network message is a batch error, reported here with its own code and offset.
+ * A build that decodes some messages only (zm_transport_decodes, zm_network_decodes) reads a
+ * batch no further than the first of the others, which Rust never sends it.
+ * After any error the reader stays where the problem was found; the batch is then unusable and
+ * the link is to be closed, as Rust closes it.
+ */
 z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool *got)
 {
     uint8_t h;
