@@ -112,6 +112,10 @@
  * or a network OAM (routers exchange them). */
 #define ZM_DECODE_INTEREST ZM_DECODE_ALL_NETWORK
 #define ZM_DECODE_N_OAM ZM_DECODE_ALL_NETWORK
+/* The PUSH of a stream of samples (a key id alone, a plain PUT) decoded on a path of its own
+ * (zm_batch_next_network), where any peer may stream to the build; a client of the smallest
+ * kind keeps the flash, and decodes every PUSH the one way. */
+#define ZM_DECODE_PUSH_PLAIN ZM_DECODE_ALL_NETWORK
 /*
  * Whether the build decodes network messages at all. A publisher-only client takes nothing from
  * them: its receiver reads no further than a FRAME's header, and reads INIT, OPEN, CLOSE and

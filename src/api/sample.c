@@ -273,35 +273,46 @@ const z_source_info_t *z_sample_source_info(const z_loaned_sample_t *sample)
 }
 #endif
 
-/* The parts of a sample that borrow: absent (has false) or empty ones stay null. */
-static void borrow_part(zm_api_slice_t *dst, bool has, zm_slice_t part)
+/* A part of a sample that borrows: absent (has false) or empty ones are null. */
+static zm_api_slice_t borrowed(bool has, zm_slice_t part)
 {
-    if (has && part.len > 0) {
-        dst->start = part.ptr;
-        dst->len = part.len;
-    }
+    size_t len = has ? part.len : 0;
+    zm_api_slice_t s = {len > 0 ? part.ptr : NULL, len, NULL};
+    return s;
 }
 
+/* Every field is set once, rather than the whole sample zeroed first: a delivery builds one per
+ * sample. An absent timestamp is zero, as z_internal_sample_null leaves it, and so is absent
+ * source info where the unstable API reads it (elsewhere nothing does: it is left unset). */
 void zm_api_sample_from_session(zm_api_sample_t *out, const zm_sample_t *in)
 {
-    memset(out, 0, sizeof(*out));
-    out->keyexpr.key.slice = zm_api_slice_borrow(in->key, in->key_len);
-    borrow_part(&out->payload.slice, true, in->payload);
+    /* a key is never empty, but a keyless error reply's (NULL, 0) */
+    out->keyexpr.key.slice.start = (const uint8_t *)in->key;
+    out->keyexpr.key.slice.len = in->key_len;
+    out->keyexpr.key.slice.owner = NULL;
+    out->keyexpr.id = 0;
+    out->keyexpr.session = NULL;
+    out->payload.slice = borrowed(true, in->payload);
+    memset(&out->timestamp, 0, sizeof(out->timestamp));
     if (in->has_timestamp) {
         out->timestamp.valid = true;
         out->timestamp.time = in->timestamp.time;
         id_fill(&out->timestamp.id, &in->timestamp.id);
     }
     out->encoding.id = in->encoding.id;
-    borrow_part(&out->encoding.schema.slice, in->encoding.has_schema, in->encoding.schema);
+    out->encoding.schema.slice = borrowed(in->encoding.has_schema, in->encoding.schema);
     out->kind = in->kind == ZM_SAMPLE_DELETE ? Z_SAMPLE_KIND_DELETE : Z_SAMPLE_KIND_PUT;
     out->priority = (z_priority_t)in->priority;
     out->congestion_control = in->block ? Z_CONGESTION_CONTROL_BLOCK : Z_CONGESTION_CONTROL_DROP;
     out->express = in->express;
-    borrow_part(&out->attachment.slice, in->has_attachment, in->attachment);
+    out->attachment.slice = borrowed(in->has_attachment, in->attachment);
     out->reliability = in->reliable ? Z_RELIABILITY_RELIABLE : Z_RELIABILITY_BEST_EFFORT;
-    if (in->has_source) {
-        out->has_source_info = true;
+    /* only the unstable API reads a sample's source info */
+    out->has_source_info = ZM_UNSTABLE_API && in->has_source;
+    if (ZM_UNSTABLE_API) {
+        memset(&out->source_info, 0, sizeof(out->source_info));
+    }
+    if (out->has_source_info) {
         id_fill(&out->source_info.source_id.zid, &in->source.zid);
         out->source_info.source_id.eid = in->source.eid;
         out->source_info.source_sn = in->source.sn;
@@ -330,10 +341,10 @@ void zm_api_subscriber_deliver(const zm_sample_t *sample, void *ctx)
     if (c->closure.call != NULL) {
         c->closure.call(&s, c->closure.context);
     }
-    /* What the callback may have attached to s (z_sample_take_from_loaned left it null; a
-     * program writing into it would be the only other way) is released here; s is not
-     * zeroed, being on this stack only, and that per sample. */
-    sample_drop_parts(&s);
+    /* Its parts borrow still: no call attaches anything to a loaned sample (z_sample_take_from_loaned
+     * leaves it null), so there is nothing to release, and s is not zeroed, being on this stack only. */
+    ZM_ASSERT(s.keyexpr.key.slice.owner == NULL && s.payload.slice.owner == NULL && s.attachment.slice.owner == NULL &&
+              s.encoding.schema.slice.owner == NULL);
 }
 
 void zm_api_subscriber_release(void *ctx)

@@ -25,6 +25,59 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
     it->in_frame = false;
 }
 
+#if ZM_DECODE_PUSH_PLAIN
+/*
+ * The PUSH of a stream of samples, decoded straight: a key named by an id alone (one
+ * byte), no extension, a PUT without timestamp, encoding nor extension. true when the message is
+ * one: m holds what zm_network_decode makes of the same bytes, and the reader is past it; false
+ * leaves the reader where it was, for zm_network_decode (so that its errors, too, are unchanged).
+ */
+static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
+{
+    const uint8_t *b = r->ptr;
+    size_t left = zm_reader_left(r);
+    /* |0|M|0| PUSH | scope < 0x80 | |0|0|0| PUT | <payload;z32>: the N and Z flags clear, and the
+     * payload's length in one byte or two (below 16 KiB) */
+    if (left < 4 || (b[0] & 0xbfu) != ZM_MID_N_PUSH || b[1] >= 0x80u || b[2] != ZM_MID_PUT) {
+        return false;
+    }
+    size_t at = 4, n = b[3];
+    if (n >= 0x80u) {
+        if (left < 5 || b[4] >= 0x80u) {
+            return false;
+        }
+        n = (n & 0x7fu) | ((size_t)b[4] << 7);
+        at = 5;
+    }
+    if (left - at < n) {
+        return false;
+    }
+    zm_push_t *p = &m->body.push;
+    p->body.put.payload = zm_slice(b + at, n);
+    r->ptr = b + at + n;
+    m->id = ZM_MID_N_PUSH;
+    m->ext.present = 0;
+    m->ext.unknown.n = 0;
+    m->ext.unknown.dropped = 0;
+    p->wire_expr.scope = b[1];
+    p->wire_expr.mapping = (b[0] & 0x40u) ? ZM_MAPPING_SENDER : ZM_MAPPING_RECEIVER;
+    p->wire_expr.has_suffix = false;
+    p->wire_expr.suffix = zm_slice(NULL, 0);
+    p->body_id = ZM_MID_PUT;
+    zm_put_t *put = &p->body.put;
+    put->has_timestamp = false;
+    put->has_encoding = false;
+    put->encoding.id = 0;
+    put->encoding.has_schema = false;
+    put->encoding.schema = zm_slice(NULL, 0);
+    put->exts = 0;
+    put->attachment = zm_slice(NULL, 0);
+    put->unknown.n = 0;
+    put->unknown.dropped = 0;
+    return true;
+}
+#endif
+
 /*
  * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,
  * anything else goes back to the transport level. Rust instead tries a network decode, and on
@@ -55,7 +108,12 @@ z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool 
         it->in_frame = false;
         return Z_OK;
     }
-    ZM_TRY(zm_network_decode(&it->r, m));
+#if ZM_DECODE_PUSH_PLAIN
+    if (!push_plain(&it->r, m))
+#endif
+    {
+        ZM_TRY(zm_network_decode(&it->r, m));
+    }
     *got = true;
     return Z_OK;
 }

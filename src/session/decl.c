@@ -169,18 +169,6 @@ uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
     return id;
 }
 
-/* s->lock held */
-static bool in_callback(const zm_session_t *s)
-{
-    zm_thread_id_t self = zm_port_thread_self();
-    for (const zm_cb_frame_t *f = s->frames; f != NULL; f = f->next) {
-        if (f->thread == self) {
-            return true;
-        }
-    }
-    return false;
-}
-
 z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bool *remote)
 {
     S_LOCK(s);
@@ -193,14 +181,18 @@ z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bo
         return Z_EINVAL;
     }
     e->removed = true;
+    /* from here every pin ends under the lock (zm_entity_unpin_unlocked), and those that ended
+     * without it are counted out already */
+    (void)zm_atomic_or(&e->busy, ZM_GONE);
     *remote = e->origin != ZM_LOCALITY_SESSION_LOCAL;
-    /* after this returns, the callback runs no more: wait for the calls under way */
-    bool inside = in_callback(s);
+    /* after this returns, the callback runs no more: wait for the calls under way, unless this
+     * is one of them (or runs inside another callback on their thread) */
+    bool inside = zm_session_inside(s);
     e->awaited = !inside; /* then this undeclare frees it, not the last unpin */
-    while (e->busy > 0 && !inside) {
+    while (zm_entity_pins(e) > 0 && !inside) {
         S_WAIT(s, 1000u);
     }
-    bool free_now = e->busy == 0;
+    bool free_now = zm_entity_pins(e) == 0;
     if (free_now) {
         entity_unlink(head, e);
     }

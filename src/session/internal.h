@@ -63,17 +63,20 @@ typedef struct zm_cb_frame {
 /*
  * A local entity with a callback or a key of its own: a subscriber, queryable, matching
  * listener, liveliness token or liveliness subscriber, each kind on a list of its own. busy
- * counts pins (callbacks running now, sends made unlocked); removed ones are freed at busy == 0.
+ * counts pins (callbacks running now, sends made unlocked), each taken under s->lock (busy++, an
+ * atomic step) on an entity not removed; removed ones are freed once no pin is left. An undeclare
+ * also sets ZM_GONE in busy, under the lock, which tells a pin released without the lock
+ * (zm_entity_unpin_unlocked) to take the lock instead.
  */
 typedef struct zm_entity {
     struct zm_entity *next;
     uint32_t id;
     uint8_t origin;
     bool removed;
-    bool awaited;  /* its undeclare waits for busy to reach 0, and frees it */
+    bool awaited;  /* its undeclare waits for the pins to end, and frees it */
     bool complete; /* queryables: it answers for every key its own key expression covers */
     bool history;  /* liveliness subscribers: the tokens alive when it came are delivered too */
-    unsigned busy;
+    ZM_ATOMIC(unsigned) busy;
     zm_sample_fn fn; /* subscribers */
     /* The fields of other kinds are in the builds that have them: an entity is allocated from
      * the no-heap pools with its key, and a few bytes more may not fit its class. */
@@ -578,20 +581,51 @@ extern const zm_live_rx_t zm_live_rx;
 /* decl.c: the table of local entities and their callbacks */
 /** s->lock held: frees e, unlinked from *head, whose last pin ended after its undeclare. */
 void zm_entity_release(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
+/* The bit of zm_entity_t.busy an undeclare sets; the rest counts the pins. */
+#define ZM_GONE 0x80000000u
+/* s->lock held (or the pins known to be released under it alone): the pins of e. */
+static inline unsigned zm_entity_pins(zm_entity_t *e) { return zm_atomic_load_relaxed(&e->busy) & ~ZM_GONE; }
 /*
  * s->lock held: ends one pin of e (on list *head: a callback or a send that ran unlocked) and
  * returns the entity after it. The last pin of an undeclared entity frees it, unless its
  * undeclare waits for the pins to end (that undeclare frees it); an undeclare made from a
- * callback does not wait, and leaves it to us. Inline: every sample delivered ends one.
+ * callback does not wait, and leaves it to us.
  */
 static inline zm_entity_t *zm_entity_unpin(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
 {
     zm_entity_t *next = e->next;
-    if (--e->busy == 0 && e->removed && !e->awaited) {
+    /* relaxed: the lock orders it with the undeclare, which reads the count under it */
+    if (((zm_atomic_dec_relaxed(&e->busy) - 1u) & ~ZM_GONE) == 0 && e->removed && !e->awaited) {
         zm_entity_release(s, head, e);
     }
     S_BROADCAST(s);
     return next;
+}
+/*
+ * Ends one pin of e without s->lock while e is not undeclared: a sample delivered to one
+ * subscriber takes the session's lock once, to find and pin it. Why that is safe:
+ * - pins are taken under the lock on entities not removed, and ZM_GONE is set under the lock
+ *   with removed: once it is set, the count only falls;
+ * - the step below replaces a value without ZM_GONE, so it comes before the undeclare's
+ *   zm_atomic_or in the order of busy's changes: the undeclare reads the count without this pin
+ *   (not waiting for it, the callback being done: release here, acquire there), and e is not
+ *   touched again here;
+ * - once ZM_GONE is seen, the pin ends under the lock (zm_entity_unpin), as every pin did
+ *   before: the last one frees e or wakes its undeclare, which waits for the count under the
+ *   same lock, so that no wake-up is lost and e is freed once only, after its last use.
+ * Inline: every sample delivered ends one.
+ */
+static inline void zm_entity_unpin_unlocked(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
+{
+    unsigned b = zm_atomic_load_relaxed(&e->busy);
+    while ((b & ZM_GONE) == 0) {
+        if (zm_atomic_cas_release(&e->busy, &b, b - 1u)) {
+            return;
+        }
+    }
+    S_LOCK(s);
+    (void)zm_entity_unpin(s, head, e);
+    S_UNLOCK(s);
 }
 /** A new entity of key (copied) with every field zeroed; NULL when out of memory. */
 zm_entity_t *zm_entity_new(const char *key, size_t len);
@@ -602,6 +636,13 @@ uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e);
  * calls its drop. Z_EINVAL when no such entity; *remote tells if it was declared to peers.
  */
 ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bool *remote);
+/**
+ * s->lock held: whether the calling thread is inside s: one of its read tasks, its worker, or a
+ * callback of s (a frame of zm_callback_enter on its stack: given by a call into s, or by
+ * driving it with zm_session_read). Read tasks and the worker run application code only in
+ * callbacks, so theirs need no frame.
+ */
+bool zm_session_inside(const zm_session_t *s);
 /** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
 static inline void zm_callback_enter(zm_session_t *s, zm_cb_frame_t *frame)
 {
@@ -629,7 +670,8 @@ static inline uint8_t zm_qos_of(uint8_t priority, bool block, bool express)
     return (uint8_t)((priority & 7u) | (block ? ZM_QOS_BLOCK : 0u) | (express ? ZM_QOS_EXPRESS : 0u));
 }
 /** The sample parts of a received PUT or DEL body (key and QoS are the caller's). Inline: a
- *  received sample is built where it is delivered. */
+ *  received sample is built where it is delivered. Its timestamp and source are left as they
+ *  were when absent: what reads them looks at has_* first. */
 static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const zm_put_t *put)
 {
     /* a DEL's payload and encoding were decoded empty */
@@ -637,11 +679,15 @@ static inline void zm_sample_from_body(zm_sample_t *smp, uint8_t body_id, const 
     smp->payload = put->payload;
     smp->encoding = put->encoding;
     smp->has_timestamp = put->has_timestamp;
-    smp->timestamp = put->timestamp;
+    if (put->has_timestamp) {
+        smp->timestamp = put->timestamp;
+    }
     smp->has_attachment = (put->exts & ZM_PUT_EXT_ATTACHMENT) != 0;
     smp->attachment = put->attachment;
     smp->has_source = (put->exts & ZM_PUT_EXT_SOURCE) != 0;
-    smp->source = put->source;
+    if (smp->has_source) {
+        smp->source = put->source;
+    }
 }
 /** A local sample of a put's arguments (borrows from a). */
 static inline void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)

@@ -891,9 +891,7 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     return Z_OK;
 }
 
-/* s->lock held: whether the calling thread is inside s: one of its readers, its worker, or a
- * callback of s (which the thread may have been given by a call into s, or by driving it). */
-static bool inside(const zm_session_t *s)
+bool zm_session_inside(const zm_session_t *s)
 {
     if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) {
         return false; /* no callback, no task: the caller is outside */
@@ -937,7 +935,7 @@ bool zm_session_close_begin(zm_session_t *s)
     S_LOCK(s);
     s->closing = true;
     tasks_wake(s);
-    bool in = inside(s);
+    bool in = zm_session_inside(s);
     S_UNLOCK(s);
     if (in) {
         peers_kill(s); /* nothing goes out any more; the rest needs a thread that can wait */

@@ -23,7 +23,7 @@ z_result_t zm_subscribers_push(zm_session_t *s, zm_peer_t *p)
             sub = sub->next;
             continue;
         }
-        sub->busy++;
+        zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
         S_UNLOCK(s);
         zm_declaration_t d;
         zm_decl_fill(&d, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
@@ -51,7 +51,7 @@ void zm_subscribers_interest(zm_peer_t *p, uint8_t options, const char *rkey, si
             sub = sub->next;
             continue;
         }
-        sub->busy++;
+        zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
         S_UNLOCK(s);
         zm_decl_fill(&m->body.declare.decl, ZM_DECL_SUBSCRIBER, sub->id, sub->key, sub->key_len);
         zm_peer_send(p, m, ZM_PRIO_CONTROL, false);
@@ -95,31 +95,61 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     return Z_OK;
 }
 
-void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
+/* s->lock held: the first subscriber from sub on that takes smp, pinned; NULL when none does. */
+static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool remote)
 {
-    zm_cb_frame_t frame = {NULL, 0};
-    bool framed = false; /* the thread's id is asked for once, when a subscriber matches */
-    S_LOCK(s);
-    zm_entity_t *sub = s->subs;
-    while (sub != NULL) {
+    for (; sub != NULL; sub = sub->next) {
         bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
         if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
-            sub->busy++;
-            if (!framed) {
-                frame.thread = zm_port_thread_self();
-                framed = true;
-            }
-            zm_callback_enter(s, &frame);
-            S_UNLOCK(s);
-            sub->fn(smp, sub->ctx);
-            S_LOCK(s);
-            zm_callback_leave(s, &frame);
-            sub = zm_entity_unpin(s, &s->subs, sub);
-            continue;
+            zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
+            return sub;
         }
-        sub = sub->next;
     }
-    S_UNLOCK(s);
+    return NULL;
+}
+
+/*
+ * A sample to our subscribers whose key intersects its own, one lock pair each: under the lock,
+ * the next one is found and pinned before this one's callback runs unlocked, so that the walk
+ * goes on from it once this one's pin ended without the lock (zm_entity_unpin_unlocked). A
+ * received sample is handled inside the session already (a read task, or a thread driving it,
+ * whose frame is on its stack: zm_session_read), so that an undeclare or close from its callbacks
+ * does not wait for them; a local one puts a frame of its own around its callbacks.
+ */
+void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
+{
+    remote = remote || !Z_FEATURE_LOCAL_SUBSCRIBER; /* without local subscribers, every sample is received */
+    S_LOCK(s);
+    ZM_ASSERT(!remote || zm_session_inside(s));
+    zm_entity_t *sub = match_from(s->subs, smp, remote);
+    if (sub == NULL) {
+        S_UNLOCK(s);
+        return;
+    }
+    zm_cb_frame_t frame = {NULL, 0};
+    if (!remote) {
+        frame.thread = zm_port_thread_self();
+        zm_callback_enter(s, &frame);
+    }
+    for (;;) {
+        zm_entity_t *next = match_from(sub->next, smp, remote);
+        S_UNLOCK(s);
+        /* an earlier callback of this sample may have undeclared it: then it runs no more */
+        if ((zm_atomic_load(&sub->busy) & ZM_GONE) == 0) {
+            sub->fn(smp, sub->ctx);
+        }
+        zm_entity_unpin_unlocked(s, &s->subs, sub);
+        sub = next;
+        if (sub == NULL && remote) {
+            return;
+        }
+        S_LOCK(s);
+        if (sub == NULL) {
+            zm_callback_leave(s, &frame);
+            S_UNLOCK(s);
+            return;
+        }
+    }
 }
 
 void zm_subscribers_close(zm_session_t *s) { zm_entities_free_all(&s->subs); }

@@ -184,14 +184,22 @@ static void deliver(uint16_t port, const uint8_t *data, size_t len)
 
 static zm_session_t *session;
 
-/* Everything delivered so far goes through the session's group, as its read task would. */
+/* Everything delivered so far goes through the session's group, as its read task would: inside
+ * the session, as a thread that drives it is (zm_session_read). */
 static void pump(void)
 {
     zm_peer_t *g = &session->peers[ZM_GROUP_SLOT];
+    zm_cb_frame_t frame = {NULL, zm_port_thread_self()};
+    S_LOCK(session);
+    zm_callback_enter(session, &frame);
+    S_UNLOCK(session);
     while (in_n > 0) {
         z_result_t rc = zm_mcast_read(session, g, false);
         CHECK_EQ_INT(rc, Z_OK);
     }
+    S_LOCK(session);
+    zm_callback_leave(session, &frame);
+    S_UNLOCK(session);
 }
 
 static void clear_outbox(void)

@@ -217,6 +217,93 @@ static void test_peer_to_peer(void)
     CHECK_EQ_INT(inlocal.drops, 1);
 }
 
+/* A subscriber whose first sample undeclares another one, then itself, from its callback. */
+typedef struct {
+    zm_session_t *s;
+    uint32_t victim, self;
+    unsigned calls;
+    z_result_t victim_rc, self_rc;
+} killer_t;
+
+static void on_sample_kill(const zm_sample_t *smp, void *ctx)
+{
+    (void)smp;
+    killer_t *k = ctx;
+    if (k->calls++ == 0) {
+        k->victim_rc = zm_session_undeclare_subscriber(k->s, k->victim);
+        k->self_rc = zm_session_undeclare_subscriber(k->s, k->self);
+    }
+}
+
+/*
+ * More matching subscribers than one pass of the dispatch pins: each gets every sample once. A
+ * callback that undeclares a subscriber pinned with it for the same sample: that one runs no
+ * more, its drop runs once; and it undeclares itself without waiting for itself. For a sample
+ * from a peer (its read task) and for a local put (the putting thread).
+ */
+static void test_dispatch_fanout(void)
+{
+    char listen[64], connect[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t ca = peer_config(listen, NULL);
+    zm_session_config_t cb = peer_config(NULL, connect);
+    zm_session_t *a = NULL, *b = NULL;
+    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
+    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
+    if (a == NULL || b == NULL) {
+        zm_session_close(b);
+        zm_session_close(a);
+        return;
+    }
+    enum { PLAIN = 7 };
+    inbox_t plain, victim;
+    inbox_init(&plain);
+    inbox_init(&victim);
+    uint32_t ids[PLAIN];
+    for (size_t i = 0; i < PLAIN; i++) {
+        CHECK_EQ_INT(zm_session_declare_subscriber(a, "fan/*", 5, ZM_LOCALITY_ANY, on_sample, on_drop, &plain, &ids[i]),
+                     Z_OK);
+    }
+    probe_inbox = &plain;
+    CHECK(eventually(put_arrives, b, "fan/probe", 5000));
+    CHECK(wait_for(&plain, PLAIN * ((plain.count + PLAIN - 1) / PLAIN), 5000));
+
+    /* the killer is declared last, so that it comes first, and its victim right after it */
+    static const char *const from[] = {"remote", "local"};
+    for (size_t round = 0; round < 2; round++) {
+        killer_t k = {a, 0, 0, 0, Z_EGENERIC, Z_EGENERIC};
+        unsigned victim_count = victim.count, victim_drops = victim.drops;
+        CHECK_EQ_INT(zm_session_declare_subscriber(a, "fan/x", 5, ZM_LOCALITY_ANY, on_sample, on_drop, &victim,
+                                                   &k.victim),
+                     Z_OK);
+        CHECK_EQ_INT(zm_session_declare_subscriber(a, "fan/**", 6, ZM_LOCALITY_ANY, on_sample_kill, NULL, &k, &k.self),
+                     Z_OK);
+        unsigned base = plain.count;
+        CHECK_EQ_INT(put(round == 0 ? b : a, "fan/x", 8, ZM_SAMPLE_PUT), Z_OK);
+        CHECK(wait_for(&plain, base + PLAIN, 5000));
+        CHECK_EQ_INT(put(round == 0 ? b : a, "fan/x", 8, ZM_SAMPLE_PUT), Z_OK);
+        CHECK(wait_for(&plain, base + 2 * PLAIN, 5000));
+        if (k.calls != 1 || victim.count != victim_count || victim.drops != victim_drops + 1) {
+            fprintf(stderr, "%s: killer called %u times, victim %u samples, %u drops\n", from[round], k.calls,
+                    victim.count - victim_count, victim.drops - victim_drops);
+        }
+        CHECK_EQ_INT(k.calls, 1);
+        CHECK_EQ_INT(k.victim_rc, Z_OK);
+        CHECK_EQ_INT(k.self_rc, Z_OK);
+        CHECK_EQ_INT(victim.count, victim_count);
+        CHECK_EQ_INT(victim.drops, victim_drops + 1);
+        CHECK_EQ_INT(plain.count, base + 2 * PLAIN);
+    }
+    for (size_t i = 0; i < PLAIN; i++) {
+        CHECK_EQ_INT(zm_session_undeclare_subscriber(a, ids[i]), Z_OK);
+    }
+    CHECK_EQ_INT(plain.drops, PLAIN);
+    zm_session_close(b);
+    zm_session_close(a);
+}
+
 static void test_bad_config(void)
 {
     zm_session_t *s = (zm_session_t *)1;
@@ -378,6 +465,7 @@ int main(void)
 {
     test_bad_config();
     test_peer_to_peer();
+    test_dispatch_fanout();
     test_hostile_peer();
     test_alloc_failures();
     return CHECK_DONE();
