@@ -189,6 +189,15 @@
  * one of its channel, given back by the sender itself when the batch is dropped. */
 #define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
 
+/*
+ * Whether a connecting node receives the handshake into a buffer of its own, and sizes its
+ * receive buffer by the batch the InitAck agrees: a link over IP proposes batches up to 64 KiB,
+ * which a router may answer smaller. A client whose only link is a serial line proposes the
+ * line's MTU, which is Rust's too (ZM_SERIAL_MTU): its receive buffer, allocated as proposed,
+ * serves the handshake.
+ */
+#define ZM_RX_AGREED (!ZM_LINK_DIRECT)
+
 /* Whether the handshake helpers (transport/internal.h) serve others than the opener: the acceptor
  * of a peer, a multicast group. Without, they are file-local to unicast.c, where the compiler
  * inlines those called once (106 B of the publisher-only app): the one linkage a switch changes. */

@@ -425,9 +425,10 @@
 #endif
 
 /**
- * Receive buffer of each pending handshake, 2-byte stream prefix included: an InitSyn or OpenSyn
- * longer than this is refused (CLOSE INVALID). Rust 1.10.2 sends well under 200 bytes of either
- * with its default extensions; the rest leaves room for auth and shm extensions.
+ * Receive buffer of each pending handshake, and of a connecting one (on its stack), 2-byte stream
+ * prefix included: a longer InitSyn or OpenSyn is refused (CLOSE INVALID), a longer InitAck fails
+ * the connection. Rust 1.10.2 sends well under 200 bytes of any of them with its default
+ * extensions; the rest leaves room for auth and shm extensions.
  */
 #ifndef ZM_HANDSHAKE_BUF_SIZE
 #define ZM_HANDSHAKE_BUF_SIZE 512
