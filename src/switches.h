@@ -300,6 +300,14 @@
 #endif
 
 /*
+ * Whether a session allocates its slots when it opens, as many as its mode and endpoints let it
+ * use (session.c: a client its router's; a peer one per endpoint it connects to, or ZM_PEERS_MAX
+ * when it listens; the group's and its members' only with a multicast endpoint): a build with
+ * peers or a group. One that opens clients only holds its one slot inline.
+ */
+#define ZM_SLOTS_SIZED (Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
+
+/*
  * Whether peers in use are pinned (refs), so that no reaper frees one under its user: where
  * another thread may reap (a read task, the lease task), or where code the session calls out to
  * may (the application's callbacks, which come with peers' declarations, scouting and the admin

@@ -96,7 +96,7 @@ static size_t pin_route(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **out
         return ROUTE_MISS;
     }
     size_t n = 0;
-    for (size_t i = 0; i < ZM_PEERS_PIN && i < ZM_ROUTE_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s) && i < ZM_ROUTE_SLOTS; i++) {
         if (kp & (1u << i)) {
             zm_atomic_inc(&s->peers[i].refs);
             out[n++] = &s->peers[i];
@@ -145,7 +145,7 @@ static size_t pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_peer_t **o
         hits = &counted;
     }
     /* the group among them: it never declares (it is not a node), so everything goes there */
-    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
             zm_atomic_inc_relaxed(&p->refs);

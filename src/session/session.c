@@ -39,6 +39,14 @@ static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t));
 static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
+#if ZM_SLOTS_SIZED && ZM_NO_HEAP
+/* The slots of each session of the table, and the key buffers of those it sends on. */
+static zm_peer_t slot_table[ZM_SESSIONS_MAX][ZM_PEER_SLOTS];
+#if ZM_REMOTE_DECLS
+static char key_table[ZM_SESSIONS_MAX][ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
+#endif
+#endif
+
 #if ZM_KEEPS_ENDPOINTS
 /* Bytes the n strings of list take with their NULs; with into, they are copied there as well,
  * and list points at the copies. */
@@ -138,7 +146,7 @@ static bool any_peer(zm_session_t *s)
 {
     bool used = false;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX && !used; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s) && !used; i++) {
         used = s->peers[i].state != PEER_FREE;
     }
     S_UNLOCK(s);
@@ -167,6 +175,65 @@ static z_result_t groups_join(zm_session_t *s)
 }
 #else
 #define is_group(endpoint) ((void)(endpoint), false)
+#endif
+
+#if ZM_SLOTS_SIZED
+/*
+ * The slots s can use: a client its router's; a peer on a multicast group all of them (the
+ * group's follows the unicast ones); a peer that listens ZM_PEERS_MAX; one that only dials, one
+ * for each endpoint it dials (or for the node it scouts for), as a peer dials only while it opens.
+ */
+static size_t slots_wanted(const zm_session_t *s)
+{
+    if (!zm_session_is_peer(s)) {
+        return 1;
+    }
+    bool group = s->cfg.group;
+    bool listens = false;
+    for (size_t i = 0; i < s->cfg.n_listen; i++) {
+        group = group || is_group(s->cfg.listen[i]);
+        listens = listens || !is_group(s->cfg.listen[i]);
+    }
+    for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        group = group || is_group(s->cfg.connect[i]);
+    }
+    if (Z_FEATURE_MULTICAST_TRANSPORT && group) {
+        return ZM_PEER_SLOTS;
+    }
+    size_t n = listens ? ZM_PEERS_MAX : s->cfg.n_connect;
+    return n == 0 ? 1u : n < ZM_PEERS_MAX ? n : ZM_PEERS_MAX;
+}
+
+/* The slots s can use, zeroed, with the key buffers of those it sends on. */
+static z_result_t slots_alloc(zm_session_t *s)
+{
+    size_t n = slots_wanted(s);
+#if ZM_NO_HEAP
+    size_t k = (size_t)(s - session_table);
+    s->peers = slot_table[k];
+    memset(s->peers, 0, n * sizeof(zm_peer_t));
+#if ZM_REMOTE_DECLS
+    s->key_bufs = key_table[k];
+#endif
+#else
+    size_t peers = n * sizeof(zm_peer_t);
+    size_t keys = ZM_REMOTE_DECLS ? (n < ZM_PEERS_PIN ? n : ZM_PEERS_PIN) * (size_t)ZM_KEYEXPR_MAX : 0u;
+    uint8_t *mem = zm_calloc(peers + keys);
+    if (mem == NULL) {
+        return ZM_E_NOMEM;
+    }
+    s->peers = (zm_peer_t *)(void *)mem;
+#if ZM_REMOTE_DECLS
+    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers);
+#endif
+#endif
+    s->slots = (uint8_t)n;
+    return Z_OK;
+}
+#define slots_free(s) (ZM_NO_HEAP ? (void)(s) : zm_free((s)->peers))
+#else
+#define slots_alloc(s) ((void)(s), Z_OK)
+#define slots_free(s) ((void)(s))
 #endif
 
 /* Whether opening an endpoint that failed with rc may succeed later: nobody listening yet, a
@@ -828,7 +895,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     s->next_id = 1;
     s->next_key_id = 1;
     z_result_t listen_rc = Z_OK; /* only peers listen */
-    rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
+    rc = slots_alloc(s);
+    if (rc == Z_OK) {
+        rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
+    }
     if (rc != Z_OK) {
         zm_session_close(s);
         return rc;
@@ -880,7 +950,7 @@ static bool inside(const zm_session_t *s)
     if (s->tasks_joinable && s->worker_thread == self) {
         return true;
     }
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         const zm_peer_t *p = &s->peers[i];
         if (p->reader_started && !p->reader_done && p->reader_thread == self) {
             return true;
@@ -899,7 +969,7 @@ static bool inside(const zm_session_t *s)
 /* Closes every peer's link, so that its reader returns. */
 static void peers_kill(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         S_LOCK(s);
         bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
         S_UNLOCK(s);
@@ -926,7 +996,7 @@ bool zm_session_close_begin(zm_session_t *s)
 /* s->lock held: whether a peer is still held by a sender, or its reader is not done. */
 static bool peers_busy(const zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         const zm_peer_t *p = &s->peers[i];
         if (p->refs > 0 || (p->reader_started && !p->reader_done)) {
             return true;
@@ -1009,6 +1079,7 @@ void zm_session_close(zm_session_t *s)
     sync_destroy(s);
     strings_free(s);
     zm_tls_creds_free(s->tls);
+    slots_free(s);
     session_release(s);
 }
 
@@ -1034,7 +1105,7 @@ void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)
     /* the remote nodes: not the group, but its members */
     size_t n = 0;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && !zm_peer_is_group(p)) {
             p->refs++;
