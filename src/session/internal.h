@@ -289,7 +289,9 @@ struct zm_session {
         bool accept_running;
         bool listening;
         zm_link_t listener;
-        zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
+        /* handshakes of newcomers: the accept task's, or zm_session_read's; allocated with the
+         * slots, where a listen endpoint calls for it */
+        zm_acceptor_t *acceptor;
     )
     ZM_IF_RESPONDER(
         bool responding;                    /* the responder is open: from open to close */

@@ -214,7 +214,7 @@ static ZM_NOINLINE z_result_t accept_one(zm_session_t *s, uint32_t timeout_ms, z
     local_params(s, &params);
     zm_transport_t t;
     *added = NULL;
-    ZM_TRY(zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t));
+    ZM_TRY(zm_acceptor_step(s->acceptor, &s->listener, &params, timeout_ms, &t));
     z_result_t installed = peer_install(s, &t, true, added);
     ZM_UNUSED(installed); /* a refused newcomer got its CLOSE; the listener goes on */
     return Z_OK;

@@ -40,10 +40,13 @@ static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
 #if ZM_SLOTS_SIZED && ZM_NO_HEAP
-/* The slots of each session of the table, and the key buffers of those it sends on. */
+/* The slots of each session of the table, the key buffers of those it sends on, its acceptor. */
 static zm_peer_t slot_table[ZM_SESSIONS_MAX][ZM_PEER_SLOTS];
 #if ZM_REMOTE_DECLS
 static char key_table[ZM_SESSIONS_MAX][ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
+#endif
+#if Z_FEATURE_UNICAST_PEER
+static zm_acceptor_t acceptor_table[ZM_SESSIONS_MAX];
 #endif
 #endif
 
@@ -182,17 +185,18 @@ static z_result_t groups_join(zm_session_t *s)
  * The slots s can use: a client its router's; a peer on a multicast group all of them (the
  * group's follows the unicast ones); a peer that listens ZM_PEERS_MAX; one that only dials, one
  * for each endpoint it dials (or for the node it scouts for), as a peer dials only while it opens.
+ * *listens: whether it listens (other than on a group), and needs an acceptor.
  */
-static size_t slots_wanted(const zm_session_t *s)
+static size_t slots_wanted(const zm_session_t *s, bool *listens)
 {
+    *listens = false;
     if (!zm_session_is_peer(s)) {
         return 1;
     }
     bool group = s->cfg.group;
-    bool listens = false;
     for (size_t i = 0; i < s->cfg.n_listen; i++) {
         group = group || is_group(s->cfg.listen[i]);
-        listens = listens || !is_group(s->cfg.listen[i]);
+        *listens = *listens || !is_group(s->cfg.listen[i]);
     }
     for (size_t i = 0; i < s->cfg.n_connect; i++) {
         group = group || is_group(s->cfg.connect[i]);
@@ -200,14 +204,18 @@ static size_t slots_wanted(const zm_session_t *s)
     if (Z_FEATURE_MULTICAST_TRANSPORT && group) {
         return ZM_PEER_SLOTS;
     }
-    size_t n = listens ? ZM_PEERS_MAX : s->cfg.n_connect;
+    size_t n = *listens ? ZM_PEERS_MAX : s->cfg.n_connect;
     return n == 0 ? 1u : n < ZM_PEERS_MAX ? n : ZM_PEERS_MAX;
 }
 
-/* The slots s can use, zeroed, with the key buffers of those it sends on. */
+/*
+ * What s holds by its mode and endpoints, zeroed, in one block: the slots it can use, the key
+ * buffers of those it sends on, and a listener's acceptor.
+ */
 static z_result_t slots_alloc(zm_session_t *s)
 {
-    size_t n = slots_wanted(s);
+    bool listens;
+    size_t n = slots_wanted(s, &listens);
 #if ZM_NO_HEAP
     size_t k = (size_t)(s - session_table);
     s->peers = slot_table[k];
@@ -215,18 +223,23 @@ static z_result_t slots_alloc(zm_session_t *s)
 #if ZM_REMOTE_DECLS
     s->key_bufs = key_table[k];
 #endif
+    ZM_IF_PEER(s->acceptor = listens ? &acceptor_table[k] : NULL;)
 #else
+    _Static_assert(_Alignof(zm_acceptor_t) <= _Alignof(zm_peer_t), "the acceptor follows the slots");
     size_t peers = n * sizeof(zm_peer_t);
+    size_t acceptor = Z_FEATURE_UNICAST_PEER && listens ? sizeof(zm_acceptor_t) : 0u;
     size_t keys = ZM_REMOTE_DECLS ? (n < ZM_PEERS_PIN ? n : ZM_PEERS_PIN) * (size_t)ZM_KEYEXPR_MAX : 0u;
-    uint8_t *mem = zm_calloc(peers + keys);
+    uint8_t *mem = zm_calloc(peers + acceptor + keys);
     if (mem == NULL) {
         return ZM_E_NOMEM;
     }
     s->peers = (zm_peer_t *)(void *)mem;
+    ZM_IF_PEER(s->acceptor = acceptor > 0 ? (zm_acceptor_t *)(void *)(mem + peers) : NULL;)
 #if ZM_REMOTE_DECLS
-    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers);
+    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers + acceptor);
 #endif
 #endif
+    ZM_UNUSED(listens);
     s->slots = (uint8_t)n;
     return Z_OK;
 }
@@ -350,7 +363,7 @@ static z_result_t listen_first(zm_session_t *s)
            retry_pause(start, LISTEN_TIMEOUT(s), &pause)) {
     }
     ZM_TRY(rc);
-    zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
+    zm_acceptor_init(s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
     s->listening = true;
     return Z_OK;
 }
@@ -470,7 +483,7 @@ static z_result_t listen_round(zm_session_t *s, uint32_t timeout_ms)
     uint64_t handshake_deadline = 0;
     size_t n = 0;
     links[n++] = &s->listener;
-    n += zm_acceptor_links(&s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+    n += zm_acceptor_links(s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     links[n++] = &s->responder.link;
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
@@ -682,7 +695,7 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     uint64_t handshake_deadline = 0;
     if (s->listening) {
         links[nl++] = &s->listener;
-        nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+        nl += zm_acceptor_links(s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
     ZM_IF_RESPONDER(
         size_t scout_at = nl;
@@ -1063,7 +1076,7 @@ void zm_session_close(zm_session_t *s)
     zm_peer_reap(s);
     ZM_IF_PEER(
         if (s->listening) {
-            zm_acceptor_close(&s->acceptor);
+            zm_acceptor_close(s->acceptor);
             zm_link_close(&s->listener);
             s->listening = false;
         }
