@@ -311,7 +311,7 @@
 #define ZM_ENDPOINTS_MAX 8
 #endif
 
-/** Transports a peer-mode session holds at once (accepted plus connected); a client needs one. */
+/** Transports a listening peer holds at once (accepted plus dialled): its slots, allocated at open; one that only dials has one per endpoint, a client one. */
 #ifndef ZM_PEERS_MAX
 #if Z_FEATURE_UNICAST_PEER
 #define ZM_PEERS_MAX 8
