@@ -294,9 +294,12 @@ struct zm_session {
         zm_acceptor_t *acceptor;
     )
     ZM_IF_RESPONDER(
-        bool responding;                    /* the responder is open: from open to close */
-        zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
-        char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
+        bool responding; /* the responder is open: from open to close */
+        /* allocated with the slots, where a listener is to answer SCOUTs: the responder, served
+         * beside the listener by its task or zm_session_read; the listener's locator, with the
+         * port it got (ZM_LOCATOR_MAX + 1 bytes) */
+        zm_scout_responder_t *responder;
+        char *announced;
     )
 #if ZM_SLOTS_SIZED
     zm_peer_t *peers; /* zm_slots(s) of them, allocated at open */

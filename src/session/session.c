@@ -5,6 +5,7 @@
  * single-thread driving, and close, which ends whatever a thread inside the session cannot.
  * Tasks are always joined before anything they use is freed (session.h).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "session/hub.h"
@@ -40,13 +41,18 @@ static void session_release(zm_session_t *s) { zm_free(s); }
 #endif
 
 #if ZM_SLOTS_SIZED && ZM_NO_HEAP
-/* The slots of each session of the table, the key buffers of those it sends on, its acceptor. */
+/* The slots of each session of the table, the key buffers of those it sends on, its acceptor and
+ * responder to SCOUTs. */
 static zm_peer_t slot_table[ZM_SESSIONS_MAX][ZM_PEER_SLOTS];
 #if ZM_REMOTE_DECLS
 static char key_table[ZM_SESSIONS_MAX][ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
 #endif
 #if Z_FEATURE_UNICAST_PEER
 static zm_acceptor_t acceptor_table[ZM_SESSIONS_MAX];
+#endif
+#if ZM_SCOUT_RESPONDER
+static zm_scout_responder_t responder_table[ZM_SESSIONS_MAX];
+static char announced_table[ZM_SESSIONS_MAX][ZM_LOCATOR_MAX + 1];
 #endif
 #endif
 
@@ -208,14 +214,19 @@ static size_t slots_wanted(const zm_session_t *s, bool *listens)
     return n == 0 ? 1u : n < ZM_PEERS_MAX ? n : ZM_PEERS_MAX;
 }
 
+/* Rounds a part of the block of slots_alloc up, so that the next one is aligned for any object. */
+#define PART(n) (((size_t)(n) + _Alignof(max_align_t) - 1u) & ~(size_t)(_Alignof(max_align_t) - 1u))
+
 /*
  * What s holds by its mode and endpoints, zeroed, in one block: the slots it can use, the key
- * buffers of those it sends on, and a listener's acceptor.
+ * buffers of those it sends on, and a listener's acceptor, with its responder to SCOUTs when it
+ * is to answer them.
  */
 static z_result_t slots_alloc(zm_session_t *s)
 {
     bool listens;
     size_t n = slots_wanted(s, &listens);
+    ZM_IF_RESPONDER(bool responds = listens && s->cfg.scouting;)
 #if ZM_NO_HEAP
     size_t k = (size_t)(s - session_table);
     s->peers = slot_table[k];
@@ -224,19 +235,30 @@ static z_result_t slots_alloc(zm_session_t *s)
     s->key_bufs = key_table[k];
 #endif
     ZM_IF_PEER(s->acceptor = listens ? &acceptor_table[k] : NULL;)
+    ZM_IF_RESPONDER(
+        s->responder = responds ? &responder_table[k] : NULL;
+        s->announced = responds ? announced_table[k] : NULL;
+    )
 #else
-    _Static_assert(_Alignof(zm_acceptor_t) <= _Alignof(zm_peer_t), "the acceptor follows the slots");
-    size_t peers = n * sizeof(zm_peer_t);
-    size_t acceptor = Z_FEATURE_UNICAST_PEER && listens ? sizeof(zm_acceptor_t) : 0u;
+    size_t peers = PART(n * sizeof(zm_peer_t));
+    size_t acceptor = Z_FEATURE_UNICAST_PEER && listens ? PART(sizeof(zm_acceptor_t)) : 0u;
+    size_t responder = 0;
+    ZM_IF_RESPONDER(responder = responds ? PART(sizeof(zm_scout_responder_t)) + ZM_LOCATOR_MAX + 1u : 0u;)
     size_t keys = ZM_REMOTE_DECLS ? (n < ZM_PEERS_PIN ? n : ZM_PEERS_PIN) * (size_t)ZM_KEYEXPR_MAX : 0u;
-    uint8_t *mem = zm_calloc(peers + acceptor + keys);
+    uint8_t *mem = zm_calloc(peers + acceptor + responder + keys);
     if (mem == NULL) {
         return ZM_E_NOMEM;
     }
     s->peers = (zm_peer_t *)(void *)mem;
     ZM_IF_PEER(s->acceptor = acceptor > 0 ? (zm_acceptor_t *)(void *)(mem + peers) : NULL;)
+    ZM_IF_RESPONDER(
+        if (responds) {
+            s->responder = (zm_scout_responder_t *)(void *)(mem + peers + acceptor);
+            s->announced = (char *)(mem + peers + acceptor + PART(sizeof(zm_scout_responder_t)));
+        }
+    )
 #if ZM_REMOTE_DECLS
-    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers + acceptor);
+    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers + acceptor + responder);
 #endif
 #endif
     ZM_UNUSED(listens);
@@ -484,7 +506,7 @@ static z_result_t listen_round(zm_session_t *s, uint32_t timeout_ms)
     size_t n = 0;
     links[n++] = &s->listener;
     n += zm_acceptor_links(s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
-    links[n++] = &s->responder.link;
+    links[n++] = &s->responder->link;
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
         timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
@@ -700,7 +722,7 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     ZM_IF_RESPONDER(
         size_t scout_at = nl;
         if (s->responding) {
-            links[nl++] = &s->responder.link;
+            links[nl++] = &s->responder->link;
         }
     )
     uint64_t now = zm_port_clock_ms();
@@ -1026,7 +1048,7 @@ static void tasks_stop(zm_session_t *s)
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
-    ZM_IF_RESPONDER(if (s->responding) { zm_scout_responder_shutdown(&s->responder); })
+    ZM_IF_RESPONDER(if (s->responding) { zm_scout_responder_shutdown(s->responder); })
     if (s->accept_running) {
         zm_port_task_join(&s->accept_task);
         s->accept_running = false;
@@ -1083,7 +1105,7 @@ void zm_session_close(zm_session_t *s)
     )
     ZM_IF_RESPONDER(
         if (s->responding) {
-            zm_scout_responder_close(&s->responder);
+            zm_scout_responder_close(s->responder);
             s->responding = false;
         }
     )
