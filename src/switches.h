@@ -193,6 +193,15 @@
  * one of its channel, given back by the sender itself when the batch is dropped. */
 #define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
 
+/*
+ * Whether a connecting node receives the handshake into a buffer of its own, and sizes its
+ * receive buffer by the batch the InitAck agrees: a link over IP proposes batches up to 64 KiB,
+ * which a router may answer smaller. A client whose only link is a serial line proposes the
+ * line's MTU, which is Rust's too (ZM_SERIAL_MTU): its receive buffer, allocated as proposed,
+ * serves the handshake.
+ */
+#define ZM_RX_AGREED (!ZM_LINK_DIRECT)
+
 /* Whether the build answers SCOUTs: a listening peer does, with the addresses it listens on; only
  * builds with peers have a listener. */
 #define ZM_SCOUT_RESPONDER (Z_FEATURE_SCOUTING && Z_FEATURE_UNICAST_PEER)
@@ -288,6 +297,14 @@
 #define ZM_PEERS_PIN ZM_PEERS_MAX
 #define ZM_PEER_SLOTS ZM_PEERS_MAX
 #endif
+
+/*
+ * Whether a session allocates its slots when it opens, as many as its mode and endpoints let it
+ * use (session.c: a client its router's; a peer one per endpoint it connects to, or ZM_PEERS_MAX
+ * when it listens; the group's and its members' only with a multicast endpoint): a build with
+ * peers or a group. One that opens clients only holds its one slot inline.
+ */
+#define ZM_SLOTS_SIZED (Z_FEATURE_UNICAST_PEER || Z_FEATURE_MULTICAST_TRANSPORT)
 
 /*
  * Whether a session reads its endpoint strings after open: to reconnect (or scout again), to

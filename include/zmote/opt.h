@@ -311,7 +311,7 @@
 #define ZM_ENDPOINTS_MAX 8
 #endif
 
-/** Transports a peer-mode session holds at once (accepted plus connected); a client needs one. */
+/** Transports a listening peer holds at once (accepted plus dialled): its slots, allocated at open; one that only dials has one per endpoint, a client one. */
 #ifndef ZM_PEERS_MAX
 #if Z_FEATURE_UNICAST_PEER
 #define ZM_PEERS_MAX 8
@@ -425,9 +425,10 @@
 #endif
 
 /**
- * Receive buffer of each pending handshake, 2-byte stream prefix included: an InitSyn or OpenSyn
- * longer than this is refused (CLOSE INVALID). Rust 1.10.2 sends well under 200 bytes of either
- * with its default extensions; the rest leaves room for auth and shm extensions.
+ * Receive buffer of each pending handshake, and of a connecting one (on its stack), 2-byte stream
+ * prefix included: a longer InitSyn or OpenSyn is refused (CLOSE INVALID), a longer InitAck fails
+ * the connection. Rust 1.10.2 sends well under 200 bytes of any of them with its default
+ * extensions; the rest leaves room for auth and shm extensions.
  */
 #ifndef ZM_HANDSHAKE_BUF_SIZE
 #define ZM_HANDSHAKE_BUF_SIZE 512

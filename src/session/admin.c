@@ -165,7 +165,7 @@ static void collect_peers(zm_session_t *s, peer_info_t *out, size_t *n)
 {
     *n = 0;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s); i++) {
         if (s->peers[i].state == PEER_LIVE) {
             out[*n].zid = s->peers[i].t.remote_zid;
             out[*n].whatami = s->peers[i].t.remote_whatami;

@@ -137,7 +137,7 @@ static void release_slots(zm_session_t *s, bool mine)
 /* s->lock held, the slots ours: tells every change of the peer table since the last look. */
 static void sync(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         const zm_peer_t *p = &s->peers[i];
         zm_conn_slot_t *k = &s->conn.slots[i];
         for (;;) { /* a slot that changed hands is told down, then up */
@@ -182,7 +182,7 @@ z_result_t zm_session_conn_list(zm_session_t *s, zm_conn_fn fn, void *ctx)
     if (s->closing) {
         return Z_ESESSION_CLOSED;
     }
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_conn_t c;
         S_LOCK(s);
         bool live = slot_live(&s->peers[i]);

@@ -94,7 +94,7 @@ static bool pin_route(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
         return false;
     }
     size_t n = 0;
-    for (size_t i = 0; i < ZM_PEERS_PIN && i < ZM_ROUTE_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s) && i < ZM_ROUTE_SLOTS; i++) {
         if (kp & (1u << i)) {
             zm_atomic_inc(&s->peers[i].refs);
             out->p[n++] = &s->peers[i];
@@ -141,7 +141,7 @@ static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
         hits = &counted;
     }
     /* the group among them: it never declares (it is not a node), so everything goes there */
-    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (p->t.remote_whatami != ZM_WAI_PEER || !p->declared || hits->n[i] > 0)) {
             zm_atomic_inc_relaxed(&p->refs);

@@ -9,13 +9,13 @@
 
 #if Z_FEATURE_MULTICAST_TRANSPORT
 
-/* Whether s may join a group now: a peer, not on one already. */
+/* Whether s may join a group now: a peer with the slots of a group (session.c), not on one already. */
 static bool may_join(zm_session_t *s)
 {
     S_LOCK(s);
     bool taken = s->mcast.open;
     S_UNLOCK(s);
-    return s->cfg.mode == ZM_MODE_PEER && !taken;
+    return s->cfg.mode == ZM_MODE_PEER && zm_slots(s) > ZM_GROUP_SLOT && !taken;
 }
 
 z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint)

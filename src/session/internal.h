@@ -292,18 +292,33 @@ struct zm_session {
         bool accept_running;
         bool listening;
         zm_link_t listener;
-        zm_acceptor_t acceptor; /* handshakes of newcomers: the accept task's, or zm_session_read's */
+        /* handshakes of newcomers: the accept task's, or zm_session_read's; allocated with the
+         * slots, where a listen endpoint calls for it */
+        zm_acceptor_t *acceptor;
     )
     ZM_IF_RESPONDER(
-        bool responding;                    /* the responder is open: from open to close */
-        zm_scout_responder_t responder;     /* served beside the listener, by its task or zm_session_read */
-        char announced[ZM_LOCATOR_MAX + 1]; /* the listener's locator, with the port it got */
+        bool responding; /* the responder is open: from open to close */
+        /* allocated with the slots, where a listener is to answer SCOUTs: the responder, served
+         * beside the listener by its task or zm_session_read; the listener's locator, with the
+         * port it got (ZM_LOCATOR_MAX + 1 bytes) */
+        zm_scout_responder_t *responder;
+        char *announced;
     )
+#if ZM_SLOTS_SIZED
+    zm_peer_t *peers; /* zm_slots(s) of them, allocated at open */
+    uint8_t slots;
+#else
     zm_peer_t peers[ZM_PEER_SLOTS];
+#endif
 #if ZM_REMOTE_DECLS
     /* scope + suffix of a peer's keys resolved here, by its read thread only: one per slot we
-     * send on, a group's serving its members, whose datagrams its one reader takes (remote.c) */
+     * send on, a group's serving its members, whose datagrams its one reader takes (remote.c);
+     * zm_slots_pin(s) of them, allocated with the slots */
+#if ZM_SLOTS_SIZED
+    char (*key_bufs)[ZM_KEYEXPR_MAX];
+#else
     char key_bufs[ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
+#endif
 #endif
     ZM_IF_MCAST(zm_mcast_state_t mcast;)
     zm_entity_t *subs;
@@ -344,6 +359,19 @@ struct zm_session {
     uint64_t hlc_last;     /* last timestamp handed out */
 };
 
+
+/*
+ * The slots of s (ZM_SLOTS_SIZED): all of them; the unicast ones, first; those we send on, the
+ * unicast ones and the group's. Only a session with a multicast endpoint has more than
+ * ZM_PEERS_MAX, and then it has them all.
+ */
+#if ZM_SLOTS_SIZED
+#define zm_slots(s) ((size_t)(s)->slots)
+#else
+#define zm_slots(s) ((void)(s), (size_t)ZM_PEER_SLOTS)
+#endif
+#define zm_slots_unicast(s) (zm_slots(s) < ZM_PEERS_MAX ? zm_slots(s) : (size_t)ZM_PEERS_MAX)
+#define zm_slots_pin(s) (zm_slots(s) < ZM_PEERS_PIN ? zm_slots(s) : (size_t)ZM_PEERS_PIN)
 
 /* peer.c (the core: pins, sends, kills), peers.c (arrivals and the reap), reader.c */
 /**
@@ -426,7 +454,8 @@ void zm_peer_unpin(zm_peer_t *p);
 /**
  * Joins the multicast group of endpoint (zm_endpoint_is_multicast): the group goes into its
  * slot, our JOIN and declarations go out, and its reader starts (multi-thread builds with read
- * tasks on). ZM_E_UNSUPPORTED for a second group, a client, or a build without multicast.
+ * tasks on). ZM_E_UNSUPPORTED for a second group, a client, a session opened without the slots
+ * of a group (zm_session_config_t.group), or a build without multicast.
  */
 ZM_NODISCARD z_result_t zm_mcast_join(zm_session_t *s, const char *endpoint);
 /**

@@ -288,7 +288,7 @@ static bool pushes(const zm_peer_t *p) { return !asked(p); }
 static bool known_tokens(zm_session_t *s, const char *key, size_t len, bool (*pick)(const zm_peer_t *p),
                          zm_known_t **list)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state != PEER_LIVE || !pick(p)) {
             continue;

@@ -21,7 +21,7 @@
 static bool remote_subs(zm_session_t *s, uint16_t key_id)
 {
     const zm_lkey_t *k = zm_idmap_get(&s->keys, key_id);
-    for (size_t i = 0; k != NULL && i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; k != NULL && i < zm_slots(s); i++) {
         if (s->peers[i].state == PEER_LIVE && k->hits.n[i] > 0) {
             return true;
         }
@@ -59,7 +59,7 @@ static uint32_t qbls_count(zm_session_t *s, const zm_pub_t *q)
         return 0;
     }
     qbl_count_t c = {k->key, k->key_len, q->target == ZM_TARGET_ALL_COMPLETE, 0};
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_idmap_foreach(&s->peers[i].remote.qbls, qbl_count_one, &c);
     }
     return c.n;

@@ -71,7 +71,7 @@ static zm_peer_t *member_admit(zm_session_t *s, const zm_addr_t *from, const zm_
         return NULL;
     }
     zm_peer_t *p = NULL;
-    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS && p == NULL; i++) {
+    for (size_t i = ZM_GROUP_SLOT + 1; i < zm_slots(s) && p == NULL; i++) {
         if (s->peers[i].state == PEER_FREE && s->peers[i].refs == 0) {
             p = &s->peers[i];
         }
@@ -100,7 +100,7 @@ static zm_peer_t *member_idlest(zm_session_t *s, uint32_t now)
 {
     zm_peer_t *victim = NULL;
     uint32_t victim_silent = 0;
-    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = ZM_GROUP_SLOT + 1; i < zm_slots(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state != PEER_LIVE) {
             return NULL; /* dead and not reaped yet: a slot soon free, for the next JOIN */
@@ -218,7 +218,7 @@ void zm_mcast_lease(zm_session_t *s, zm_peer_t *g)
     if (rc != Z_OK && rc != ZM_E_AGAIN) { /* AGAIN: a sender holds the group, the next tick will do */
         zm_peer_send_failed(g, rc, "its link failed");
     }
-    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = ZM_GROUP_SLOT + 1; i < zm_slots(s); i++) {
         zm_peer_t *m = &s->peers[i];
         S_LOCK(s);
         bool live = m->state == PEER_LIVE;

@@ -53,7 +53,7 @@ void zm_mcast_forget(zm_session_t *s, zm_peer_t *p)
 /* The group is gone: its members, who reached us only through it, go with it. */
 static void members_kill(zm_session_t *s)
 {
-    for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = ZM_GROUP_SLOT + 1; i < zm_slots(s); i++) {
         if (s->peers[i].s != NULL) { /* a slot ever used: only those know their session */
             zm_peer_kill(&s->peers[i], ZM_CLOSE_GENERIC, NULL);
         }
@@ -124,7 +124,7 @@ void zm_peer_send(zm_peer_t *p, const zm_network_msg_t *m, uint8_t prio, bool fl
 void zm_peers_note_activity(zm_session_t *s, uint64_t now_ms)
 {
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && atomic_exchange_explicit(&p->active, false, memory_order_relaxed)) {
             p->last_active_ms = now_ms;
@@ -140,7 +140,7 @@ static ZM_ALWAYS_INLINE void pin_live(zm_session_t *s, zm_pins_t *out, bool (*fn
 {
     size_t n = 0;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_PIN; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && (fn == NULL || fn(p, arg))) {
             zm_atomic_inc_relaxed(&p->refs);

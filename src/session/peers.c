@@ -65,7 +65,7 @@ static void reap_dead(zm_session_t *s)
 /* s->lock held: a free slot, or NULL. */
 static zm_peer_t *free_slot(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s); i++) {
         if (s->peers[i].state == PEER_FREE && s->peers[i].refs == 0) {
             return &s->peers[i];
         }
@@ -77,7 +77,7 @@ static zm_peer_t *free_slot(zm_session_t *s)
 static zm_peer_t *eviction_victim(zm_session_t *s)
 {
     zm_peer_t *victim = NULL;
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && p->accepted &&
             (victim == NULL || p->last_active_ms < victim->last_active_ms)) {
@@ -143,7 +143,7 @@ static z_result_t peer_install(zm_session_t *s, zm_transport_t *t, bool accepted
         S_UNLOCK(s);
         if (p == NULL) {
             ZM_LOG_W("peer %s refused: the peer table is full (%u peers)", zm_zid_text(&t->remote_zid, zid),
-                     (unsigned)ZM_PEERS_MAX);
+                     (unsigned)zm_slots_unicast(s));
         }
         transport_refuse(t, ZM_CLOSE_MAX_SESSIONS);
         return ZM_E_NO_SPACE;
@@ -216,7 +216,7 @@ static ZM_NOINLINE z_result_t accept_one(zm_session_t *s, uint32_t timeout_ms, z
     local_params(s, &params);
     zm_transport_t t;
     *added = NULL;
-    ZM_TRY(zm_acceptor_step(&s->acceptor, &s->listener, &params, timeout_ms, &t));
+    ZM_TRY(zm_acceptor_step(s->acceptor, &s->listener, &params, timeout_ms, &t));
     z_result_t installed = peer_install(s, &t, true, added);
     ZM_UNUSED(installed); /* a refused newcomer got its CLOSE; the listener goes on */
     return Z_OK;
@@ -241,7 +241,7 @@ z_result_t zm_peer_accept(zm_session_t *s, uint32_t timeout_ms)
 
 void zm_peer_reap(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_peer_t *p = &s->peers[i];
         S_LOCK(s);
         bool reap = p->state == PEER_DEAD && p->refs == 0 && (!zm_peer_reading(p) || p->reader_done);

@@ -61,7 +61,7 @@ static z_result_t get_local_reply(zm_session_t *s, const zm_query_route_t *r, co
 /* Pins the peer of a route if it is still the one the request came from; NULL otherwise. */
 static zm_peer_t *route_pin(zm_session_t *s, const zm_query_route_t *r)
 {
-    if (r->peer >= ZM_PEER_SLOTS) {
+    if (r->peer >= zm_slots(s)) {
         return NULL;
     }
     zm_peer_t *p = &s->peers[r->peer];
@@ -1112,7 +1112,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
         return rc;
     }
     bool awaits = false; /* whether anyone asked will answer */
-    for (size_t i = 0; i < ZM_PEERS_PIN && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
+    for (size_t i = 0; i < zm_slots_pin(s) && a->destination != ZM_LOCALITY_SESSION_LOCAL; i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && get_asks(p, a)) {
             zm_atomic_inc_relaxed(&p->refs);
@@ -1125,7 +1125,7 @@ z_result_t zm_session_get(zm_session_t *s, const zm_get_args_t *a, zm_reply_fn f
     }
     /* the group's members that ended their initial declarations answer every request (zmote
      * nodes); Rust members never do, they are not waited for */
-    for (size_t i = ZM_GROUP_SLOT + 1; Z_FEATURE_MULTICAST_TRANSPORT && i < ZM_PEER_SLOTS && pinned.n > 0 &&
+    for (size_t i = ZM_GROUP_SLOT + 1; Z_FEATURE_MULTICAST_TRANSPORT && i < zm_slots(s) && pinned.n > 0 &&
                                        s->peers[ZM_GROUP_SLOT].state == PEER_LIVE &&
                                        a->destination != ZM_LOCALITY_SESSION_LOCAL;
          i++) {
@@ -1203,7 +1203,7 @@ z_result_t zm_queries_token_get_open(zm_session_t *s, const char *key, size_t le
         zm_free(g);
         return rc;
     }
-    for (size_t i = 0; i < ZM_PEERS_MAX; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && ask(p)) {
             zm_atomic_inc_relaxed(&p->refs);

@@ -43,7 +43,7 @@ static bool hits_scan_one(uint32_t id, void *val, void *ctx)
 void zm_hits_count(zm_session_t *s, const char *key, size_t len, zm_hits_t *hits)
 {
     memset(hits, 0, sizeof(*hits));
-    for (unsigned i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (unsigned i = 0; i < zm_slots(s); i++) {
         if (s->peers[i].state == PEER_LIVE) {
             hits_scan_t scan = {key, len, i, hits};
             zm_idmap_foreach(&s->peers[i].remote.subs, hits_scan_one, &scan);

@@ -115,7 +115,7 @@ z_result_t zm_session_responder_open(zm_session_t *s)
     }
     ZM_TRY(zm_link_local_port(&s->listener, &ep.port));
     size_t len;
-    ZM_TRY(zm_endpoint_to_locator(&ep, s->announced, sizeof(s->announced), &len));
+    ZM_TRY(zm_endpoint_to_locator(&ep, s->announced, ZM_LOCATOR_MAX + 1u, &len));
     if (zm_scout_locator_is_loopback(s->announced)) {
         return Z_OK;
     }
@@ -125,7 +125,7 @@ z_result_t zm_session_responder_open(zm_session_t *s)
         ZM_LOG_W("scouting: bad locator %s (%s)", s->cfg.scout_locator, zm_strerror(rc));
         return rc;
     }
-    rc = zm_scout_responder_open(&s->responder, &g);
+    rc = zm_scout_responder_open(s->responder, &g);
     if (rc == ZM_E_LOCATOR) {
         ZM_LOG_W("scouting: no interface %s to answer on", g.iface);
         return rc;
@@ -142,7 +142,7 @@ void zm_session_responder_serve(zm_session_t *s)
 {
     const char *locators[1] = {s->announced};
     zm_scout_self_t self = {.whatami = ZM_WAI_PEER, .zid = s->zid, .locators = locators, .n_locators = 1};
-    z_result_t rc = zm_scout_responder_serve(&s->responder, &self, NULL);
+    z_result_t rc = zm_scout_responder_serve(s->responder, &self, NULL);
     ZM_UNUSED(rc); /* shut down at close: the task that serves it ends then */
 }
 #endif /* ZM_SCOUT_RESPONDER */

@@ -5,6 +5,7 @@
  * single-thread driving, and close, which ends whatever a thread inside the session cannot.
  * Tasks are always joined before anything they use is freed (session.h).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "session/hub.h"
@@ -38,6 +39,22 @@ static void session_release(zm_session_t *s) { atomic_store(&session_in_use[s - 
 static zm_session_t *session_new(void) { return zm_calloc(sizeof(zm_session_t)); }
 
 static void session_release(zm_session_t *s) { zm_free(s); }
+#endif
+
+#if ZM_SLOTS_SIZED && ZM_NO_HEAP
+/* The slots of each session of the table, the key buffers of those it sends on, its acceptor and
+ * responder to SCOUTs. */
+static zm_peer_t slot_table[ZM_SESSIONS_MAX][ZM_PEER_SLOTS];
+#if ZM_REMOTE_DECLS
+static char key_table[ZM_SESSIONS_MAX][ZM_PEERS_PIN][ZM_KEYEXPR_MAX];
+#endif
+#if Z_FEATURE_UNICAST_PEER
+static zm_acceptor_t acceptor_table[ZM_SESSIONS_MAX];
+#endif
+#if ZM_SCOUT_RESPONDER
+static zm_scout_responder_t responder_table[ZM_SESSIONS_MAX];
+static char announced_table[ZM_SESSIONS_MAX][ZM_LOCATOR_MAX + 1];
+#endif
 #endif
 
 #if ZM_KEEPS_ENDPOINTS
@@ -139,7 +156,7 @@ static bool any_peer(zm_session_t *s)
 {
     bool used = false;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEERS_MAX && !used; i++) {
+    for (size_t i = 0; i < zm_slots_unicast(s) && !used; i++) {
         used = s->peers[i].state != PEER_FREE;
     }
     S_UNLOCK(s);
@@ -168,6 +185,91 @@ static z_result_t groups_join(zm_session_t *s)
 }
 #else
 #define is_group(endpoint) ((void)(endpoint), false)
+#endif
+
+#if ZM_SLOTS_SIZED
+/*
+ * The slots s can use: a client its router's; a peer on a multicast group all of them (the
+ * group's follows the unicast ones); a peer that listens ZM_PEERS_MAX; one that only dials, one
+ * for each endpoint it dials (or for the node it scouts for), as a peer dials only while it opens.
+ * *listens: whether it listens (other than on a group), and needs an acceptor.
+ */
+static size_t slots_wanted(const zm_session_t *s, bool *listens)
+{
+    *listens = false;
+    if (!zm_session_is_peer(s)) {
+        return 1;
+    }
+    bool group = s->cfg.group;
+    for (size_t i = 0; i < s->cfg.n_listen; i++) {
+        group = group || is_group(s->cfg.listen[i]);
+        *listens = *listens || !is_group(s->cfg.listen[i]);
+    }
+    for (size_t i = 0; i < s->cfg.n_connect; i++) {
+        group = group || is_group(s->cfg.connect[i]);
+    }
+    if (Z_FEATURE_MULTICAST_TRANSPORT && group) {
+        return ZM_PEER_SLOTS;
+    }
+    size_t n = *listens ? ZM_PEERS_MAX : s->cfg.n_connect;
+    return n == 0 ? 1u : n < ZM_PEERS_MAX ? n : ZM_PEERS_MAX;
+}
+
+/* Rounds a part of the block of slots_alloc up, so that the next one is aligned for any object. */
+#define PART(n) (((size_t)(n) + _Alignof(max_align_t) - 1u) & ~(size_t)(_Alignof(max_align_t) - 1u))
+
+/*
+ * What s holds by its mode and endpoints, zeroed, in one block: the slots it can use, the key
+ * buffers of those it sends on, and a listener's acceptor, with its responder to SCOUTs when it
+ * is to answer them.
+ */
+static z_result_t slots_alloc(zm_session_t *s)
+{
+    bool listens;
+    size_t n = slots_wanted(s, &listens);
+    ZM_IF_RESPONDER(bool responds = listens && s->cfg.scouting;)
+#if ZM_NO_HEAP
+    size_t k = (size_t)(s - session_table);
+    s->peers = slot_table[k];
+    memset(s->peers, 0, n * sizeof(zm_peer_t));
+#if ZM_REMOTE_DECLS
+    s->key_bufs = key_table[k];
+#endif
+    ZM_IF_PEER(s->acceptor = listens ? &acceptor_table[k] : NULL;)
+    ZM_IF_RESPONDER(
+        s->responder = responds ? &responder_table[k] : NULL;
+        s->announced = responds ? announced_table[k] : NULL;
+    )
+#else
+    size_t peers = PART(n * sizeof(zm_peer_t));
+    size_t acceptor = Z_FEATURE_UNICAST_PEER && listens ? PART(sizeof(zm_acceptor_t)) : 0u;
+    size_t responder = 0;
+    ZM_IF_RESPONDER(responder = responds ? PART(sizeof(zm_scout_responder_t)) + ZM_LOCATOR_MAX + 1u : 0u;)
+    size_t keys = ZM_REMOTE_DECLS ? (n < ZM_PEERS_PIN ? n : ZM_PEERS_PIN) * (size_t)ZM_KEYEXPR_MAX : 0u;
+    uint8_t *mem = zm_calloc(peers + acceptor + responder + keys);
+    if (mem == NULL) {
+        return ZM_E_NOMEM;
+    }
+    s->peers = (zm_peer_t *)(void *)mem;
+    ZM_IF_PEER(s->acceptor = acceptor > 0 ? (zm_acceptor_t *)(void *)(mem + peers) : NULL;)
+    ZM_IF_RESPONDER(
+        if (responds) {
+            s->responder = (zm_scout_responder_t *)(void *)(mem + peers + acceptor);
+            s->announced = (char *)(mem + peers + acceptor + PART(sizeof(zm_scout_responder_t)));
+        }
+    )
+#if ZM_REMOTE_DECLS
+    s->key_bufs = (char (*)[ZM_KEYEXPR_MAX])(void *)(mem + peers + acceptor + responder);
+#endif
+#endif
+    ZM_UNUSED(listens);
+    s->slots = (uint8_t)n;
+    return Z_OK;
+}
+#define slots_free(s) (ZM_NO_HEAP ? (void)(s) : zm_free((s)->peers))
+#else
+#define slots_alloc(s) ((void)(s), Z_OK)
+#define slots_free(s) ((void)(s))
 #endif
 
 /* Whether opening an endpoint that failed with rc may succeed later: nobody listening yet, a
@@ -284,7 +386,7 @@ static z_result_t listen_first(zm_session_t *s)
            retry_pause(start, LISTEN_TIMEOUT(s), &pause)) {
     }
     ZM_TRY(rc);
-    zm_acceptor_init(&s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
+    zm_acceptor_init(s->acceptor, ZM_ACCEPT_TIMEOUT_MS);
     s->listening = true;
     return Z_OK;
 }
@@ -405,8 +507,8 @@ static z_result_t listen_round(zm_session_t *s, uint32_t timeout_ms)
     uint64_t handshake_deadline = 0;
     size_t n = 0;
     links[n++] = &s->listener;
-    n += zm_acceptor_links(&s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
-    links[n++] = &s->responder.link;
+    n += zm_acceptor_links(s->acceptor, links + n, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+    links[n++] = &s->responder->link;
     uint64_t now = zm_port_clock_ms();
     if (handshake_deadline != 0 && handshake_deadline < now + timeout_ms) {
         timeout_ms = handshake_deadline > now ? (uint32_t)(handshake_deadline - now) : 0u;
@@ -618,12 +720,12 @@ static z_result_t read_round(zm_session_t *s, uint32_t timeout_ms)
     uint64_t handshake_deadline = 0;
     if (s->listening) {
         links[nl++] = &s->listener;
-        nl += zm_acceptor_links(&s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
+        nl += zm_acceptor_links(s->acceptor, links + nl, ZM_ACCEPT_PENDING_MAX, &handshake_deadline);
     }
     ZM_IF_RESPONDER(
         size_t scout_at = nl;
         if (s->responding) {
-            links[nl++] = &s->responder.link;
+            links[nl++] = &s->responder->link;
         }
     )
     uint64_t now = zm_port_clock_ms();
@@ -851,7 +953,10 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     s->next_id = 1;
     s->next_key_id = 1;
     z_result_t listen_rc = Z_OK; /* only peers listen */
-    rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
+    rc = slots_alloc(s);
+    if (rc == Z_OK) {
+        rc = zm_tls_creds_new(&s->tls, &cfg->tls); /* the certificates every tls endpoint takes */
+    }
     if (rc != Z_OK) {
         zm_session_close(s);
         return rc;
@@ -901,7 +1006,7 @@ bool zm_session_inside(const zm_session_t *s)
     if (s->tasks_joinable && s->worker_thread == self) {
         return true;
     }
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         const zm_peer_t *p = &s->peers[i];
         if (p->reader_started && !p->reader_done && p->reader_thread == self) {
             return true;
@@ -920,7 +1025,7 @@ bool zm_session_inside(const zm_session_t *s)
 /* Closes every peer's link, so that its reader returns. */
 static void peers_kill(zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         S_LOCK(s);
         bool live = s->peers[i].state == PEER_LIVE; /* an accept may be adding one right now */
         S_UNLOCK(s);
@@ -947,7 +1052,7 @@ bool zm_session_close_begin(zm_session_t *s)
 /* s->lock held: whether a peer is still held by a sender, or its reader is not done. */
 static bool peers_busy(const zm_session_t *s)
 {
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         const zm_peer_t *p = &s->peers[i];
         if (p->refs > 0 || (p->reader_started && !p->reader_done)) {
             return true;
@@ -964,7 +1069,7 @@ static void tasks_stop(zm_session_t *s)
     if (s->listening) {
         zm_link_shutdown(&s->listener);
     }
-    ZM_IF_RESPONDER(if (s->responding) { zm_scout_responder_shutdown(&s->responder); })
+    ZM_IF_RESPONDER(if (s->responding) { zm_scout_responder_shutdown(s->responder); })
     if (s->accept_running) {
         zm_port_task_join(&s->accept_task);
         s->accept_running = false;
@@ -1014,14 +1119,14 @@ void zm_session_close(zm_session_t *s)
     zm_peer_reap(s);
     ZM_IF_PEER(
         if (s->listening) {
-            zm_acceptor_close(&s->acceptor);
+            zm_acceptor_close(s->acceptor);
             zm_link_close(&s->listener);
             s->listening = false;
         }
     )
     ZM_IF_RESPONDER(
         if (s->responding) {
-            zm_scout_responder_close(&s->responder);
+            zm_scout_responder_close(s->responder);
             s->responding = false;
         }
     )
@@ -1030,6 +1135,7 @@ void zm_session_close(zm_session_t *s)
     sync_destroy(s);
     strings_free(s);
     zm_tls_creds_free(s->tls);
+    slots_free(s);
     session_release(s);
 }
 
@@ -1054,7 +1160,7 @@ void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)
     zm_peer_t *pinned[ZM_PEER_SLOTS];
     size_t n = 0;
     S_LOCK(s);
-    for (size_t i = 0; i < ZM_PEER_SLOTS; i++) {
+    for (size_t i = 0; i < zm_slots(s); i++) {
         zm_peer_t *p = &s->peers[i];
         if (p->state == PEER_LIVE && !zm_peer_is_group(p)) {
             zm_atomic_inc_relaxed(&p->refs);

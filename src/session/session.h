@@ -64,6 +64,7 @@ typedef struct {
     zm_zid_t zid;          /* len 0: none, a random one is drawn */
     bool auto_reconnect;   /* client: reconnect and redeclare when the router goes away */
     bool start_tasks;      /* start the read, lease and accept tasks (multi-thread builds) */
+    bool group;            /* a peer: the slots of a multicast group, joined later, without a group endpoint */
     bool scouting;             /* multicast scouting: find a node without endpoints, answer SCOUTs when listening */
     const char *scout_locator; /* the scouting group, `udp/224.0.0.224:7446[#iface=eth0]` */
     uint32_t scout_timeout_ms; /* how long a scout for a node to connect to lasts */

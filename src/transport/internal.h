@@ -94,12 +94,8 @@ static inline ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t)
  * waiting for room: the link is closed next anyway. */
 void zm_transport_send_close(zm_link_t *link, bool session, uint8_t reason);
 
-/*
- * Takes link into t (memset first) and allocates the rx buffer; the link's buffered bytes are
- * not moved, the caller rebuffers if it needs to. On ZM_E_NOMEM nothing is held.
- */
-static inline ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link,
-                                                         const zm_transport_params_t *p)
+/* Takes link into t (memset first), without buffers. */
+static inline void zm_transport_init(zm_transport_t *t, const zm_link_t *link, const zm_transport_params_t *p)
 {
     memset(t, 0, sizeof(*t));
     zm_atomic_init(&t->last_rx_ms, 0u);
@@ -114,10 +110,27 @@ static inline ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, cons
         t->tx_frame = -1;
     }
     t->tx_block_timeout_ms = ZM_TX_BLOCK_TIMEOUT_MS;
-    /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
-    t->rx_cap = (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM;
-    t->rx_buf = zm_alloc(t->rx_cap);
+}
+
+/* Allocates t's receive buffer, of cap bytes. */
+static inline ZM_NODISCARD z_result_t zm_transport_rx_alloc(zm_transport_t *t, size_t cap)
+{
+    t->rx_cap = cap;
+    t->rx_buf = zm_alloc(cap);
     return t->rx_buf != NULL ? Z_OK : ZM_E_NOMEM;
+}
+
+/*
+ * Takes link into t (memset first) and allocates the rx buffer for the largest batch the link
+ * may negotiate; the link's buffered bytes are not moved, the caller rebuffers if it needs to.
+ * On ZM_E_NOMEM nothing is held.
+ */
+static inline ZM_NODISCARD z_result_t zm_transport_setup(zm_transport_t *t, const zm_link_t *link,
+                                                         const zm_transport_params_t *p)
+{
+    zm_transport_init(t, link, p);
+    /* no batch beyond the link's MTU is ever negotiated (zm_transport_batch_cap) */
+    return zm_transport_rx_alloc(t, (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM);
 }
 
 /* Allocates the tx buffer for the negotiated batch size. */

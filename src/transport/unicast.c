@@ -68,6 +68,21 @@ _Static_assert(ZM_RESOLUTION_DEFAULT == 0x0au, "RESOLUTIONS_OURS_OR_LESS is for 
 #define AUTH_ROOM 0u
 #endif
 
+#if ZM_RX_AGREED
+/*
+ * The opener's receive buffer, once the batch is agreed: as large as that batch (no larger than
+ * the peer may send), or as what the link read past the OpenAck into the handshake's buffer if
+ * that is more (several batches at once); those bytes move into it.
+ */
+static z_result_t rx_agreed(zm_transport_t *t, uint16_t batch)
+{
+    size_t have = t->link.rx_len - t->link.rx_pos;
+    size_t cap = (size_t)batch + ZM_LINK_HEADROOM;
+    ZM_TRY(zm_transport_rx_alloc(t, have > cap ? have : cap));
+    return zm_link_rebuffer(&t->link, t->rx_buf, t->rx_cap); /* it holds them all */
+}
+#endif
+
 /*
  * Opener: InitSyn, InitAck, OpenSyn, OpenAck. The syns are written straight into a buffer for the
  * link (what the opener sends of them is fixed); the acks are decoded into one transport message.
@@ -81,8 +96,8 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
     zm_writer_init(&w, buf + ZM_LINK_HEADROOM, sizeof(buf) - ZM_LINK_HEADROOM);
     zm_transport_msg_t m;
     ZM_IF_USRPWD(m.id = ZM_MID_T_OAM; /* not a CLOSE: a link that ends without one leaves it so */)
-    /* the largest batch we announce: what setup sized the receive buffer for */
-    uint16_t cap = (uint16_t)(t->rx_cap - ZM_LINK_HEADROOM);
+    /* the largest batch we announce */
+    uint16_t cap = zm_transport_batch_cap(&t->link, p);
     w.len = zm_init_syn_put(w.data, p->whatami, &p->zid, cap, p->qos); /* the buffer holds more */
     ZM_IF_USRPWD(
         bool auth = p->user != NULL;
@@ -156,6 +171,9 @@ static ZM_ALWAYS_INLINE z_result_t handshake_open(zm_transport_t *t, const zm_tr
         return ZM_E_SN_RANGE;
     }
     t->remote_lease_ms = zm_transport_open_lease_ms(&m.body.open);
+#if ZM_RX_AGREED
+    ZM_TRY(rx_agreed(t, batch));
+#endif
     ZM_TRY(zm_transport_tx_alloc(t, batch));
     zm_transport_sn_start(t, initial_sn, m.body.open.initial_sn);
     return Z_OK;
@@ -165,8 +183,18 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
                              uint32_t timeout_ms)
 {
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
+    zm_transport_init(t, link, p);
+#if ZM_RX_AGREED
+    /* The acks are received into a buffer of the handshake's own, so that the transport's is
+     * allocated as large as the batch the InitAck agrees, not as our proposal (rx_agreed). */
+    uint8_t rx[ZM_HANDSHAKE_BUF_SIZE];
+    t->rx_buf = rx;
+    t->rx_cap = sizeof(rx);
+    z_result_t rc = Z_OK;
+#else
     /* The rx buffer serves the handshake too: the link may already hold the first FRAMEs in it. */
-    z_result_t rc = zm_transport_setup(t, link, p);
+    z_result_t rc = zm_transport_rx_alloc(t, (size_t)zm_transport_batch_cap(link, p) + ZM_LINK_HEADROOM);
+#endif
     if (rc == Z_OK) {
         zm_link_set_deadline(&t->link, deadline); /* bounds each step of the handshake */
         rc = handshake_open(t, p);
@@ -176,6 +204,11 @@ z_result_t zm_transport_open(zm_transport_t *t, zm_link_t *link, const zm_transp
     }
     zm_link_set_deadline(&t->link, 0); /* established: the lease watches the link from now on */
     if (rc != Z_OK) {
+#if ZM_RX_AGREED
+        if (t->rx_buf == rx) {
+            t->rx_buf = NULL; /* the handshake's: nothing to free */
+        }
+#endif
         zm_link_close(&t->link);
         zm_transport_drop_buffers(t);
     }

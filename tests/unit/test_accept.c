@@ -462,6 +462,102 @@ static void test_bytes_after_open_syn(void)
     zm_link_close(&listener);
 }
 
+typedef struct {
+    zm_link_t *link;
+    zm_transport_params_t p;
+    zm_transport_t t;
+    z_result_t rc;
+} opener_t;
+
+static void *opener_main(void *arg)
+{
+    opener_t *o = arg;
+    o->rc = zm_transport_open(&o->t, o->link, &o->p, WAIT_MS);
+    return NULL;
+}
+
+/* The mirror of the above for a real opener, whose acks are received into the handshake's buffer:
+ * what the acceptor sends right behind its OpenAck reaches the transport intact, though it is
+ * more than one batch as small as the InitAck agrees, and the transport's buffer is no larger
+ * than what it holds. */
+static void test_bytes_after_open_ack(void)
+{
+    zm_link_t listener;
+    uint16_t port = listen_any(&listener);
+    zm_link_t link;
+    CHECK_EQ_INT(connect_to(&link, port), Z_OK);
+    raw_t c;
+    CHECK_EQ_INT(zm_link_accept(&listener, &c.link, WAIT_MS), Z_OK);
+    static opener_t o;
+    o.link = &link;
+    o.p = params(2);
+    zm_task_t task;
+    CHECK_EQ_INT(zm_port_task_start(&task, opener_main, &o), Z_OK);
+
+    enum { BATCH = 128 };
+    zm_transport_msg_t m;
+    CHECK_EQ_INT(raw_recv(&c, &m), Z_OK);
+    CHECK(m.id == ZM_MID_INIT && !m.body.init.ack);
+    CHECK_EQ_INT(m.body.init.batch_size, ZM_BATCH_UNICAST_SIZE);
+    init_syn(&m, 7);
+    m.body.init.ack = true;
+    m.body.init.has_size = true;
+    m.body.init.resolution = ZM_RESOLUTION_DEFAULT;
+    m.body.init.batch_size = BATCH;
+    m.body.init.cookie = zm_slice("cookie", 6);
+    raw_send(&c, &m);
+    CHECK_EQ_INT(raw_recv(&c, &m), Z_OK);
+    CHECK(m.id == ZM_MID_OPEN && !m.body.open.ack);
+
+    static const size_t sizes[] = {90, 90, 90, 90};
+    uint8_t stream[ZM_HANDSHAKE_BUF_SIZE];
+    open_syn(&m, zm_slice(NULL, 0), 1000);
+    m.body.open.ack = true;
+    size_t len = encode_batch(&m, stream, sizeof(stream));
+    for (size_t i = 0; i < ZM_ARRAY_LEN(sizes); i++) {
+        size_t n = frame_batch(stream + len, sizeof(stream) - len, 1000u + (uint32_t)i, sizes[i]);
+        CHECK(n <= BATCH);
+        len += n;
+    }
+    raw_write(&c, stream, len);
+    zm_port_task_join(&task);
+    CHECK_EQ_INT(o.rc, Z_OK);
+    if (o.rc != Z_OK) {
+        zm_link_close(&link);
+        zm_link_close(&c.link);
+        zm_link_close(&listener);
+        return;
+    }
+    CHECK_EQ_INT(o.t.batch_size, BATCH);
+#if ZM_RX_AGREED
+    CHECK(o.t.rx_cap >= BATCH + ZM_LINK_HEADROOM && o.t.rx_cap <= ZM_HANDSHAKE_BUF_SIZE);
+#endif
+
+    rx_log_t log;
+    memset(&log, 0, sizeof(log));
+    o.t.on_message = on_message;
+    o.t.ctx = &log;
+    for (size_t i = 0; i < ZM_ARRAY_LEN(sizes); i++) {
+        CHECK_EQ_INT(zm_transport_read_once(&o.t), Z_OK);
+    }
+    CHECK_EQ_INT(log.count, ZM_ARRAY_LEN(sizes));
+    CHECK(!log.bad);
+    /* and a FRAME as large as the batch agreed, sent on its own */
+    len = frame_batch(stream, BATCH, 1004u, 0);
+    size_t fill = BATCH - len;
+    len = frame_batch(stream, sizeof(stream), 1004u, fill);
+    CHECK_EQ_INT(len, BATCH);
+    raw_write(&c, stream, len);
+    CHECK_EQ_INT(zm_transport_read_once(&o.t), Z_OK);
+    CHECK_EQ_INT(log.count, ZM_ARRAY_LEN(sizes) + 1);
+    CHECK_EQ_INT(log.sizes[ZM_ARRAY_LEN(sizes)], fill);
+    CHECK(!log.bad);
+    zm_transport_close(&o.t, ZM_CLOSE_GENERIC);
+    zm_transport_free(&o.t);
+    zm_link_close(&c.link);
+    zm_link_close(&listener);
+}
+
 /* Two openers finish in the same round: one call returns each. */
 static void test_two_finish_together(void)
 {
@@ -889,6 +985,7 @@ int main(void)
     test_wait_any();
     test_slow_opener();
     test_bytes_after_open_syn();
+    test_bytes_after_open_ack();
     test_two_finish_together();
     test_refusals();
     test_deadline();

@@ -418,6 +418,7 @@ static void open_session_with(bool tasks)
     c.listen[0] = listen;
     c.n_listen = 1;
     c.start_tasks = tasks;
+    c.group = true; /* the group comes after open, through zm_mcast_join_link */
     session = NULL;
     z_result_t rc = zm_session_open(&session, &c);
     CHECK_EQ_INT(rc, Z_OK);

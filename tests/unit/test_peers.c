@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "fake_peer.h"
+#include "session/internal.h"
 #include "session/session.h"
 #include "zmote/port.h"
 
@@ -406,6 +407,61 @@ static void test_single_thread_read(void)
     zm_session_close(s);
 }
 
+/* The peers s has now (a dialler's are there once its open returned). */
+static unsigned remotes(zm_session_t *s)
+{
+    unsigned n = 0;
+    zm_session_foreach_remote(s, 0xffu, count_remote, &n);
+    return n;
+}
+
+/* A session holds the slots it can use: a listening peer ZM_PEERS_MAX, a peer that only dials one
+ * per endpoint (each filled), a client one; the group's only with a multicast endpoint. */
+static void test_slots(void)
+{
+    uint16_t port[2] = {0, 0};
+    zm_session_t *l[2] = {node_listen(&port[0], true), node_listen(&port[1], true)};
+    CHECK(l[0] != NULL && l[1] != NULL);
+    if (l[0] == NULL || l[1] == NULL) {
+        zm_session_close(l[0]);
+        zm_session_close(l[1]);
+        return;
+    }
+    char ep[2][64];
+    zm_session_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.mode = ZM_MODE_PEER;
+    c.start_tasks = true;
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(ep[i], sizeof(ep[i]), "tcp/127.0.0.1:%u", port[i]);
+        c.connect[i] = ep[i];
+    }
+    c.n_connect = ZM_PEERS_MAX < 2 ? 1 : 2;
+    zm_session_t *d = NULL;
+    CHECK_EQ_INT(zm_session_open(&d, &c), Z_OK);
+    c.mode = ZM_MODE_CLIENT;
+    zm_session_t *k = NULL;
+    CHECK_EQ_INT(zm_session_open(&k, &c), Z_OK);
+    if (d != NULL && k != NULL) {
+        CHECK_EQ_INT(remotes(d), c.n_connect);
+        CHECK_EQ_INT(remotes(k), 1);
+#if ZM_SLOTS_SIZED
+        CHECK_EQ_INT(zm_slots(l[0]), ZM_PEERS_MAX);
+        CHECK_EQ_INT(zm_slots(d), c.n_connect);
+        CHECK_EQ_INT(zm_slots(k), 1);
+#endif
+#if Z_FEATURE_MULTICAST_TRANSPORT
+        zm_link_t link;
+        memset(&link, 0, sizeof(link));
+        CHECK_EQ_INT(zm_mcast_join_link(d, &link), ZM_E_UNSUPPORTED); /* no room for a group */
+#endif
+    }
+    zm_session_close(k);
+    zm_session_close(d);
+    zm_session_close(l[0]);
+    zm_session_close(l[1]);
+}
+
 int main(void)
 {
     test_declaration_limits();
@@ -413,6 +469,7 @@ int main(void)
     test_invalid_keys();
     test_routing();
     test_single_thread_read();
+    test_slots();
 #if ZM_PEER_EVICT
     test_squatters();
 #endif

@@ -748,7 +748,7 @@ static void test_session_responder(void)
         zm_session_close(s);
         return;
     }
-    zm_scout_responder_init(&s->responder, rs);
+    zm_scout_responder_init(s->responder, rs);
     s->responding = true;
     char text[256];
     CHECK(ask(s, &scout, &raddr, text, sizeof(text), true));

@@ -280,6 +280,38 @@ static void test_pubsub_both_ways(void)
     pair_close(&a, &b);
 }
 
+/* The acceptor agrees a smaller batch than the opener proposed: the opener's receive buffer is
+ * only as large as the batch agreed, and takes the largest batches the acceptor sends (FRAMEs
+ * filled to the last byte, the FRAGMENTs of large messages). */
+static void test_agreed_batch(void)
+{
+    side_t a, b;
+    if (!pair_open(&a, &b, 2048, 65535, 10000)) {
+        return;
+    }
+#if ZM_RX_AGREED
+    CHECK_EQ_INT(b.t.rx_cap, 2048u + ZM_LINK_HEADROOM);
+#endif
+    static const size_t sizes[] = {8, 2000, 2020, 2030, 2040, 5000, 65536, 1u << 20};
+    size_t total = 0;
+    for (size_t i = 0; i < ZM_ARRAY_LEN(sizes); i++) {
+        CHECK_EQ_INT(send_put(&a.t, sizes[i], true), Z_OK);
+        total += sizes[i];
+    }
+    CHECK(wait_count(&b.log, ZM_ARRAY_LEN(sizes), 5000));
+    CHECK_EQ_INT(b.log.bytes, total);
+    CHECK(!b.log.bad);
+    /* batched: the acceptor's batches are full ones */
+    zm_transport_set_batching(&a.t, true);
+    for (int i = 0; i < 1000; i++) {
+        CHECK_EQ_INT(send_put(&a.t, 100, false), Z_OK);
+    }
+    CHECK_EQ_INT(zm_transport_flush(&a.t), Z_OK);
+    CHECK(wait_count(&b.log, ZM_ARRAY_LEN(sizes) + 1000, 5000));
+    CHECK(!b.log.bad);
+    pair_close(&a, &b);
+}
+
 static void test_lease_units(void)
 {
     side_t a, b;
@@ -506,6 +538,7 @@ static void test_refused(void)
 int main(void)
 {
     test_pubsub_both_ways();
+    test_agreed_batch();
     test_lease_units();
     test_block_timeout();
     test_drop_when_not_read();
