@@ -1157,7 +1157,7 @@ void zm_session_foreach_remote(zm_session_t *s, uint8_t whatami_mask, void (*fn)
                                void *ctx)
 {
     /* the remote nodes: not a multicast group, but its members */
-    zm_peer_t *pinned[ZM_PEER_SLOTS];
+    zm_peer_t *pinned[ZM_PEER_SLOTS] = {NULL}; /* gcc cannot tell that n stays below zm_slots(s) */
     size_t n = 0;
     S_LOCK(s);
     for (size_t i = 0; i < zm_slots(s); i++) {
