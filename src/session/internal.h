@@ -669,9 +669,34 @@ ZM_NODISCARD z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, ui
  * s->lock held: whether the calling thread is inside s: one of its read tasks, its worker, or a
  * callback of s (a frame of zm_callback_enter on its stack: given by a call into s, or by
  * driving it with zm_session_read). Read tasks and the worker run application code only in
- * callbacks, so theirs need no frame.
+ * callbacks, so theirs need no frame. Inline: a build without threads nor callbacks is never
+ * inside.
  */
-bool zm_session_inside(const zm_session_t *s);
+static inline bool zm_session_inside(const zm_session_t *s)
+{
+    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) {
+        return false; /* no callback, no task: the caller is outside */
+    }
+    zm_thread_id_t self = zm_port_thread_self();
+#if Z_FEATURE_MULTI_THREAD
+    if (s->tasks_joinable && s->worker_thread == self) {
+        return true;
+    }
+    for (size_t i = 0; i < zm_slots(s); i++) {
+        const zm_peer_t *p = &s->peers[i];
+        if (p->reader_started && !p->reader_done && p->reader_thread == self) {
+            return true;
+        }
+    }
+#endif
+    for (const zm_cb_frame_t *f = s->frames; ZM_APP_CALLBACKS && f != NULL; f = f->next) {
+        if (f->thread == self) {
+            return true;
+        }
+    }
+    ZM_UNUSED(self);
+    return false;
+}
 /** s->lock held: marks the calling thread as inside a callback of the session (frame on its stack). */
 static inline void zm_callback_enter(zm_session_t *s, zm_cb_frame_t *frame)
 {

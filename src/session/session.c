@@ -996,32 +996,6 @@ z_result_t zm_session_open(zm_session_t **out, const zm_session_config_t *cfg)
     return Z_OK;
 }
 
-bool zm_session_inside(const zm_session_t *s)
-{
-    if (!Z_FEATURE_MULTI_THREAD && !ZM_APP_CALLBACKS) {
-        return false; /* no callback, no task: the caller is outside */
-    }
-    zm_thread_id_t self = zm_port_thread_self();
-#if Z_FEATURE_MULTI_THREAD
-    if (s->tasks_joinable && s->worker_thread == self) {
-        return true;
-    }
-    for (size_t i = 0; i < zm_slots(s); i++) {
-        const zm_peer_t *p = &s->peers[i];
-        if (p->reader_started && !p->reader_done && p->reader_thread == self) {
-            return true;
-        }
-    }
-#endif
-    for (const zm_cb_frame_t *f = s->frames; ZM_APP_CALLBACKS && f != NULL; f = f->next) {
-        if (f->thread == self) {
-            return true;
-        }
-    }
-    ZM_UNUSED(self);
-    return false;
-}
-
 /* Closes every peer's link, so that its reader returns. */
 static void peers_kill(zm_session_t *s)
 {
