@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Draws the tables of `bench/run.sh thr` and `bench/run.sh lat` (as they print them) into one PNG:
-throughput (msg/s, median of the subscriber's windows) and round trip (median, and p99 dashed)
+"""Draws the tables of `bench/run.sh thr` and `bench/run.sh lat` (as they print them) into one PNG, and the
+same figure as an SVG beside it (OUT with .svg for .png; its text kept as text, so that it can be
+read and diffed): throughput (msg/s, median of the subscriber's windows) and round trip (median, and p99 dashed)
 against payload size, one line per side. Called by `bench/run.sh plot`; needs matplotlib.
 
 usage: plot.py THR_TABLE LAT_TABLE OUT.png [A_NAME] [B_NAME]
@@ -10,6 +11,8 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")  # no display: a file only
+matplotlib.rcParams["svg.fonttype"] = "none"  # text as <text>, not as paths
+matplotlib.rcParams["svg.hashsalt"] = "zmote"  # the same figures give the same file
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 
@@ -62,6 +65,7 @@ def main():
         ax.legend()
     fig.tight_layout()
     fig.savefig(png, dpi=100)
+    fig.savefig(png.rsplit(".", 1)[0] + ".svg", metadata={"Date": None})
 
 
 if __name__ == "__main__":

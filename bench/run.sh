@@ -14,7 +14,7 @@
 #   instr instructions per put and per delivered sample (callgrind: load does not change them),
 #         peer mode only, one run per side and size (bench/instr.sh; default sizes "8 1024")
 #   plot  thr then lat, their tables printed, then both drawn against payload size into one PNG
-#         (bench/plot.py, matplotlib): build/bench/plot-MODE/bench.png
+#         (bench/plot.py, matplotlib): build/bench/plot-MODE/bench.png, and bench.svg beside it
 #   -a    side A's folder of example programs (none: B alone)
 #   -b    side B's (default build/release/examples, built when missing)
 #   -m    peer: the receiving program listens on a free loopback port and the other connects;
@@ -649,7 +649,7 @@ plot() {
     "$plot_py" "$root/bench/plot.py" "$out/thr.txt" "$out/lat.txt" "$out/bench.png" "${ZM_PLOT_A:-zenoh-pico}" \
         "${ZM_PLOT_B:-zmote}" >"$out/plot.log" 2>&1 ||
         { cat "$out/plot.log" >&2; echo "bench: the plot failed (log: $out/plot.log)" >&2; exit 1; }
-    echo "# plot: $out/bench.png"
+    echo "# plot: $out/bench.png $out/bench.svg"
 }
 
 [ "$mode" = peer ] || start_router
