@@ -153,6 +153,12 @@
  * writes its extensions itself: the source info (with the unstable API), then the attachment.
  */
 #define ZM_ENCODE_PUT_EXTS_DIRECT (!ZM_ENCODE_REQUEST && !ZM_ENCODE_RESPONSE)
+/* A build optimised for speed (not -Os, where flash counts) encodes the common PUSH in one piece. */
+#ifdef __OPTIMIZE_SIZE__
+#define ZM_ENCODE_FAST 0
+#else
+#define ZM_ENCODE_FAST 1
+#endif
 /* The entity extension (a sample's source info, a reply's responder): only the unstable API sets
  * a source, only a reply has a responder. */
 #define ZM_ENCODE_ENTITY (ZM_UNSTABLE_API || ZM_ENCODE_RESPONSE)
