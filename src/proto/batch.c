@@ -79,6 +79,44 @@ static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
 #endif
 
 /*
+ * The header of a FRAME without extension, decoded straight: its SN in up to 4 bytes. true when
+ * the header is one: m holds what zm_transport_decode makes of the same bytes, and the reader is
+ * past it; false leaves the reader where it was, for zm_transport_decode (and its errors).
+ */
+static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
+{
+    const uint8_t *b = it->r.ptr;
+    size_t left = zm_reader_left(&it->r);
+    if ((b[0] & 0x9fu) != ZM_MID_FRAME) { /* |0|X|R| FRAME |: the Z flag clear */
+        return false;
+    }
+    uint32_t sn = 0;
+    size_t i = 1;
+    for (;; i++) {
+        if (i > 4 || i >= left) {
+            return false;
+        }
+        sn |= (uint32_t)(b[i] & 0x7fu) << (7u * (i - 1));
+        if (b[i] < 0x80u) {
+            break;
+        }
+    }
+    if (sn > it->sn_mask) {
+        return false;
+    }
+    it->r.ptr = b + i + 1;
+    m->id = ZM_MID_FRAME;
+    zm_frame_t *f = &m->body.frame;
+    f->reliable = (b[0] & 0x20u) != 0;
+    f->sn = sn;
+    f->has_qos = false;
+    f->qos = ZM_PRIO_DATA;
+    f->unknown.n = 0;
+    f->unknown.dropped = 0;
+    return true;
+}
+
+/*
  * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,
  * anything else goes back to the transport level. Rust instead tries a network decode, and on
  * failure rewinds and lets the transport decoder take that byte. The two agree on every input:
@@ -133,7 +171,9 @@ z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got)
         it->r.ptr = it->r.end; /* a message this build does not read: the batch ends here */
         return Z_OK;
     }
-    ZM_TRY(zm_transport_decode(&it->r, it->sn_mask, m));
+    if (!(ZM_DECODE_PUSH_PLAIN && frame_plain(it, m))) {
+        ZM_TRY(zm_transport_decode(&it->r, it->sn_mask, m));
+    }
     it->in_frame = m->id == ZM_MID_FRAME;
     *got = true;
     return Z_OK;

@@ -99,6 +99,7 @@ static inline void zm_transport_init(zm_transport_t *t, const zm_link_t *link, c
 {
     memset(t, 0, sizeof(*t));
     zm_atomic_init(&t->last_rx_ms, 0u);
+    zm_atomic_init(&t->rx_heard, false);
     ZM_IF_THREADS(
         atomic_init(&t->closed, false);
         atomic_init(&t->tx_stuck_dropped, 0u);

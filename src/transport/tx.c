@@ -445,9 +445,8 @@ static uint32_t elapsed_ms(uint64_t now, uint32_t since)
 
 z_result_t zm_transport_lease_tick(zm_transport_t *t)
 {
-    uint32_t last_rx = zm_atomic_load_relaxed(&t->last_rx_ms);
     uint64_t now = zm_port_clock_ms();
-    if (elapsed_ms(now, last_rx) > t->remote_lease_ms) {
+    if (elapsed_ms(now, zm_transport_heard_ms(t, (uint32_t)now)) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
     if (!TX_TRYLOCK(t)) {
