@@ -152,6 +152,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
                 if (deliver) {
                     t->on_message(t->ctx, t, &u.nm, reliable);
                 }
+                if (zm_reader_left(&it.r) == 0) {
+                    return Z_OK; /* the batch's end: the iterator has nothing more to say */
+                }
             }
             break;
         }
