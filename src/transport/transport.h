@@ -346,6 +346,7 @@ static inline uint32_t zm_transport_heard_ms(zm_transport_t *t, uint32_t now)
     }
     return zm_atomic_load_relaxed(&t->last_rx_ms);
 }
+
 /* ---- multicast (multicast.c) ------------------------------------------------------------------ */
 /*
  * A multicast group is two kinds of zm_transport_t. The group's own carries what we send, with

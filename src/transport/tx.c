@@ -432,7 +432,7 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
 }
 
 /*
- * Milliseconds from since (the low 32 bits of a clock reading) to now. The receiver may store a
+ * Milliseconds from since (the low 32 bits of a clock reading) to now. Another thread may store a
  * reading taken after ours: a difference past half the range is such a "newer than now", i.e. no
  * time at all. Leases are clamped far below 2^31 ms, and the tick comes every fraction of one, so
  * a real silence or congestion never gets that long unnoticed.
