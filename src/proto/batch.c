@@ -79,6 +79,42 @@ static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
 #endif
 
 /*
+ * The header of a FRAME without extension, decoded straight: its SN in up to 4 bytes, read as
+ * one word. true when the header is one: m holds what zm_transport_decode makes of the same
+ * bytes, and the reader is past it; false leaves the reader where it was, for
+ * zm_transport_decode (and its errors).
+ */
+static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
+{
+    const uint8_t *b = it->r.ptr;
+    /* |0|X|R| FRAME |: the Z flag clear; and a network message's header at least after the SN */
+    if (zm_reader_left(&it->r) < 5 || (b[0] & 0x9fu) != ZM_MID_FRAME) {
+        return false;
+    }
+    uint32_t w = (uint32_t)b[1] | ((uint32_t)b[2] << 8) | ((uint32_t)b[3] << 16) | ((uint32_t)b[4] << 24);
+    uint32_t ends = ~w & 0x80808080u; /* the bytes without the continuation flag */
+    if (ends == 0) {
+        return false;
+    }
+    uint32_t last = ends & (0u - ends); /* the flag of the SN's last byte */
+    w &= (last - 1u) & 0x7f7f7f7fu;     /* its bytes, without their flags */
+    uint32_t sn = (w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u) | ((w >> 3) & 0xfe00000u);
+    if (sn > it->sn_mask) {
+        return false;
+    }
+    it->r.ptr = b + 2 + (last > 0x80u) + (last > 0x8000u) + (last > 0x800000u);
+    m->id = ZM_MID_FRAME;
+    zm_frame_t *f = &m->body.frame;
+    f->reliable = (b[0] & 0x20u) != 0;
+    f->sn = sn;
+    f->has_qos = false;
+    f->qos = ZM_PRIO_DATA;
+    f->unknown.n = 0;
+    f->unknown.dropped = 0;
+    return true;
+}
+
+/*
  * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,
  * anything else goes back to the transport level. Rust instead tries a network decode, and on
  * failure rewinds and lets the transport decoder take that byte. The two agree on every input:
@@ -118,22 +154,31 @@ z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool 
     return Z_OK;
 }
 
+/* The rest of a FRAME, still decoded, so that a bad message in it fails the batch. Out of line:
+ * its message's room is not zm_batch_next's to set up where a FRAME was read to its end. */
+static ZM_NOINLINE z_result_t frame_skip(zm_batch_iter_t *it)
+{
+    zm_network_msg_t skipped;
+    bool more = true;
+    while (more) {
+        ZM_TRY(zm_batch_next_network(it, &skipped, &more));
+    }
+    return Z_OK;
+}
+
 z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got)
 {
     *got = false;
     if (it->in_frame) {
-        /* the rest of the FRAME is still decoded, so a bad message in it fails the batch */
-        zm_network_msg_t skipped;
-        bool more = true;
-        while (more) {
-            ZM_TRY(zm_batch_next_network(it, &skipped, &more));
-        }
+        ZM_TRY(frame_skip(it));
     }
     if (zm_reader_left(&it->r) == 0 || !zm_transport_decodes(*it->r.ptr)) {
         it->r.ptr = it->r.end; /* a message this build does not read: the batch ends here */
         return Z_OK;
     }
-    ZM_TRY(zm_transport_decode(&it->r, it->sn_mask, m));
+    if (!(ZM_DECODE_PUSH_PLAIN && frame_plain(it, m))) {
+        ZM_TRY(zm_transport_decode(&it->r, it->sn_mask, m));
+    }
     it->in_frame = m->id == ZM_MID_FRAME;
     *got = true;
     return Z_OK;

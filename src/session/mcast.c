@@ -106,7 +106,7 @@ static zm_peer_t *member_idlest(zm_session_t *s, uint32_t now)
             return NULL; /* dead and not reaped yet: a slot soon free, for the next JOIN */
         }
         uint32_t silent = now - zm_atomic_load_relaxed(&p->t.last_rx_ms);
-        silent = silent < UINT32_MAX / 2u ? silent : 0u; /* heard since now was read */
+        silent = silent < UINT32_MAX / 2u && !zm_atomic_load_relaxed(&p->t.rx_heard) ? silent : 0u; /* heard since */
         bool idle = !p->t.has_data || now - p->t.data_ms > EVICT_IDLE_MS;
         if (idle && (victim == NULL || silent > victim_silent)) {
             victim = p;

@@ -99,6 +99,7 @@ static inline void zm_transport_init(zm_transport_t *t, const zm_link_t *link, c
 {
     memset(t, 0, sizeof(*t));
     zm_atomic_init(&t->last_rx_ms, 0u);
+    zm_atomic_init(&t->rx_heard, false);
     ZM_IF_THREADS(
         atomic_init(&t->closed, false);
         atomic_init(&t->tx_stuck_dropped, 0u);
@@ -166,7 +167,8 @@ zm_defrag_t *zm_defrag_slot(zm_transport_t *t, bool reliable, uint8_t prio);
 ZM_NODISCARD z_result_t zm_defrag_append(zm_transport_t *t, zm_defrag_t *d, zm_slice_t part, bool more);
 /* d's message delivered: d is free again, its buffer kept unless larger than a batch. */
 void zm_defrag_done(zm_transport_t *t, zm_defrag_t *d);
-/* Frees the reassemblies of t that heard nothing for a lease; looks at most every quarter lease. */
+/* Frees the reassemblies of t that heard nothing for a lease; looks at most every quarter lease
+ * (the receiver asks at its first batch after each look of the lease, zm_transport_heard_ms). */
 void zm_defrag_sweep(zm_transport_t *t, uint32_t now);
 /* Drops the message collected in d, keeping its buffer for the next one. */
 static inline void zm_defrag_reset(zm_defrag_t *d, bool skip)

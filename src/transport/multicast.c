@@ -183,11 +183,11 @@ z_result_t zm_mcast_member_join(zm_transport_t *m, const zm_join_t *j)
     return join_sns(m, j, false);
 }
 
-bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms)
+bool zm_mcast_member_expired(zm_transport_t *m, uint64_t now_ms)
 {
     /* once contradicted, only its own JOINs keep it (zm_mcast_member_join) */
-    uint32_t last = zm_atomic_load_relaxed(&m->contradicted) ? zm_atomic_load_relaxed(&m->join_ms)
-                                                              : zm_atomic_load_relaxed(&m->last_rx_ms);
+    uint32_t heard = zm_transport_heard_ms(m, (uint32_t)now_ms);
+    uint32_t last = zm_atomic_load_relaxed(&m->contradicted) ? zm_atomic_load_relaxed(&m->join_ms) : heard;
     uint32_t silent = (uint32_t)now_ms - last;
     /* a reading newer than now (stored after ours was taken) is no silence at all */
     return silent < UINT32_MAX / 2u && silent > m->remote_lease_ms;

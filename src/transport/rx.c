@@ -116,9 +116,10 @@ static z_result_t on_fragment(zm_transport_t *t, const zm_fragment_t *f, zm_netw
 /* Dispatches one whole batch. */
 static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
-    uint32_t now = (uint32_t)zm_port_clock_ms();
-    zm_atomic_store_relaxed(&t->last_rx_ms, now);
-    ZM_IF_FRAGMENTATION(zm_defrag_sweep(t, now);)
+    if (!zm_atomic_load_relaxed(&t->rx_heard)) { /* the first batch since the lease looked */
+        zm_atomic_store_relaxed(&t->rx_heard, true);
+        ZM_IF_FRAGMENTATION(zm_defrag_sweep(t, (uint32_t)zm_port_clock_ms());)
+    }
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {
@@ -150,6 +151,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
                 }
                 if (deliver) {
                     t->on_message(t->ctx, t, &u.nm, reliable);
+                }
+                if (zm_reader_left(&it.r) == 0) {
+                    return Z_OK; /* the batch's end: the iterator has nothing more to say */
                 }
             }
             break;
@@ -187,7 +191,7 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
  */
 static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
 {
-    zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)zm_port_clock_ms());
+    zm_atomic_store_relaxed(&t->rx_heard, true);
     zm_reader_t r;
     zm_reader_init(&r, batch.ptr, batch.len);
     while (zm_reader_left(&r) > 0) {

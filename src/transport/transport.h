@@ -143,7 +143,8 @@ typedef struct zm_transport {
         uint32_t defrag_sweep_ms;  /* low clock bits of the last look for silent reassemblies */
     )
     zm_defrag_share_t *share; /* its session's reassembly (with Z_FEATURE_FRAGMENTATION), set with on_message */
-    ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock: read by the lease tick */
+    ZM_ATOMIC(uint32_t) last_rx_ms; /* low 32 bits of the clock when heard, as of the last zm_transport_heard_ms */
+    ZM_ATOMIC(bool) rx_heard;       /* a batch came since: set by the receiver, cleared by zm_transport_heard_ms */
     bool rx_said_close; /* a CLOSE came: its link did not just drop (only warnings read it) */
 
     zm_transport_on_message on_message;
@@ -330,6 +331,22 @@ ZM_NODISCARD z_result_t zm_transport_try_read_once(zm_transport_t *t);
  * or that sender will time out), and a peer with no room now gets no keep-alive now.
  */
 ZM_NODISCARD z_result_t zm_transport_lease_tick(zm_transport_t *t);
+
+/*
+ * When t was last heard from, now (low clock bits) if a batch came since the last call: a batch
+ * sets a flag rather than reading the clock, so that what a lease is checked against is late by
+ * no more than the time between two checks, and never early.
+ */
+static inline uint32_t zm_transport_heard_ms(zm_transport_t *t, uint32_t now)
+{
+    if (zm_atomic_load_relaxed(&t->rx_heard)) {
+        zm_atomic_store_relaxed(&t->rx_heard, false);
+        zm_atomic_store_relaxed(&t->last_rx_ms, now);
+        return now;
+    }
+    return zm_atomic_load_relaxed(&t->last_rx_ms);
+}
+
 /* ---- multicast (multicast.c) ------------------------------------------------------------------ */
 /*
  * A multicast group is two kinds of zm_transport_t. The group's own carries what we send, with
@@ -386,7 +403,7 @@ ZM_NODISCARD z_result_t zm_mcast_member_init(zm_transport_t *m, const zm_join_t 
 ZM_NODISCARD z_result_t zm_mcast_member_join(zm_transport_t *m, const zm_join_t *j);
 
 /** True when member m has been silent (or, contradicted, without its JOIN) longer than its lease. */
-bool zm_mcast_member_expired(const zm_transport_t *m, uint64_t now_ms);
+bool zm_mcast_member_expired(zm_transport_t *m, uint64_t now_ms);
 
 /** Frees what member m's receive state holds (its reassembly buffers). */
 void zm_mcast_member_free(zm_transport_t *m);

@@ -432,7 +432,7 @@ void zm_transport_set_batching(zm_transport_t *t, bool on)
 }
 
 /*
- * Milliseconds from since (the low 32 bits of a clock reading) to now. The receiver may store a
+ * Milliseconds from since (the low 32 bits of a clock reading) to now. Another thread may store a
  * reading taken after ours: a difference past half the range is such a "newer than now", i.e. no
  * time at all. Leases are clamped far below 2^31 ms, and the tick comes every fraction of one, so
  * a real silence or congestion never gets that long unnoticed.
@@ -445,9 +445,8 @@ static uint32_t elapsed_ms(uint64_t now, uint32_t since)
 
 z_result_t zm_transport_lease_tick(zm_transport_t *t)
 {
-    uint32_t last_rx = zm_atomic_load_relaxed(&t->last_rx_ms);
     uint64_t now = zm_port_clock_ms();
-    if (elapsed_ms(now, last_rx) > t->remote_lease_ms) {
+    if (elapsed_ms(now, zm_transport_heard_ms(t, (uint32_t)now)) > t->remote_lease_ms) {
         return ZM_E_TIMEOUT;
     }
     if (!TX_TRYLOCK(t)) {

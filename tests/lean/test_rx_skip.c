@@ -70,8 +70,9 @@ static z_result_t read_batch(const uint8_t *batch, size_t len, uint32_t *last_rx
     t.sn_mask = ZM_SN_MASK_DEFAULT;
     t.on_message = on_message;
     atomic_init(&t.last_rx_ms, 0u);
+    atomic_init(&t.rx_heard, false);
     z_result_t rc = zm_transport_read_once(&t);
-    *last_rx = atomic_load(&t.last_rx_ms);
+    *last_rx = zm_transport_heard_ms(&t, (uint32_t)zm_port_clock_ms()); /* as the lease reads it */
     return rc;
 }
 

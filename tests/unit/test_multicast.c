@@ -620,6 +620,7 @@ static void test_full_table_evicts_idlest(void)
     for (size_t i = ZM_GROUP_SLOT + 1; i < ZM_PEER_SLOTS; i++) {
         zm_peer_t *p = &session->peers[i];
         uint8_t z = p->t.remote_zid.id[2];
+        (void)zm_transport_heard_ms(&p->t, now); /* the lease looked: heard since is cleared */
         atomic_store(&p->t.last_rx_ms, now - (z == 13 ? 5000u : (z % 2 == 0) ? 9000u : 1000u));
     }
     join_peer(45100, 100, 0, 10);
