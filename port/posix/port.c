@@ -41,7 +41,9 @@
 #endif
 #include <unistd.h>
 #if defined(__linux__)
+#include <linux/futex.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #endif
 
 #include "zmote/port.h"
@@ -228,6 +230,132 @@ static z_result_t resource_result(int err)
     return (err == ENOMEM || err == EAGAIN) ? ZM_E_NOMEM : Z_EGENERIC;
 }
 
+#if ZM_PORT_FUTEX
+/*
+ * The classic three-state futex mutex: a thread that finds it held marks it 2 (someone sleeps)
+ * before sleeping, so an unlock makes the system call only when a thread may be asleep. The
+ * atomics' orders (acquire when taken, release when given back) are what order the data.
+ */
+static long futex(unsigned *word, int op, unsigned val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static unsigned long self_id(void) { return (unsigned long)pthread_self(); }
+
+z_result_t zm_port_mutex_init(zm_mutex_t *m)
+{
+    m->state = 0;
+    m->owner = 0;
+    return Z_OK;
+}
+
+void zm_port_mutex_destroy(zm_mutex_t *m)
+{
+    if (ZM_ASSERT_ENABLED && __atomic_load_n(&m->state, __ATOMIC_RELAXED) != 0) {
+        die("zm_port_mutex_destroy", EBUSY);
+    }
+}
+
+/* Takes m, found held: marked 2 from now on, since other threads may sleep on it too. */
+static void lock_contended(zm_mutex_t *m)
+{
+    unsigned c = __atomic_exchange_n(&m->state, 2u, __ATOMIC_ACQUIRE);
+    while (c != 0) {
+        futex(&m->state, FUTEX_WAIT, 2u, NULL); /* returns at once if it is no longer 2 */
+        c = __atomic_exchange_n(&m->state, 2u, __ATOMIC_ACQUIRE);
+    }
+}
+
+/* Builds with asserts catch a double lock and a foreign unlock instead of deadlocking. */
+static void owner_set(zm_mutex_t *m)
+{
+    if (ZM_ASSERT_ENABLED) {
+        __atomic_store_n(&m->owner, self_id(), __ATOMIC_RELAXED);
+    }
+}
+
+void zm_port_mutex_lock(zm_mutex_t *m)
+{
+    if (ZM_ASSERT_ENABLED && __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == self_id()) {
+        die("zm_port_mutex_lock", EDEADLK);
+    }
+    unsigned free_state = 0;
+    if (!__atomic_compare_exchange_n(&m->state, &free_state, 1u, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        lock_contended(m);
+    }
+    owner_set(m);
+}
+
+bool zm_port_mutex_trylock(zm_mutex_t *m)
+{
+    unsigned free_state = 0;
+    if (!__atomic_compare_exchange_n(&m->state, &free_state, 1u, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        return false;
+    }
+    owner_set(m);
+    return true;
+}
+
+void zm_port_mutex_unlock(zm_mutex_t *m)
+{
+    if (ZM_ASSERT_ENABLED) {
+        if (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) != self_id()) {
+            die("zm_port_mutex_unlock", EPERM);
+        }
+        __atomic_store_n(&m->owner, 0ul, __ATOMIC_RELAXED);
+    }
+    if (__atomic_exchange_n(&m->state, 0u, __ATOMIC_RELEASE) == 2) {
+        futex(&m->state, FUTEX_WAKE, 1u, NULL);
+    }
+}
+
+z_result_t zm_port_condvar_init(zm_condvar_t *c)
+{
+    c->seq = 0;
+    return Z_OK;
+}
+
+void zm_port_condvar_destroy(zm_condvar_t *c) { (void)c; }
+
+void zm_port_condvar_signal(zm_condvar_t *c)
+{
+    __atomic_fetch_add(&c->seq, 1u, __ATOMIC_RELAXED);
+    futex(&c->seq, FUTEX_WAKE, 1u, NULL);
+}
+
+void zm_port_condvar_broadcast(zm_condvar_t *c)
+{
+    __atomic_fetch_add(&c->seq, 1u, __ATOMIC_RELAXED);
+    futex(&c->seq, FUTEX_WAKE, (unsigned)INT_MAX, NULL);
+}
+
+/*
+ * Reads seq while m is held, so a signal given after the unlock (by a thread that took m) has
+ * moved it and the sleep returns at once. m is taken back as contended: other waiters woken by
+ * a broadcast may sleep on it.
+ */
+z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t deadline_ms)
+{
+    unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+    zm_port_mutex_unlock(m);
+    /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time, the clock of zm_port_clock_ms */
+    uint64_t sec = deadline_ms / 1000u;
+    struct timespec ts = {(time_t)(sec > (uint64_t)INT32_MAX ? (uint64_t)INT32_MAX : sec),
+                          (long)(deadline_ms % 1000u) * 1000000L};
+    long r = futex(&c->seq, FUTEX_WAIT_BITSET, seq, &ts);
+    int err = r == 0 ? 0 : errno;
+    lock_contended(m);
+    owner_set(m);
+    if (err == ETIMEDOUT) {
+        return ZM_E_TIMEOUT;
+    }
+    if (err != 0 && err != EAGAIN && err != EINTR) {
+        die("futex", err);
+    }
+    return Z_OK;
+}
+#else
 z_result_t zm_port_mutex_init(zm_mutex_t *m)
 {
     pthread_mutexattr_t attr;
@@ -325,6 +453,8 @@ z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t d
     }
     return Z_OK;
 }
+
+#endif
 
 z_result_t zm_port_task_start(zm_task_t *t, void *(*fn)(void *), void *arg)
 {
