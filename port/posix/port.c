@@ -313,22 +313,29 @@ void zm_port_mutex_unlock(zm_mutex_t *m)
 z_result_t zm_port_condvar_init(zm_condvar_t *c)
 {
     c->seq = 0;
+    c->waiters = 0;
     return Z_OK;
 }
 
 void zm_port_condvar_destroy(zm_condvar_t *c) { (void)c; }
 
-void zm_port_condvar_signal(zm_condvar_t *c)
+/*
+ * A signal moves seq, then looks for waiters; a waiter counts itself, then reads seq. In that
+ * order (sequentially consistent), either the signal sees the waiter and wakes it, or the waiter
+ * reads the moved seq and the signal came before its wait: no wake-up is lost, and a signal with
+ * nobody waiting (a channel's every item) makes no system call.
+ */
+static void wake(zm_condvar_t *c, unsigned n)
 {
-    __atomic_fetch_add(&c->seq, 1u, __ATOMIC_RELAXED);
-    futex(&c->seq, FUTEX_WAKE, 1u, NULL);
+    __atomic_fetch_add(&c->seq, 1u, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
+        futex(&c->seq, FUTEX_WAKE, n, NULL);
+    }
 }
 
-void zm_port_condvar_broadcast(zm_condvar_t *c)
-{
-    __atomic_fetch_add(&c->seq, 1u, __ATOMIC_RELAXED);
-    futex(&c->seq, FUTEX_WAKE, (unsigned)INT_MAX, NULL);
-}
+void zm_port_condvar_signal(zm_condvar_t *c) { wake(c, 1u); }
+
+void zm_port_condvar_broadcast(zm_condvar_t *c) { wake(c, (unsigned)INT_MAX); }
 
 /*
  * Reads seq while m is held, so a signal given after the unlock (by a thread that took m) has
@@ -337,7 +344,8 @@ void zm_port_condvar_broadcast(zm_condvar_t *c)
  */
 z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t deadline_ms)
 {
-    unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&c->waiters, 1u, __ATOMIC_SEQ_CST);
+    unsigned seq = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
     zm_port_mutex_unlock(m);
     /* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time, the clock of zm_port_clock_ms */
     uint64_t sec = deadline_ms / 1000u;
@@ -347,6 +355,7 @@ z_result_t zm_port_condvar_wait_until(zm_condvar_t *c, zm_mutex_t *m, uint64_t d
     int err = r == 0 ? 0 : errno;
     lock_contended(m);
     owner_set(m);
+    __atomic_fetch_sub(&c->waiters, 1u, __ATOMIC_RELAXED);
     if (err == ETIMEDOUT) {
         return ZM_E_TIMEOUT;
     }

@@ -41,9 +41,11 @@ typedef struct {
 } zm_mutex_t;
 
 /** seq: moved by every signal, so that a waiter that read it before unlocking cannot sleep
- * through a signal given after. */
+ * through a signal given after; waiters: the threads in a wait, which alone need a system call
+ * to be woken. */
 typedef struct {
     unsigned seq;
+    unsigned waiters;
 } zm_condvar_t;
 #else
 typedef struct {

@@ -217,7 +217,7 @@ static ZM_NOINLINE void put_local(zm_session_t *s, const zm_put_args_t *a)
 {
     zm_sample_t smp;
     zm_sample_from_args(&smp, a);
-    zm_dispatch(s, &smp, false);
+    zm_dispatch(s, &smp, false, NULL);
 }
 #endif
 
@@ -311,7 +311,7 @@ static ZM_NOINLINE void on_push(zm_peer_t *p, const zm_network_msg_t *m, bool re
     smp.express = (qos & ZM_QOS_EXPRESS) != 0;
     smp.reliable = reliable;
     zm_sample_from_body(&smp, push->body_id, &push->body.put);
-    zm_dispatch(p->s, &smp, true);
+    zm_dispatch(p->s, &smp, true, zm_remote_match_memo(p, &push->wire_expr));
 }
 #endif
 

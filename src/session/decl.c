@@ -158,12 +158,21 @@ zm_entity_t *zm_entity_new(const char *key, size_t len)
     return e;
 }
 
+/* s->lock held: what a match memo found no longer holds (zm_match_memo_t). */
+static void entities_changed(zm_session_t *s)
+{
+    if (++s->entities_gen == 0) {
+        s->entities_gen = 1;
+    }
+}
+
 uint32_t zm_entity_add(zm_session_t *s, zm_entity_t **head, zm_entity_t *e)
 {
     S_LOCK(s);
     e->id = s->next_id++;
     e->next = *head;
     *head = e;
+    entities_changed(s);
     uint32_t id = e->id;
     S_UNLOCK(s);
     return id;
@@ -181,6 +190,7 @@ z_result_t zm_entity_remove(zm_session_t *s, zm_entity_t **head, uint32_t id, bo
         return Z_EINVAL;
     }
     e->removed = true;
+    entities_changed(s);
     /* from here every pin ends under the lock (zm_entity_unpin_unlocked), and those that ended
      * without it are counted out already */
     (void)zm_atomic_or(&e->busy, ZM_GONE);

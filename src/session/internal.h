@@ -98,6 +98,17 @@ typedef struct zm_entity {
     char key[]; /* not NUL-terminated */
 } zm_entity_t;
 
+/*
+ * The subscribers that the samples of a peer's stream on one key go to (remote.c, subs.c): the
+ * first that takes them (NULL: none) and whether another one after it does too, found while the
+ * session's entities_gen was gen. A stream on one key then skips the match of every subscriber.
+ */
+typedef struct {
+    zm_entity_t *first;
+    bool more;
+    uint32_t gen; /* 0: not found yet */
+} zm_match_memo_t;
+
 
 
 
@@ -166,6 +177,9 @@ typedef struct {
     uint32_t ignored; /* a router's declarations ignored in the burst under way (read thread) */
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
     uint32_t last_key_id;
+#if Z_FEATURE_SUBSCRIPTION
+    zm_match_memo_t last_key_match; /* the subscribers of samples on last_key (read thread, under s->lock) */
+#endif
 } zm_remote_t;
 
 /* A publisher, or a querier (which declares nothing but the INTEREST its matching needs). */
@@ -353,6 +367,7 @@ struct zm_session {
     uint32_t put_clock; /* ticks once per z_put, for least-recently-used replacement */
 #endif
     uint32_t next_id;     /* entity ids, from 1 */
+    uint32_t entities_gen; /* moved by every declaration and undeclaration of ours, never to 0 */
     uint16_t next_key_id; /* expr ids, from 1 */
     bool batching;
     uint64_t reconnect_at; /* client: next attempt, when no router is connected */
@@ -531,6 +546,16 @@ ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
  * otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
+#if Z_FEATURE_SUBSCRIPTION
+/** After zm_remote_resolve of we: the memo of the subscribers its samples go to, when we names the
+ * key last found alone (a publisher's stream), else NULL. */
+static inline zm_match_memo_t *zm_remote_match_memo(zm_peer_t *p, const zm_wire_expr_t *we)
+{
+    bool last = p->remote.last_key != NULL && p->remote.last_key_id == we->scope && we->mapping == ZM_MAPPING_SENDER &&
+                we->suffix.len == 0;
+    return last ? &p->remote.last_key_match : NULL;
+}
+#endif
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
 /**
@@ -776,7 +801,8 @@ static inline void zm_sample_from_args(zm_sample_t *smp, const zm_put_args_t *a)
 }
 /** A received key that could not be resolved: dropped when its id is unknown, else the peer goes. */
 void zm_bad_key(zm_peer_t *p, z_result_t rc);
-void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote);
+/** smp to our subscribers that take it; memo (or NULL) keeps those of a stream on one key. */
+void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote, zm_match_memo_t *memo);
 
 /**
  * s->lock held: makes slot p, whose transport is in p->t, a live peer, unpinned (a caller that

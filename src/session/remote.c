@@ -156,6 +156,10 @@ static ZM_NOINLINE z_result_t resolve(zm_peer_t *p, const zm_wire_expr_t *we, co
             d = zm_idmap_get(&p->remote.keys, we->scope);
             p->remote.last_key = d;
             p->remote.last_key_id = we->scope;
+#if Z_FEATURE_SUBSCRIPTION
+            p->remote.last_key_match.first = NULL;
+            p->remote.last_key_match.gen = 0;
+#endif
         }
         if (d == NULL) {
             return ZM_E_DECL_UNKNOWN;
@@ -197,6 +201,7 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
     }
     return resolve(p, we, key, len);
 }
+
 #endif /* ZM_REMOTE_DECLS */
 
 /* ---- declarations ---------------------------------------------------------------------------- */

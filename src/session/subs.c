@@ -95,17 +95,48 @@ z_result_t zm_session_undeclare_subscriber(zm_session_t *s, uint32_t id)
     return Z_OK;
 }
 
-/* s->lock held: the first subscriber from sub on that takes smp, pinned; NULL when none does. */
-static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool remote)
+/* s->lock held: the first subscriber from sub on that takes smp; NULL when none does. */
+static zm_entity_t *find_from(zm_entity_t *sub, const zm_sample_t *smp, bool remote)
 {
     for (; sub != NULL; sub = sub->next) {
         bool accepts = remote ? sub->origin != ZM_LOCALITY_SESSION_LOCAL : sub->origin != ZM_LOCALITY_REMOTE;
         if (!sub->removed && accepts && zm_keyexpr_intersects(sub->key, sub->key_len, smp->key, smp->key_len)) {
-            zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
             return sub;
         }
     }
     return NULL;
+}
+
+/* s->lock held: find_from, pinned. */
+static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool remote)
+{
+    sub = find_from(sub, smp, remote);
+    if (sub != NULL) {
+        zm_atomic_inc_relaxed(&sub->busy); /* the lock orders it */
+    }
+    return sub;
+}
+
+/* s->lock held: the first subscriber that takes smp, pinned, from memo while no declaration of
+ * ours changed since it was found (a removed one moved entities_gen too); *more: whether one
+ * after it may take smp too. */
+static zm_entity_t *match_first(zm_session_t *s, const zm_sample_t *smp, bool remote, zm_match_memo_t *memo,
+                                bool *more)
+{
+    if (memo == NULL) {
+        *more = true;
+        return match_from(s->subs, smp, remote);
+    }
+    if (memo->gen != s->entities_gen) {
+        memo->first = find_from(s->subs, smp, remote);
+        memo->more = memo->first != NULL && find_from(memo->first->next, smp, remote) != NULL;
+        memo->gen = s->entities_gen;
+    }
+    *more = memo->more;
+    if (memo->first != NULL) {
+        zm_atomic_inc_relaxed(&memo->first->busy);
+    }
+    return memo->first;
 }
 
 /*
@@ -116,12 +147,14 @@ static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool re
  * whose frame is on its stack: zm_session_read), so that an undeclare or close from its callbacks
  * does not wait for them; a local one puts a frame of its own around its callbacks.
  */
-void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
+void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote, zm_match_memo_t *memo)
 {
     remote = remote || !Z_FEATURE_LOCAL_SUBSCRIBER; /* without local subscribers, every sample is received */
     S_LOCK(s);
     ZM_ASSERT(!remote || zm_session_inside(s));
-    zm_entity_t *sub = match_from(s->subs, smp, remote);
+    ZM_ASSERT(memo == NULL || remote);
+    bool more;
+    zm_entity_t *sub = match_first(s, smp, remote, memo, &more);
     if (sub == NULL) {
         S_UNLOCK(s);
         return;
@@ -132,7 +165,7 @@ void zm_dispatch(zm_session_t *s, const zm_sample_t *smp, bool remote)
         zm_callback_enter(s, &frame);
     }
     for (;;) {
-        zm_entity_t *next = match_from(sub->next, smp, remote);
+        zm_entity_t *next = more ? match_from(sub->next, smp, remote) : NULL;
         S_UNLOCK(s);
         /* an earlier callback of this sample may have undeclared it: then it runs no more */
         if ((zm_atomic_load(&sub->busy) & ZM_GONE) == 0) {

@@ -304,6 +304,83 @@ static void test_dispatch_fanout(void)
     zm_session_close(a);
 }
 
+/* A put of 8 bytes on a declared key: the stream of a publisher, which names the key by its id. */
+static uint16_t stream_key;
+static bool keyed_put_arrives(zm_session_t *s, const char *key)
+{
+    probe_before = probe_inbox->count;
+    for (size_t i = 0; i < 8; i++) {
+        payload[i] = (uint8_t)(i + 8);
+    }
+    zm_put_args_t a;
+    zm_put_args_init(&a, key, strlen(key));
+    a.key_id = stream_key;
+    a.body.payload = zm_slice(payload, 8);
+    if (zm_session_put(s, &a) != Z_OK) {
+        return false;
+    }
+    return wait_for(probe_inbox, probe_before + 1, 100);
+}
+
+/*
+ * A stream on one declared key, while the subscribers it goes to change under it: each sample
+ * reaches exactly the subscribers declared at the time, one that comes later from then on, one
+ * that goes no more, one on another key never.
+ */
+static void test_stream_follows_subscribers(void)
+{
+    char listen[64], connect[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t ca = peer_config(listen, NULL);
+    zm_session_config_t cb = peer_config(NULL, connect);
+    zm_session_t *a = NULL, *b = NULL;
+    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
+    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
+    if (a == NULL || b == NULL) {
+        zm_session_close(b);
+        zm_session_close(a);
+        return;
+    }
+    inbox_t first, second, other;
+    inbox_init(&first);
+    inbox_init(&second);
+    inbox_init(&other);
+    uint32_t id_first = 0, id_second = 0, id_other = 0;
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "memo/**", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &first, &id_first),
+                 Z_OK);
+    CHECK_EQ_INT(zm_session_declare_keyexpr(b, "memo/k", 6, &stream_key), Z_OK);
+    probe_inbox = &first;
+    CHECK(eventually(keyed_put_arrives, b, "memo/k", 5000));
+    CHECK_EQ_STR(first.last_key, "memo/k");
+
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "memo/k", 6, ZM_LOCALITY_ANY, on_sample, on_drop, &second, &id_second),
+                 Z_OK);
+    CHECK_EQ_INT(zm_session_declare_subscriber(a, "other/*", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &other, &id_other),
+                 Z_OK);
+    unsigned f = first.count;
+    probe_inbox = &second;
+    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK(wait_for(&first, f + 1, 5000));
+    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK(wait_for(&first, f + 2, 5000));
+    CHECK_EQ_INT(second.count, 2);
+
+    CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_first), Z_OK);
+    f = first.count;
+    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK_EQ_INT(second.count, 3);
+    CHECK_EQ_INT(first.count, f);
+    CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_second), Z_OK);
+    CHECK(!keyed_put_arrives(b, "memo/k")); /* nobody takes it: nothing arrives in 100 ms */
+    CHECK_EQ_INT(other.count, 0);
+    CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_other), Z_OK);
+    zm_session_close(b);
+    zm_session_close(a);
+    CHECK_EQ_INT(first.drops + second.drops + other.drops, 3);
+}
+
 static void test_bad_config(void)
 {
     zm_session_t *s = (zm_session_t *)1;
@@ -466,6 +543,7 @@ int main(void)
     test_bad_config();
     test_peer_to_peer();
     test_dispatch_fanout();
+    test_stream_follows_subscribers();
     test_hostile_peer();
     test_alloc_failures();
     return CHECK_DONE();
