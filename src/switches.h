@@ -261,6 +261,14 @@
  */
 #define ZM_WRITE_FILTER (Z_FEATURE_UNICAST_PEER && Z_FEATURE_INTEREST)
 
+/* A build optimised for speed (not -Os, where flash counts) keeps the subscribers that a peer's
+ * stream on one key goes to, instead of matching every subscriber per sample (session/subs.c). */
+#ifdef __OPTIMIZE_SIZE__
+#define ZM_DISPATCH_MEMO 0
+#else
+#define ZM_DISPATCH_MEMO Z_FEATURE_SUBSCRIPTION
+#endif
+
 /*
  * Peers' declarations are kept where something reads them: to resolve the keys of samples
  * (subscription), of queries and replies, and of subscribers and queryables (the write filter,

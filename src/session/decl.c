@@ -161,7 +161,7 @@ zm_entity_t *zm_entity_new(const char *key, size_t len)
 /* s->lock held: what a match memo found no longer holds (zm_match_memo_t). */
 static void entities_changed(zm_session_t *s)
 {
-    if (++s->entities_gen == 0) {
+    if (ZM_DISPATCH_MEMO && ++s->entities_gen == 0) {
         s->entities_gen = 1;
     }
 }

@@ -98,17 +98,6 @@ typedef struct zm_entity {
     char key[]; /* not NUL-terminated */
 } zm_entity_t;
 
-/*
- * The subscribers that the samples of a peer's stream on one key go to (remote.c, subs.c): the
- * first that takes them (NULL: none) and whether another one after it does too, found while the
- * session's entities_gen was gen. A stream on one key then skips the match of every subscriber.
- */
-typedef struct {
-    zm_entity_t *first;
-    bool more;
-    uint32_t gen; /* 0: not found yet */
-} zm_match_memo_t;
-
 
 
 
@@ -161,6 +150,17 @@ typedef struct {
 } zm_rdecl_t;
 
 /*
+ * The subscribers that the samples of a peer's stream on one key go to (remote.c, subs.c): the
+ * first that takes them (NULL: none) and whether another one after it does too, found while the
+ * session's entities_gen was gen. A stream on one key then skips the match of every subscriber.
+ */
+typedef struct {
+    struct zm_entity *first;
+    bool more;
+    uint32_t gen; /* 0: not found yet */
+} zm_match_memo_t;
+
+/*
  * What one peer declared. keys: its D_KEYEXPR, used and changed by its read thread only. subs:
  * its D_SUBSCRIBER with full keys, changed by the read thread under s->lock, read under it.
  * tokens: its D_TOKEN with full keys (to name them when they go), read thread only. All
@@ -177,9 +177,7 @@ typedef struct {
     uint32_t ignored; /* a router's declarations ignored in the burst under way (read thread) */
     const zm_rdecl_t *last_key; /* the entry of keys last looked up (read thread), or NULL */
     uint32_t last_key_id;
-#if Z_FEATURE_SUBSCRIPTION
     zm_match_memo_t last_key_match; /* the subscribers of samples on last_key (read thread, under s->lock) */
-#endif
 } zm_remote_t;
 
 /* A publisher, or a querier (which declares nothing but the INTEREST its matching needs). */
@@ -546,16 +544,14 @@ ZM_NODISCARD z_result_t zm_decl_send_final(zm_peer_t *p, uint32_t interest_id);
  * otherwise, ZM_E_DECL_UNKNOWN for an unknown id.
  */
 ZM_NODISCARD z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char **key, size_t *len);
-#if Z_FEATURE_SUBSCRIPTION
 /** After zm_remote_resolve of we: the memo of the subscribers its samples go to, when we names the
- * key last found alone (a publisher's stream), else NULL. */
+ * key last found alone (a publisher's stream) and the build keeps one (ZM_DISPATCH_MEMO), else NULL. */
 static inline zm_match_memo_t *zm_remote_match_memo(zm_peer_t *p, const zm_wire_expr_t *we)
 {
     bool last = p->remote.last_key != NULL && p->remote.last_key_id == we->scope && we->mapping == ZM_MAPPING_SENDER &&
                 we->suffix.len == 0;
-    return last ? &p->remote.last_key_match : NULL;
+    return ZM_DISPATCH_MEMO && last ? &p->remote.last_key_match : NULL;
 }
-#endif
 /** Applies a peer's DECLARE; an error (limits, invalid key) means the peer must be closed. */
 ZM_NODISCARD z_result_t zm_remote_on_declare(zm_peer_t *p, const zm_declare_t *dm);
 /**

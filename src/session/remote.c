@@ -156,10 +156,8 @@ static ZM_NOINLINE z_result_t resolve(zm_peer_t *p, const zm_wire_expr_t *we, co
             d = zm_idmap_get(&p->remote.keys, we->scope);
             p->remote.last_key = d;
             p->remote.last_key_id = we->scope;
-#if Z_FEATURE_SUBSCRIPTION
             p->remote.last_key_match.first = NULL;
             p->remote.last_key_match.gen = 0;
-#endif
         }
         if (d == NULL) {
             return ZM_E_DECL_UNKNOWN;

@@ -123,7 +123,7 @@ static zm_entity_t *match_from(zm_entity_t *sub, const zm_sample_t *smp, bool re
 static zm_entity_t *match_first(zm_session_t *s, const zm_sample_t *smp, bool remote, zm_match_memo_t *memo,
                                 bool *more)
 {
-    if (memo == NULL) {
+    if (!ZM_DISPATCH_MEMO || memo == NULL) {
         *more = true;
         return match_from(s->subs, smp, remote);
     }
