@@ -22,7 +22,8 @@
 #         mcast: both are peers on the multicast group 224.0.0.123 of lo (a free port), which
 #         only runs inside a network namespace of its own: scripts/netns.sh bench/run.sh ...
 #   -s    payload sizes in bytes (default "8 64 1024 65536"; heap: "8")
-#   -r    rounds per side and size (default 3; heap: 1)      -d  seconds measured per run (5)
+#   -r    rounds per side and size (default 3; heap: 1)      -d  seconds measured per run (5;
+#         past 16, thr needs examples built for longer runs: cmake -DZM_THR_RUN_S=SECS)
 #   -w    warm-up windows dropped per run (default 3)       -n  round trips per run (2000)
 # env: ZM_PYTHON  a python with eclipse-zenoh 1.10.2 for the router (default .venv/bin/python,
 #                 made when missing); ZM_BENCH_OUT  logs (default build/bench); ZM_PLOT_PYTHON
@@ -400,6 +401,10 @@ thr() {
                 log=$out/$size-$round-$side
                 if start_pair "${dir_of[$side]}" "$size" "$log"; then
                     sleep "$(span "$warm" "$secs")"
+                    # zenoh-pico's examples put for 20 s: longer runs need examples built for them
+                    alive "$sub_pid" && alive "$pub_pid" ||
+                        failed_run "side $side size $size round $round: a program ended within the run" \
+                            "$log.sub; for -d past 16: cmake -DZM_THR_RUN_S=SECS"
                     stop_pair
                     [ -n "$(kept_windows "$log.sub")" ] ||
                         failed_run "side $side size $size round $round: nothing received after the warm-up" \

@@ -25,7 +25,9 @@ static const cli_flag_t FLAGS[] = {
     CLI_SESSION_FLAGS,
 };
 static const char SUMMARY[] = "Throughput source: puts as fast as it can for 20 s, printing the puts per second.";
+#ifndef RUN_TIME_S /* a build for longer runs sets it (ZM_THR_RUN_S) */
 #define RUN_TIME_S 20
+#endif
 
 typedef struct {
     unsigned long frequency;

@@ -21,7 +21,9 @@ static const cli_flag_t FLAGS[] = {
     CLI_SESSION_FLAGS,
 };
 static const char SUMMARY[] = "Throughput sink: counts samples for 23 s, printing the samples per second.";
+#ifndef RUN_TIME_S /* a build for longer runs sets it (ZM_THR_RUN_S) */
 #define RUN_TIME_S 23
+#endif
 
 typedef struct {
     atomic_ulong count;
