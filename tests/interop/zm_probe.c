@@ -228,7 +228,9 @@ static void report_links(const z_loaned_session_t *s, const probe_args_t *args)
 
 typedef struct {
     int index;
-    atomic_long received;
+    atomic_long numbered; /* samples given their number: as the callback starts, since two peers'
+                           * read tasks may run it at once */
+    atomic_long received; /* samples whose line is out */
 } sub_state_t;
 
 static sub_state_t subs[SUBS_MAX];
@@ -316,7 +318,7 @@ static void print_timestamp(const z_timestamp_t *ts)
 static void on_sample(z_loaned_sample_t *sample, void *ctx)
 {
     sub_state_t *sub = ctx;
-    long seq = atomic_load(&sub->received);
+    long seq = atomic_fetch_add(&sub->numbered, 1);
     const z_loaned_bytes_t *payload = z_sample_payload(sample);
     z_view_string_t key;
     z_keyexpr_as_view_string(z_sample_keyexpr(sample), &key);
