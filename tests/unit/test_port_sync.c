@@ -22,6 +22,7 @@ typedef struct {
     bool go;              /* the broadcast's condition, under m */
     unsigned woken;       /* waiters that saw it, under m */
     bool timed_out;       /* a hand-off wait that hit its bound */
+    bool tried;           /* what a trylock of another thread got while the main thread held m */
 } shared_t;
 
 static void *increment(void *arg)
@@ -115,10 +116,11 @@ static void test_broadcast(shared_t *s)
     CHECK_EQ_INT(s->woken, THREADS);
 }
 
-static void *hold_briefly(void *arg)
+/* Tries the mutex the main thread holds; the main thread reads what it got after the join. */
+static void *try_held(void *arg)
 {
     shared_t *s = arg;
-    CHECK(!zm_port_mutex_trylock(&s->m)); /* the main thread holds it */
+    s->tried = zm_port_mutex_trylock(&s->m);
     return NULL;
 }
 
@@ -133,8 +135,9 @@ static void test_timeout_and_trylock(shared_t *s)
     CHECK_EQ_INT(r, ZM_E_TIMEOUT);
     CHECK(zm_port_clock_ms() >= start + 20u);
     zm_task_t t;
-    CHECK_EQ_INT(zm_port_task_start(&t, hold_briefly, s), Z_OK); /* held again after the wait */
+    CHECK_EQ_INT(zm_port_task_start(&t, try_held, s), Z_OK); /* held again after the wait */
     zm_port_task_join(&t);
+    CHECK(!s->tried);
     zm_port_mutex_unlock(&s->m);
     CHECK(zm_port_mutex_trylock(&s->m));
     zm_port_mutex_unlock(&s->m);
