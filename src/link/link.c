@@ -110,6 +110,21 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
     return l->ops->write(l, frame + done, len - done, end, &more);
 }
 
+/* The frame of a batch on a stream link, its length prefix written in the headroom: NULL if the
+ * prefix cannot describe it. */
+static uint8_t *stream_frame(const zm_link_t *l, uint8_t *batch, size_t len)
+{
+    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+        return NULL;
+    }
+    /* Prefix and batch in one write: two would cost a second syscall and, with TCP_NODELAY,
+     * a segment of two bytes. */
+    uint8_t *frame = batch - ZM_LINK_HEADROOM;
+    frame[0] = (uint8_t)(len & 0xffu);
+    frame[1] = (uint8_t)(len >> 8);
+    return frame;
+}
+
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
@@ -122,15 +137,34 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
         }
         return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
     }
-    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+    uint8_t *frame = stream_frame(l, batch, len);
+    if (frame == NULL) {
         return ZM_E_FIELD;
     }
-    /* Prefix and batch in one write: two would cost a second syscall and, with TCP_NODELAY,
-     * a segment of two bytes. */
-    uint8_t *frame = batch - ZM_LINK_HEADROOM;
-    frame[0] = (uint8_t)(len & 0xffu);
-    frame[1] = (uint8_t)(len >> 8);
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
+}
+
+z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len, uint32_t rest_ms)
+{
+    if (!ZM_LINK_BYTES || !l->ops->streamed) {
+        uint64_t now = zm_port_clock_ms();
+        return zm_link_send_batch(l, batch, len, now, now + rest_ms);
+    }
+    uint8_t *frame = stream_frame(l, batch, len);
+    if (frame == NULL) {
+        return ZM_E_FIELD;
+    }
+    /* a deadline already past: what fits now goes */
+    size_t done = 0;
+    z_result_t r = l->ops->write(l, frame, len + ZM_LINK_HEADROOM, 0, &done);
+    if (r != ZM_E_TIMEOUT) {
+        return r;
+    }
+    if (done == 0) {
+        return ZM_E_AGAIN;
+    }
+    size_t more = 0;
+    return l->ops->write(l, frame + done, len + ZM_LINK_HEADROOM - done, zm_port_clock_ms() + rest_ms, &more);
 }
 #endif /* !ZM_LINK_DIRECT */
 
@@ -191,25 +225,36 @@ static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
 #endif
 }
 
+/* True when a whole batch of a stream link is buffered: then it is in *batch, and taken. */
+static inline bool take_whole(zm_link_t *l, zm_slice_t *batch)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have < ZM_LINK_HEADROOM) {
+        return false;
+    }
+    size_t n = buffered_len(l);
+    if (have < n + ZM_LINK_HEADROOM) {
+        return false;
+    }
+    *batch = zm_slice(l->rx_buf + l->rx_pos + ZM_LINK_HEADROOM, n);
+    l->rx_pos += n + ZM_LINK_HEADROOM;
+    if (l->rx_pos == l->rx_len) {
+        l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
+        l->rx_len = 0;
+    }
+    return true;
+}
+
 /* Hands out the next buffered batch of a stream link: Z_OK, ZM_E_FIELD if its announced length
  * can never fit, ZM_E_AGAIN if it is not all in yet (its start then moved to the front). */
 static z_result_t take_buffered(zm_link_t *l, zm_slice_t *batch)
 {
+    if (take_whole(l, batch)) {
+        return Z_OK;
+    }
     size_t have = l->rx_len - l->rx_pos;
-    if (have >= ZM_LINK_HEADROOM) {
-        size_t n = buffered_len(l);
-        if (n + ZM_LINK_HEADROOM > l->rx_cap) {
-            return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
-        }
-        if (have >= n + ZM_LINK_HEADROOM) {
-            *batch = zm_slice(l->rx_buf + l->rx_pos + ZM_LINK_HEADROOM, n);
-            l->rx_pos += n + ZM_LINK_HEADROOM;
-            if (l->rx_pos == l->rx_len) {
-                l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
-                l->rx_len = 0;
-            }
-            return Z_OK;
-        }
+    if (have >= ZM_LINK_HEADROOM && buffered_len(l) + ZM_LINK_HEADROOM > l->rx_cap) {
+        return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
     }
     /* Short of a whole batch: the batch handed out last is dead now, so its room is free. */
     if (l->rx_pos > 0) {
@@ -268,8 +313,8 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 #endif /* ZM_LINK_BYTES */
 
 #if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
-/* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
-z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+/* zm_link_receive but for a batch already buffered whole. */
+static ZM_NOINLINE z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     zm_link_adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
@@ -281,6 +326,18 @@ z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *b
     ZM_TRY(l->ops->recv(l, buf, cap, wait, &n));
     *batch = zm_slice(buf, n);
     return Z_OK;
+}
+
+/* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+{
+#if ZM_LINK_BYTES
+    /* A busy stream: the batch is in already, from the last read (without a call to set up). */
+    if (buf == l->rx_buf && cap == l->rx_cap && l->ops->streamed && take_whole(l, batch)) {
+        return Z_OK;
+    }
+#endif
+    return receive(l, buf, cap, batch, wait);
 }
 #endif
 

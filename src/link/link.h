@@ -258,6 +258,22 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
                                            uint64_t end_deadline_ms);
 #endif
 
+/**
+ * zm_link_send_batch with its first byte due now (a deadline already past), and the rest due
+ * rest_ms after the first write: a stream link reads the clock only when that write fell short,
+ * so that a batch the system takes at once costs no reading of the clock.
+ */
+#if ZM_LINK_DIRECT
+ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len,
+                                                             uint32_t rest_ms)
+{
+    uint64_t now = zm_port_clock_ms();
+    return zm_serial_link_send(l, batch, len, now, now + rest_ms);
+}
+#else
+ZM_NODISCARD z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len, uint32_t rest_ms);
+#endif
+
 /** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below; in a ZM_LINK_DIRECT build
  *  the line's own (serial.c). */
 ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);

@@ -732,6 +732,24 @@ static void test_frame_vectors(void)
     zm_writer_init(&w, hdr, 3);
     CHECK_EQ_INT(zm_frame_header_encode(&w, false, 0x1234, true, ZM_PRIO_REAL_TIME), ZM_E_NO_SPACE);
     CHECK_EQ_INT(w.len, 0);
+    /* the header written in one piece into room for the longest is the same, at every SN width,
+     * and an exact room takes the header alone */
+    static const uint32_t sns[] = {0,       1,        0x7f,       0x80,       0x3fff,     0x4000,
+                                   0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0x89abcdef, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(sns) / sizeof(sns[0]); i++) {
+        for (int q = 0; q < 2; q++) {
+            uint8_t one[ZM_FRAME_HEADER_MAX], exact[ZM_FRAME_HEADER_MAX];
+            size_t n = zm_frame_header_put(one, i % 2 == 0, sns[i], q != 0, ZM_PRIO_REAL_TIME);
+            zm_writer_init(&w, exact, 1u + zm_zint_len(sns[i]) + (q != 0 ? 2u : 0u));
+            CHECK_EQ_INT(zm_frame_header_encode(&w, i % 2 == 0, sns[i], q != 0, ZM_PRIO_REAL_TIME), Z_OK);
+            CHECK_EQ_INT(w.len, w.cap);
+            CHECK_EQ_MEM(one, n, exact, w.len);
+            zm_reader_t r;
+            zm_reader_init(&r, one, n);
+            CHECK(zm_transport_decode(&r, 0xffffffffu, &d) == Z_OK && d.id == ZM_MID_FRAME);
+            CHECK(d.body.frame.sn == sns[i] && d.body.frame.reliable == (i % 2 == 0) && d.body.frame.has_qos == (q != 0));
+        }
+    }
 
     /* the INIT Ack's TCP form */
     v = vec("INIT Ack router 16-byte zid batch=2048 cookie=c00c1e Patch=1");
