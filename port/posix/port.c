@@ -42,6 +42,7 @@
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/random.h>
+#include <sys/syscall.h>
 #endif
 
 #include "zmote/port.h"
@@ -768,6 +769,17 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
 #define WRITE_FLAGS MSG_DONTWAIT /* SO_NOSIGPIPE was set when the socket was opened */
 #endif
 
+/*
+ * send() is a cancellation point: glibc turns asynchronous cancellation on and off around every
+ * call, two calls into the thread library per batch. zmote cancels no thread, so on Linux the
+ * system is asked directly (same call, same result, errno as send() sets it).
+ */
+#if defined(__linux__) && defined(SYS_sendto)
+#define send_now(fd, buf, len) (ssize_t) syscall(SYS_sendto, (fd), (buf), (len), WRITE_FLAGS, NULL, 0)
+#else
+#define send_now(fd, buf, len) send((fd), (buf), (len), WRITE_FLAGS)
+#endif
+
 /* zm_port_socket_write from done bytes on, sent by the caller's first attempt (and once that
  * fell short, or not within WRITE_UNPOLLED_MAX, every send polls first). */
 static __attribute__((noinline)) z_result_t write_polled(zm_socket_t *s, const uint8_t *buf, size_t len, size_t done,
@@ -786,7 +798,7 @@ static __attribute__((noinline)) z_result_t write_polled(zm_socket_t *s, const u
             break;
         }
         s->unpolled = 0;
-        ssize_t sent = send(s->fd, buf + done, len - done, WRITE_FLAGS);
+        ssize_t sent = send_now(s->fd, buf + done, len - done);
         if (sent >= 0) {
             done += (size_t)sent;
         } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -811,7 +823,7 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
      * fits now goes. Once a send fell short, or a poll found no room, every send polls first. */
     size_t done = 0;
     if (len <= WRITE_UNPOLLED_MAX - s->unpolled) {
-        ssize_t sent = send(s->fd, buf, len, WRITE_FLAGS);
+        ssize_t sent = send_now(s->fd, buf, len);
         if (sent == (ssize_t)len) {
             s->unpolled += (unsigned)len;
             *written = len;
