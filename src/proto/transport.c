@@ -339,7 +339,7 @@ static size_t sn_put(uint8_t *out, uint32_t sn)
 static size_t header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio, bool scratch)
 {
     out[0] = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    size_t n = 1u + (scratch ? sn_put(out + 1, sn) : zm_zint_put(out + 1, sn));
+    size_t n = 1u + (ZM_ENCODE_FAST && scratch ? sn_put(out + 1, sn) : zm_zint_put(out + 1, sn));
     if (has_qos) {
         out[n++] = ZM_EXT_T_QOS;
         out[n++] = (uint8_t)(prio & 7u);
@@ -357,7 +357,9 @@ z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bo
     if (zm_writer_left(w) < 1u + zm_zint_len(sn) + (has_qos ? 2u : 0u)) {
         return ZM_E_NO_SPACE;
     }
-    w->len += header_put(w->data + w->len, reliable, sn, has_qos, prio, false); /* no room for scratch, maybe */
+    /* no room for scratch, maybe (a build for size has one writer: zm_frame_header_put's) */
+    w->len += ZM_ENCODE_FAST ? header_put(w->data + w->len, reliable, sn, has_qos, prio, false)
+                             : zm_frame_header_put(w->data + w->len, reliable, sn, has_qos, prio);
     return Z_OK;
 }
 

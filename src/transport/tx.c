@@ -44,15 +44,18 @@ static void batch_reset(zm_transport_t *t)
 
 /*
  * tx_lock held. Hands the batch to the link: its first byte within first_ms, all of it within
- * all_ms (see zm_link_send_batch). It is tried at once first, and the clock is read only when
- * that falls short. On ZM_E_AGAIN the batch stays in place for the caller to retry or drop;
+ * all_ms (see zm_link_send_batch). Where ZM_TX_TRY_FIRST, it is tried at once first, and the
+ * clock is read only when that falls short. On ZM_E_AGAIN the batch stays in place for the caller to retry or drop;
  * otherwise it is gone.
  */
 static z_result_t write_batch(zm_transport_t *t, uint32_t first_ms, uint32_t all_ms)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
-    z_result_t rc = zm_link_send_batch_now(&t->link, batch, t->tx.len, all_ms);
-    if (rc == ZM_E_AGAIN && first_ms > 0) {
+    z_result_t rc = ZM_E_AGAIN;
+    if (ZM_TX_TRY_FIRST) {
+        rc = zm_link_send_batch_now(&t->link, batch, t->tx.len, all_ms);
+    }
+    if (rc == ZM_E_AGAIN && (first_ms > 0 || !ZM_TX_TRY_FIRST)) {
         uint64_t now = zm_port_clock_ms();
         /* No room at all: the peer is not reading. While we wait for it, DROP senders need not
          * queue for tx_lock behind us (a writer merely descheduled is not flagged). */
