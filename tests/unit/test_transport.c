@@ -807,6 +807,39 @@ static void test_batch_errors(void)
     CHECK(zm_batch_next(&it, &m, &got) == Z_OK && got && m.body.frame.sn == 128);
 }
 
+/* A batch of one sample alone, as an unbatched publisher sends it, is decoded straight as the
+ * iterator decodes it; any other batch is left to the iterator. */
+static void test_lone_push(void)
+{
+#if ZM_DECODE_PUSH_PLAIN
+    zm_network_msg_t nm;
+    uint32_t sn = 0;
+    bool reliable = false;
+    /* FRAME reliable sn=0x1234, PUSH of key id 5, PUT "abc" */
+    static const uint8_t one[] = {0x25, 0xb4, 0x24, 0x1d, 0x05, 0x01, 0x03, 'a', 'b', 'c'};
+    CHECK(zm_batch_lone_push(one, sizeof(one), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));
+    CHECK(sn == 0x1234 && reliable && nm.id == ZM_MID_N_PUSH && nm.ext.present == 0);
+    CHECK(nm.body.push.wire_expr.scope == 5 && !nm.body.push.wire_expr.has_suffix);
+    CHECK(nm.body.push.body_id == ZM_MID_PUT && slice_is(nm.body.push.body.put.payload, one + 7, 3));
+    /* best effort, an empty payload */
+    static const uint8_t be[] = {0x05, 0x01, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(zm_batch_lone_push(be, sizeof(be), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));
+    CHECK(sn == 1 && !reliable && nm.body.push.body.put.payload.len == 0);
+    /* not alone, or not plain: the iterator's */
+    static const uint8_t more[] = {0x25, 0x01, 0x1d, 0x05, 0x01, 0x00, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(more, sizeof(more), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* two PUSHes */
+    CHECK(!zm_batch_lone_push(more, 7, ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));            /* a byte after it */
+    CHECK(!zm_batch_lone_push(one, sizeof(one) - 1, ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* cut short */
+    static const uint8_t qos[] = {0xa5, 0x01, 0x31, 0x02, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(qos, sizeof(qos), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a FRAME extension */
+    static const uint8_t suffix[] = {0x25, 0x01, 0x3d, 0x00, 0x01, 'k', 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(suffix, sizeof(suffix), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a key's suffix */
+    static const uint8_t ka[] = {0x04, 0x25, 0x01, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(ka, sizeof(ka), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a KEEP_ALIVE first */
+    CHECK(!zm_batch_lone_push(one, sizeof(one), zm_sn_mask(0), &sn, &reliable, &nm));    /* an SN beyond the mask */
+#endif
+}
+
 /* ---- stream framing ---------------------------------------------------------------------- */
 
 static void test_stream(void)
@@ -1285,6 +1318,7 @@ int main(void)
     test_fragment_join_vectors();
     test_frame_vectors();
     test_batch_errors();
+    test_lone_push();
     test_stream();
     test_errors();
     test_locators();
