@@ -225,31 +225,11 @@ static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
 #endif
 }
 
-/* True when a whole batch of a stream link is buffered: then it is in *batch, and taken. */
-static inline bool take_whole(zm_link_t *l, zm_slice_t *batch)
-{
-    size_t have = l->rx_len - l->rx_pos;
-    if (have < ZM_LINK_HEADROOM) {
-        return false;
-    }
-    size_t n = buffered_len(l);
-    if (have < n + ZM_LINK_HEADROOM) {
-        return false;
-    }
-    *batch = zm_slice(l->rx_buf + l->rx_pos + ZM_LINK_HEADROOM, n);
-    l->rx_pos += n + ZM_LINK_HEADROOM;
-    if (l->rx_pos == l->rx_len) {
-        l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
-        l->rx_len = 0;
-    }
-    return true;
-}
-
 /* Hands out the next buffered batch of a stream link: Z_OK, ZM_E_FIELD if its announced length
  * can never fit, ZM_E_AGAIN if it is not all in yet (its start then moved to the front). */
 static z_result_t take_buffered(zm_link_t *l, zm_slice_t *batch)
 {
-    if (take_whole(l, batch)) {
+    if (zm_link_take_whole(l, batch)) {
         return Z_OK;
     }
     size_t have = l->rx_len - l->rx_pos;
@@ -313,8 +293,8 @@ static z_result_t receive_bytes(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice
 #endif /* ZM_LINK_BYTES */
 
 #if !ZM_LINK_DIRECT /* else the line's own (serial.c) */
-/* zm_link_receive but for a batch already buffered whole. */
-static ZM_NOINLINE z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
+/* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
+z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
 {
     zm_link_adopt_buffer(l, buf, cap);
 #if ZM_LINK_BYTES
@@ -328,17 +308,6 @@ static ZM_NOINLINE z_result_t receive(zm_link_t *l, uint8_t *buf, size_t cap, zm
     return Z_OK;
 }
 
-/* recv_batch and try_recv_batch: a framed link's own recv, or the reader of byte links. */
-z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait)
-{
-#if ZM_LINK_BYTES
-    /* A busy stream: the batch is in already, from the last read (without a call to set up). */
-    if (buf == l->rx_buf && cap == l->rx_cap && l->ops->streamed && take_whole(l, batch)) {
-        return Z_OK;
-    }
-#endif
-    return receive(l, buf, cap, batch, wait);
-}
 #endif
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)

@@ -278,6 +278,44 @@ ZM_NODISCARD z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, siz
  *  the line's own (serial.c). */
 ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);
 
+#if ZM_LINK_BYTES
+/* For zm_link_receive, and its callers' common case (a busy stream, whose reads bring several
+ * batches): true when a whole batch of a stream link is buffered; it is then in *batch, taken. */
+static inline bool zm_link_take_whole(zm_link_t *l, zm_slice_t *batch)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have < ZM_LINK_HEADROOM) {
+        return false;
+    }
+    const uint8_t *p = l->rx_buf + l->rx_pos;
+    size_t n = (size_t)p[0] | ((size_t)p[1] << 8);
+    if (have < n + ZM_LINK_HEADROOM) {
+        return false;
+    }
+    *batch = zm_slice(p + ZM_LINK_HEADROOM, n);
+    l->rx_pos += n + ZM_LINK_HEADROOM;
+    if (l->rx_pos == l->rx_len) {
+        l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
+        l->rx_len = 0;
+    }
+    return true;
+}
+#endif
+
+/* zm_link_take_whole for a receive into buf (the link's own buffer, else it is none of its own). */
+static inline bool zm_link_buffered_batch(zm_link_t *l, const uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
+    return buf == l->rx_buf && cap == l->rx_cap && l->ops->streamed && zm_link_take_whole(l, batch);
+#else
+    ZM_UNUSED(l);
+    ZM_UNUSED(buf);
+    ZM_UNUSED(cap);
+    ZM_UNUSED(batch);
+    return false;
+#endif
+}
+
 /* For zm_link_receive: receives go into the caller's buffer; a new buffer would lose what the old
  * one still holds (zm_link_rebuffer is the way to change it with bytes pending). */
 static inline void zm_link_adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
@@ -302,6 +340,9 @@ static inline void zm_link_adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
 ZM_NODISCARD static inline z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
                                                          zm_slice_t *batch)
 {
+    if (zm_link_buffered_batch(l, buf, cap, batch)) {
+        return Z_OK; /* in already, from the last read: no call */
+    }
     return zm_link_receive(l, buf, cap, batch, true);
 }
 
@@ -334,6 +375,9 @@ ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 ZM_NODISCARD static inline z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
                                                              zm_slice_t *batch)
 {
+    if (zm_link_buffered_batch(l, buf, cap, batch)) {
+        return Z_OK; /* in already, from the last read: no call */
+    }
     return zm_link_receive(l, buf, cap, batch, false);
 }
 
