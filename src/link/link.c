@@ -110,21 +110,6 @@ static z_result_t write_frame(zm_link_t *l, const uint8_t *frame, size_t len, ui
     return l->ops->write(l, frame + done, len - done, end, &more);
 }
 
-/* The frame of a batch on a stream link, its length prefix written in the headroom: NULL if the
- * prefix cannot describe it. */
-static uint8_t *stream_frame(const zm_link_t *l, uint8_t *batch, size_t len)
-{
-    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
-        return NULL;
-    }
-    /* Prefix and batch in one write: two would cost a second syscall and, with TCP_NODELAY,
-     * a segment of two bytes. */
-    uint8_t *frame = batch - ZM_LINK_HEADROOM;
-    frame[0] = (uint8_t)(len & 0xffu);
-    frame[1] = (uint8_t)(len >> 8);
-    return frame;
-}
-
 z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t start_deadline_ms,
                               uint64_t end_deadline_ms)
 {
@@ -137,35 +122,23 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
         }
         return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
     }
-    uint8_t *frame = stream_frame(l, batch, len);
+    uint8_t *frame = zm_link_stream_frame(l, batch, len);
     if (frame == NULL) {
         return ZM_E_FIELD;
     }
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
 }
 
-z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len, uint32_t rest_ms)
+#if ZM_LINK_BYTES
+z_result_t zm_link_send_rest(zm_link_t *l, const uint8_t *frame, size_t len, size_t done, uint32_t rest_ms)
 {
-    if (!ZM_LINK_BYTES || !l->ops->streamed) {
-        uint64_t now = zm_port_clock_ms();
-        return zm_link_send_batch(l, batch, len, now, now + rest_ms);
-    }
-    uint8_t *frame = stream_frame(l, batch, len);
-    if (frame == NULL) {
-        return ZM_E_FIELD;
-    }
-    /* a deadline already past: what fits now goes */
-    size_t done = 0;
-    z_result_t r = l->ops->write(l, frame, len + ZM_LINK_HEADROOM, 0, &done);
-    if (r != ZM_E_TIMEOUT) {
-        return r;
-    }
     if (done == 0) {
         return ZM_E_AGAIN;
     }
     size_t more = 0;
-    return l->ops->write(l, frame + done, len + ZM_LINK_HEADROOM - done, zm_port_clock_ms() + rest_ms, &more);
+    return l->ops->write(l, frame + done, len - done, zm_port_clock_ms() + rest_ms, &more);
 }
+#endif
 #endif /* !ZM_LINK_DIRECT */
 
 #if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED

@@ -271,7 +271,44 @@ ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8
     return zm_serial_link_send(l, batch, len, now, now + rest_ms);
 }
 #else
-ZM_NODISCARD z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len, uint32_t rest_ms);
+/* The frame of a batch on a stream link, its length prefix written in the headroom: NULL if the
+ * prefix cannot describe it. Prefix and batch go in one write: two would cost a second syscall
+ * and, with TCP_NODELAY, a segment of two bytes. */
+static inline uint8_t *zm_link_stream_frame(const zm_link_t *l, uint8_t *batch, size_t len)
+{
+    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+        return NULL;
+    }
+    uint8_t *frame = batch - ZM_LINK_HEADROOM;
+    frame[0] = (uint8_t)(len & 0xffu);
+    frame[1] = (uint8_t)(len >> 8);
+    return frame;
+}
+
+#if ZM_LINK_BYTES
+/* For zm_link_send_batch_now: the frame of len bytes of which a write that waited for nothing
+ * took done; the rest within rest_ms. */
+ZM_NODISCARD z_result_t zm_link_send_rest(zm_link_t *l, const uint8_t *frame, size_t len, size_t done,
+                                          uint32_t rest_ms);
+#endif
+
+ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len,
+                                                             uint32_t rest_ms)
+{
+#if ZM_LINK_BYTES
+    if (l->ops->streamed) {
+        uint8_t *frame = zm_link_stream_frame(l, batch, len);
+        if (frame == NULL) {
+            return ZM_E_FIELD;
+        }
+        size_t done = 0;
+        z_result_t r = l->ops->write(l, frame, len + ZM_LINK_HEADROOM, 0, &done); /* a deadline already past */
+        return r == ZM_E_TIMEOUT ? zm_link_send_rest(l, frame, len + ZM_LINK_HEADROOM, done, rest_ms) : r;
+    }
+#endif
+    uint64_t now = zm_port_clock_ms();
+    return zm_link_send_batch(l, batch, len, now, now + rest_ms);
+}
 #endif
 
 /** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below; in a ZM_LINK_DIRECT build
