@@ -782,8 +782,8 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
 
 /* zm_port_socket_write from done bytes on, sent by the caller's first attempt (and once that
  * fell short, or not within WRITE_UNPOLLED_MAX, every send polls first). */
-static __attribute__((noinline)) z_result_t write_polled(zm_socket_t *s, const uint8_t *buf, size_t len, size_t done,
-                                           uint64_t deadline_ms, size_t *written)
+__attribute__((noinline)) static z_result_t write_polled(zm_socket_t *s, const uint8_t *buf, size_t len,
+                                                         size_t done, uint64_t deadline_ms, size_t *written)
 {
     z_result_t r = Z_OK;
     bool smooth = done == 0;

@@ -280,7 +280,6 @@ z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *b
     *batch = zm_slice(buf, n);
     return Z_OK;
 }
-
 #endif
 
 z_result_t zm_link_rebuffer(zm_link_t *l, uint8_t *buf, size_t cap)

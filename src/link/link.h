@@ -258,19 +258,7 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
                                            uint64_t end_deadline_ms);
 #endif
 
-/**
- * zm_link_send_batch with its first byte due now (a deadline already past), and the rest due
- * rest_ms after the first write: a stream link reads the clock only when that write fell short,
- * so that a batch the system takes at once costs no reading of the clock.
- */
-#if ZM_LINK_DIRECT
-ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len,
-                                                             uint32_t rest_ms)
-{
-    uint64_t now = zm_port_clock_ms();
-    return zm_serial_link_send(l, batch, len, now, now + rest_ms);
-}
-#else
+#if !ZM_LINK_DIRECT
 /* The frame of a batch on a stream link, its length prefix written in the headroom: NULL if the
  * prefix cannot describe it. Prefix and batch go in one write: two would cost a second syscall
  * and, with TCP_NODELAY, a segment of two bytes. */
@@ -284,18 +272,25 @@ static inline uint8_t *zm_link_stream_frame(const zm_link_t *l, uint8_t *batch, 
     frame[1] = (uint8_t)(len >> 8);
     return frame;
 }
+#endif
 
-#if ZM_LINK_BYTES
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
 /* For zm_link_send_batch_now: the frame of len bytes of which a write that waited for nothing
- * took done; the rest within rest_ms. */
+ * took done; the rest within rest_ms (ZM_E_AGAIN if done is 0: nothing was sent). */
 ZM_NODISCARD z_result_t zm_link_send_rest(zm_link_t *l, const uint8_t *frame, size_t len, size_t done,
                                           uint32_t rest_ms);
 #endif
 
+/**
+ * zm_link_send_batch with its first byte due now (a deadline already past), and the rest due
+ * rest_ms after the first write: a stream link reads the clock only when that write fell short,
+ * so that a batch the system takes at once costs no reading of the clock. Written inline, in
+ * its sender.
+ */
 ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len,
                                                              uint32_t rest_ms)
 {
-#if ZM_LINK_BYTES
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
     if (l->ops->streamed) {
         uint8_t *frame = zm_link_stream_frame(l, batch, len);
         if (frame == NULL) {
@@ -309,7 +304,6 @@ ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8
     uint64_t now = zm_port_clock_ms();
     return zm_link_send_batch(l, batch, len, now, now + rest_ms);
 }
-#endif
 
 /** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below; in a ZM_LINK_DIRECT build
  *  the line's own (serial.c). */
@@ -339,7 +333,8 @@ static inline bool zm_link_take_whole(zm_link_t *l, zm_slice_t *batch)
 }
 #endif
 
-/* zm_link_take_whole for a receive into buf (the link's own buffer, else it is none of its own). */
+/* zm_link_take_whole for a receive into buf and cap that are the link's buffer already (a new one
+ * is zm_link_receive's to adopt). */
 static inline bool zm_link_buffered_batch(zm_link_t *l, const uint8_t *buf, size_t cap, zm_slice_t *batch)
 {
 #if ZM_LINK_BYTES && !ZM_LINK_DIRECT

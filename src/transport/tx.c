@@ -45,8 +45,8 @@ static void batch_reset(zm_transport_t *t)
 /*
  * tx_lock held. Hands the batch to the link: its first byte within first_ms, all of it within
  * all_ms (see zm_link_send_batch). Where ZM_TX_TRY_FIRST, it is tried at once first, and the
- * clock is read only when that falls short. On ZM_E_AGAIN the batch stays in place for the caller to retry or drop;
- * otherwise it is gone.
+ * clock is read only when that falls short. On ZM_E_AGAIN the batch stays in place for the
+ * caller to retry or drop; otherwise it is gone.
  */
 static z_result_t write_batch(zm_transport_t *t, uint32_t first_ms, uint32_t all_ms)
 {
@@ -157,11 +157,12 @@ static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos 
 static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
     uint8_t wp = wire_prio(t, prio);
+    bool has_qos = t->qos && wp != ZM_PRIO_DATA;
     if (ZM_ENCODE_FAST && zm_writer_left(&t->tx) >= ZM_FRAME_HEADER_MAX) { /* no count of the SN's bytes first */
-        t->tx.len += zm_frame_header_put(t->tx.data + t->tx.len, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+        t->tx.len += zm_frame_header_put(t->tx.data + t->tx.len, reliable, t->tx_sn[ch], has_qos, wp);
         return Z_OK;
     }
-    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], has_qos, wp);
 }
 #endif
 
