@@ -127,12 +127,12 @@ static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
 }
 
 #if ZM_DECODE_PUSH_PLAIN
-bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, uint32_t *sn, bool *reliable,
-                        zm_network_msg_t *m)
+bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, zm_lone_push_t *out)
 {
     zm_reader_t r;
     zm_reader_init(&r, batch, len);
-    return frame_head_plain(&r, sn_mask, sn, reliable) && push_plain(&r, m) && zm_reader_left(&r) == 0;
+    return frame_head_plain(&r, sn_mask, &out->sn, &out->reliable) && push_plain(&r, &out->m) &&
+           zm_reader_left(&r) == 0;
 }
 #endif
 

@@ -184,14 +184,18 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
 ZM_NODISCARD z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got);
 /** Next network message of the current FRAME; *got is false when the FRAME's payload ends. */
 ZM_NODISCARD z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool *got);
+/** A batch that holds one sample alone, as zm_batch_lone_push reads it. */
+typedef struct {
+    zm_network_msg_t m; /* its PUSH, borrowing from the batch */
+    uint32_t sn;        /* its FRAME's */
+    bool reliable;
+} zm_lone_push_t;
 /**
  * The batch of a stream of unbatched samples, decoded straight: true when it holds exactly one
  * FRAME without extension and in it one PUSH as the iterator decodes straight (a key id alone, a
- * PUT of its payload alone). Then *sn, *reliable and *m are what the iterator makes of it (m
- * borrows from the batch); false decides nothing, and leaves *m undefined: the iterator reads
- * the batch, errors included.
+ * PUT of its payload alone). Then *out is what the iterator makes of it; false decides nothing,
+ * and leaves *out undefined: the iterator reads the batch, errors included.
  */
-bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, uint32_t *sn, bool *reliable,
-                        zm_network_msg_t *m);
+bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, zm_lone_push_t *out);
 
 #endif /* ZM_PROTO_CODEC_H */

@@ -126,18 +126,15 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
     union {
         zm_transport_msg_t tm;
         zm_network_msg_t nm;
+        zm_lone_push_t lone; /* an unbatched sample, a batch of its own */
     } u;
 #if ZM_DECODE_PUSH_PLAIN
-    {
-        /* an unbatched sample, a batch of its own: what the iterator below makes of it, straight */
-        uint32_t sn;
-        bool reliable;
-        if (zm_batch_lone_push(batch.ptr, batch.len, t->sn_mask, &sn, &reliable, &u.nm)) {
-            if (sn_accept(t, ZM_CHANNEL(reliable, ZM_PRIO_DATA), sn)) {
-                t->on_message(t->ctx, t, &u.nm, reliable);
-            }
-            return Z_OK;
+    /* what the iterator below makes of a lone sample, straight */
+    if (zm_batch_lone_push(batch.ptr, batch.len, t->sn_mask, &u.lone)) {
+        if (sn_accept(t, ZM_CHANNEL(u.lone.reliable, ZM_PRIO_DATA), u.lone.sn)) {
+            t->on_message(t->ctx, t, &u.lone.m, u.lone.reliable);
         }
+        return Z_OK;
     }
 #endif
     zm_batch_iter_t it;

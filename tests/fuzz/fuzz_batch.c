@@ -153,21 +153,22 @@ static void same_lone_push(const uint8_t *in, size_t len)
 {
 #if ZM_DECODE_PUSH_PLAIN
     for (uint8_t res = 0; res < 4; res++) {
-        static zm_network_msg_t a, b;
-        memset(&a, 0x5a, sizeof(a));
+        static zm_lone_push_t lone;
+        static zm_network_msg_t b;
+        memset(&lone, 0x5a, sizeof(lone));
         memset(&b, 0x5a, sizeof(b));
-        uint32_t sn = 0;
-        bool reliable = false;
-        if (!zm_batch_lone_push(in, len, zm_sn_mask(res), &sn, &reliable, &a)) {
+        if (!zm_batch_lone_push(in, len, zm_sn_mask(res), &lone)) {
             continue;
         }
+        const zm_network_msg_t *a = &lone.m;
         zm_batch_iter_t it;
         zm_batch_iter_init(&it, in, len, zm_sn_mask(res));
         zm_transport_msg_t t;
         bool got = false, more = true, after = true;
-        bool same = zm_batch_next(&it, &t, &got) == Z_OK && got && t.id == ZM_MID_FRAME && t.body.frame.sn == sn &&
-                    t.body.frame.reliable == reliable && !t.body.frame.has_qos && t.body.frame.unknown.n == 0 &&
-                    zm_batch_next_network(&it, &b, &got) == Z_OK && got && memcmp(&a, &b, sizeof(a)) == 0 &&
+        bool same = zm_batch_next(&it, &t, &got) == Z_OK && got && t.id == ZM_MID_FRAME &&
+                    t.body.frame.sn == lone.sn && t.body.frame.reliable == lone.reliable && !t.body.frame.has_qos &&
+                    t.body.frame.unknown.n == 0 && zm_batch_next_network(&it, &b, &got) == Z_OK && got &&
+                    memcmp(a, &b, sizeof(b)) == 0 &&
                     zm_batch_next_network(&it, &b, &more) == Z_OK && !more && zm_batch_next(&it, &t, &after) == Z_OK &&
                     !after;
         if (!same) {

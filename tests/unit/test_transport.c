@@ -813,31 +813,29 @@ static void test_batch_errors(void)
 static void test_lone_push(void)
 {
 #if ZM_DECODE_PUSH_PLAIN
-    zm_network_msg_t nm;
-    uint32_t sn = 0;
-    bool reliable = false;
+    zm_lone_push_t l;
     /* FRAME reliable sn=0x1234, PUSH of key id 5, PUT "abc" */
     static const uint8_t one[] = {0x25, 0xb4, 0x24, 0x1d, 0x05, 0x01, 0x03, 'a', 'b', 'c'};
-    CHECK(zm_batch_lone_push(one, sizeof(one), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));
-    CHECK(sn == 0x1234 && reliable && nm.id == ZM_MID_N_PUSH && nm.ext.present == 0);
-    CHECK(nm.body.push.wire_expr.scope == 5 && !nm.body.push.wire_expr.has_suffix);
-    CHECK(nm.body.push.body_id == ZM_MID_PUT && slice_is(nm.body.push.body.put.payload, one + 7, 3));
+    CHECK(zm_batch_lone_push(one, sizeof(one), ZM_SN_MASK_DEFAULT, &l));
+    CHECK(l.sn == 0x1234 && l.reliable && l.m.id == ZM_MID_N_PUSH && l.m.ext.present == 0);
+    CHECK(l.m.body.push.wire_expr.scope == 5 && !l.m.body.push.wire_expr.has_suffix);
+    CHECK(l.m.body.push.body_id == ZM_MID_PUT && slice_is(l.m.body.push.body.put.payload, one + 7, 3));
     /* best effort, an empty payload */
     static const uint8_t be[] = {0x05, 0x01, 0x1d, 0x05, 0x01, 0x00};
-    CHECK(zm_batch_lone_push(be, sizeof(be), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));
-    CHECK(sn == 1 && !reliable && nm.body.push.body.put.payload.len == 0);
+    CHECK(zm_batch_lone_push(be, sizeof(be), ZM_SN_MASK_DEFAULT, &l));
+    CHECK(l.sn == 1 && !l.reliable && l.m.body.push.body.put.payload.len == 0);
     /* not alone, or not plain: the iterator's */
     static const uint8_t more[] = {0x25, 0x01, 0x1d, 0x05, 0x01, 0x00, 0x1d, 0x05, 0x01, 0x00};
-    CHECK(!zm_batch_lone_push(more, sizeof(more), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* two PUSHes */
-    CHECK(!zm_batch_lone_push(more, 7, ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm));            /* a byte after it */
-    CHECK(!zm_batch_lone_push(one, sizeof(one) - 1, ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* cut short */
+    CHECK(!zm_batch_lone_push(more, sizeof(more), ZM_SN_MASK_DEFAULT, &l)); /* two PUSHes */
+    CHECK(!zm_batch_lone_push(more, 7, ZM_SN_MASK_DEFAULT, &l));            /* a byte after it */
+    CHECK(!zm_batch_lone_push(one, sizeof(one) - 1, ZM_SN_MASK_DEFAULT, &l)); /* cut short */
     static const uint8_t qos[] = {0xa5, 0x01, 0x31, 0x02, 0x1d, 0x05, 0x01, 0x00};
-    CHECK(!zm_batch_lone_push(qos, sizeof(qos), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a FRAME extension */
+    CHECK(!zm_batch_lone_push(qos, sizeof(qos), ZM_SN_MASK_DEFAULT, &l)); /* a FRAME extension */
     static const uint8_t suffix[] = {0x25, 0x01, 0x3d, 0x00, 0x01, 'k', 0x01, 0x00};
-    CHECK(!zm_batch_lone_push(suffix, sizeof(suffix), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a key's suffix */
+    CHECK(!zm_batch_lone_push(suffix, sizeof(suffix), ZM_SN_MASK_DEFAULT, &l)); /* a key's suffix */
     static const uint8_t ka[] = {0x04, 0x25, 0x01, 0x1d, 0x05, 0x01, 0x00};
-    CHECK(!zm_batch_lone_push(ka, sizeof(ka), ZM_SN_MASK_DEFAULT, &sn, &reliable, &nm)); /* a KEEP_ALIVE first */
-    CHECK(!zm_batch_lone_push(one, sizeof(one), zm_sn_mask(0), &sn, &reliable, &nm));    /* an SN beyond the mask */
+    CHECK(!zm_batch_lone_push(ka, sizeof(ka), ZM_SN_MASK_DEFAULT, &l)); /* a KEEP_ALIVE first */
+    CHECK(!zm_batch_lone_push(one, sizeof(one), zm_sn_mask(0), &l));    /* an SN beyond the mask */
 #endif
 }
 
