@@ -126,7 +126,9 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
     union {
         zm_transport_msg_t tm;
         zm_network_msg_t nm;
+#if ZM_DECODE_PUSH_PLAIN
         zm_lone_push_t lone; /* an unbatched sample, a batch of its own */
+#endif
     } u;
 #if ZM_DECODE_PUSH_PLAIN
     /* what the iterator below makes of a lone sample, straight */
