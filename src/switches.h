@@ -198,6 +198,9 @@
 /* Without batching nor fragments a batch holds one FRAME at most: what it takes of the SNs is
  * one of its channel, given back by the sender itself when the batch is dropped. */
 #define ZM_TX_ONE_FRAME (!ZM_TX_BATCHING && !Z_FEATURE_FRAGMENTATION)
+/* Whether a batch's write is tried at once before the clock is read for its deadlines: with
+ * threads (a sender that must wait tells the others first), and in a build for speed. */
+#define ZM_TX_TRY_FIRST (Z_FEATURE_MULTI_THREAD || ZM_ENCODE_FAST)
 
 /*
  * Whether a connecting node receives the handshake into a buffer of its own, and sizes its

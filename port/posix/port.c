@@ -899,39 +899,44 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
  */
 #define WRITE_UNPOLLED_MAX 4096u
 
-z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
-                                size_t *written)
-{
-    /* MSG_DONTWAIT per call rather than O_NONBLOCK on the socket: the reader keeps sleeping in a
-     * blocking recv() on the same descriptor. */
+/* MSG_DONTWAIT per call rather than O_NONBLOCK on the socket: the reader keeps sleeping in a
+ * blocking recv() on the same descriptor. */
 #if defined(MSG_NOSIGNAL)
-    const int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+#define WRITE_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
 #else
-    const int flags = MSG_DONTWAIT; /* SO_NOSIGPIPE was set when the socket was opened */
+#define WRITE_FLAGS MSG_DONTWAIT /* SO_NOSIGPIPE was set when the socket was opened */
 #endif
-    size_t done = 0;
+
+/*
+ * send() is a cancellation point: glibc turns asynchronous cancellation on and off around every
+ * call, two calls into the thread library per batch. zmote cancels no thread, so on Linux the
+ * system is asked directly (same call, same result, errno as send() sets it).
+ */
+#if defined(__linux__) && defined(SYS_sendto)
+#define send_now(fd, buf, len) (ssize_t) syscall(SYS_sendto, (fd), (buf), (len), WRITE_FLAGS, NULL, 0)
+#else
+#define send_now(fd, buf, len) send((fd), (buf), (len), WRITE_FLAGS)
+#endif
+
+/* zm_port_socket_write from done bytes on, sent by the caller's first attempt (and once that
+ * fell short, or not within WRITE_UNPOLLED_MAX, every send polls first). */
+__attribute__((noinline)) static z_result_t write_polled(zm_socket_t *s, const uint8_t *buf, size_t len,
+                                                         size_t done, uint64_t deadline_ms, size_t *written)
+{
     z_result_t r = Z_OK;
-    /* Wait until the socket reports itself writable before a send, unless a poll found room
-     * only a few bytes ago: a send into an almost full socket takes a few bytes and stops, and a
-     * batch cut like that can no longer be dropped whole when the peer stops reading. POLLOUT
-     * only comes back once a good share of the buffer is free. A past deadline polls once: what
-     * fits now goes. Once a send fell short, or a poll found no room, every send polls first. */
-    bool poll_first = len > WRITE_UNPOLLED_MAX - s->unpolled;
-    bool smooth = true;
+    bool smooth = done == 0;
     while (done < len) {
-        if (poll_first) {
-            int ready = poll_until(s->fd, POLLOUT, deadline_ms);
-            if (ready == 0) {
-                r = ZM_E_TIMEOUT;
-                break;
-            }
-            if (ready < 0) {
-                r = errno_result(errno);
-                break;
-            }
-            s->unpolled = 0;
+        int ready = poll_until(s->fd, POLLOUT, deadline_ms);
+        if (ready == 0) {
+            r = ZM_E_TIMEOUT;
+            break;
         }
-        ssize_t sent = send(s->fd, buf + done, len - done, flags);
+        if (ready < 0) {
+            r = errno_result(errno);
+            break;
+        }
+        s->unpolled = 0;
+        ssize_t sent = send_now(s->fd, buf + done, len - done);
         if (sent >= 0) {
             done += (size_t)sent;
         } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
@@ -939,12 +944,38 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
             break;
         }
         smooth = smooth && done == len;
-        poll_first = true;
     }
     bool few = smooth && r == Z_OK && done <= WRITE_UNPOLLED_MAX - s->unpolled;
     s->unpolled = few ? s->unpolled + (unsigned)done : WRITE_UNPOLLED_MAX;
     *written = done;
     return r;
+}
+
+z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, uint64_t deadline_ms,
+                                size_t *written)
+{
+    /* Wait until the socket reports itself writable before a send, unless a poll found room
+     * only a few bytes ago: a send into an almost full socket takes a few bytes and stops, and a
+     * batch cut like that can no longer be dropped whole when the peer stops reading. POLLOUT
+     * only comes back once a good share of the buffer is free. A past deadline polls once: what
+     * fits now goes. Once a send fell short, or a poll found no room, every send polls first. */
+    size_t done = 0;
+    if (len <= WRITE_UNPOLLED_MAX - s->unpolled) {
+        ssize_t sent = send_now(s->fd, buf, len);
+        if (sent == (ssize_t)len) {
+            s->unpolled += (unsigned)len;
+            *written = len;
+            return Z_OK;
+        }
+        if (sent < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            s->unpolled = WRITE_UNPOLLED_MAX;
+            *written = 0;
+            return errno_result(errno);
+        }
+        done = sent > 0 ? (size_t)sent : 0u;
+        s->unpolled = WRITE_UNPOLLED_MAX; /* fell short: no longer smooth */
+    }
+    return write_polled(s, buf, len, done, deadline_ms, written);
 }
 
 #if Z_FEATURE_LINK_TLS

@@ -122,16 +122,23 @@ z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t len, uint64_t
         }
         return write_frame(l, batch, len, start_deadline_ms, end_deadline_ms);
     }
-    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+    uint8_t *frame = zm_link_stream_frame(l, batch, len);
+    if (frame == NULL) {
         return ZM_E_FIELD;
     }
-    /* Prefix and batch in one write: two would cost a second syscall and, with TCP_NODELAY,
-     * a segment of two bytes. */
-    uint8_t *frame = batch - ZM_LINK_HEADROOM;
-    frame[0] = (uint8_t)(len & 0xffu);
-    frame[1] = (uint8_t)(len >> 8);
     return write_frame(l, frame, len + ZM_LINK_HEADROOM, start_deadline_ms, end_deadline_ms);
 }
+
+#if ZM_LINK_BYTES
+z_result_t zm_link_send_rest(zm_link_t *l, const uint8_t *frame, size_t len, size_t done, uint32_t rest_ms)
+{
+    if (done == 0) {
+        return ZM_E_AGAIN;
+    }
+    size_t more = 0;
+    return l->ops->write(l, frame + done, len - done, zm_port_clock_ms() + rest_ms, &more);
+}
+#endif
 #endif /* !ZM_LINK_DIRECT */
 
 #if Z_FEATURE_LINK_UDP_MULTICAST || ZM_LINK_SHARED
@@ -195,21 +202,12 @@ static z_result_t read_some(zm_link_t *l, uint8_t *buf, size_t len, size_t *n)
  * can never fit, ZM_E_AGAIN if it is not all in yet (its start then moved to the front). */
 static z_result_t take_buffered(zm_link_t *l, zm_slice_t *batch)
 {
+    if (zm_link_take_whole(l, batch)) {
+        return Z_OK;
+    }
     size_t have = l->rx_len - l->rx_pos;
-    if (have >= ZM_LINK_HEADROOM) {
-        size_t n = buffered_len(l);
-        if (n + ZM_LINK_HEADROOM > l->rx_cap) {
-            return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
-        }
-        if (have >= n + ZM_LINK_HEADROOM) {
-            *batch = zm_slice(l->rx_buf + l->rx_pos + ZM_LINK_HEADROOM, n);
-            l->rx_pos += n + ZM_LINK_HEADROOM;
-            if (l->rx_pos == l->rx_len) {
-                l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
-                l->rx_len = 0;
-            }
-            return Z_OK;
-        }
+    if (have >= ZM_LINK_HEADROOM && buffered_len(l) + ZM_LINK_HEADROOM > l->rx_cap) {
+        return ZM_E_FIELD; /* the stream cannot be resynchronised: close the link */
     }
     /* Short of a whole batch: the batch handed out last is dead now, so its room is free. */
     if (l->rx_pos > 0) {

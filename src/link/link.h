@@ -258,9 +258,95 @@ ZM_NODISCARD z_result_t zm_link_send_batch(zm_link_t *l, uint8_t *batch, size_t 
                                            uint64_t end_deadline_ms);
 #endif
 
+#if !ZM_LINK_DIRECT
+/* The frame of a batch on a stream link, its length prefix written in the headroom: NULL if the
+ * prefix cannot describe it. Prefix and batch go in one write: two would cost a second syscall
+ * and, with TCP_NODELAY, a segment of two bytes. */
+static inline uint8_t *zm_link_stream_frame(const zm_link_t *l, uint8_t *batch, size_t len)
+{
+    if (len > (size_t)l->ops->mtu - ZM_LINK_HEADROOM || len > ZM_LINK_STREAM_BATCH_MAX) {
+        return NULL;
+    }
+    uint8_t *frame = batch - ZM_LINK_HEADROOM;
+    frame[0] = (uint8_t)(len & 0xffu);
+    frame[1] = (uint8_t)(len >> 8);
+    return frame;
+}
+#endif
+
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
+/* For zm_link_send_batch_now: the frame of len bytes of which a write that waited for nothing
+ * took done; the rest within rest_ms (ZM_E_AGAIN if done is 0: nothing was sent). */
+ZM_NODISCARD z_result_t zm_link_send_rest(zm_link_t *l, const uint8_t *frame, size_t len, size_t done,
+                                          uint32_t rest_ms);
+#endif
+
+/**
+ * zm_link_send_batch with its first byte due now (a deadline already past), and the rest due
+ * rest_ms after the first write: a stream link reads the clock only when that write fell short,
+ * so that a batch the system takes at once costs no reading of the clock. Written inline, in
+ * its sender.
+ */
+ZM_NODISCARD static inline z_result_t zm_link_send_batch_now(zm_link_t *l, uint8_t *batch, size_t len,
+                                                             uint32_t rest_ms)
+{
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
+    if (l->ops->streamed) {
+        uint8_t *frame = zm_link_stream_frame(l, batch, len);
+        if (frame == NULL) {
+            return ZM_E_FIELD;
+        }
+        size_t done = 0;
+        z_result_t r = l->ops->write(l, frame, len + ZM_LINK_HEADROOM, 0, &done); /* a deadline already past */
+        return r == ZM_E_TIMEOUT ? zm_link_send_rest(l, frame, len + ZM_LINK_HEADROOM, done, rest_ms) : r;
+    }
+#endif
+    uint64_t now = zm_port_clock_ms();
+    return zm_link_send_batch(l, batch, len, now, now + rest_ms);
+}
+
 /** zm_link_recv_batch (wait) and zm_link_try_recv_batch (not), below; in a ZM_LINK_DIRECT build
  *  the line's own (serial.c). */
 ZM_NODISCARD z_result_t zm_link_receive(zm_link_t *l, uint8_t *buf, size_t cap, zm_slice_t *batch, bool wait);
+
+#if ZM_LINK_BYTES
+/* For zm_link_receive, and its callers' common case (a busy stream, whose reads bring several
+ * batches): true when a whole batch of a stream link is buffered; it is then in *batch, taken. */
+static inline bool zm_link_take_whole(zm_link_t *l, zm_slice_t *batch)
+{
+    size_t have = l->rx_len - l->rx_pos;
+    if (have < ZM_LINK_HEADROOM) {
+        return false;
+    }
+    const uint8_t *p = l->rx_buf + l->rx_pos;
+    size_t n = (size_t)p[0] | ((size_t)p[1] << 8);
+    if (have < n + ZM_LINK_HEADROOM) {
+        return false;
+    }
+    *batch = zm_slice(p + ZM_LINK_HEADROOM, n);
+    l->rx_pos += n + ZM_LINK_HEADROOM;
+    if (l->rx_pos == l->rx_len) {
+        l->rx_pos = 0; /* the next read starts at the front; *batch lives till then */
+        l->rx_len = 0;
+    }
+    return true;
+}
+#endif
+
+/* zm_link_take_whole for a receive into buf and cap that are the link's buffer already (a new one
+ * is zm_link_receive's to adopt). */
+static inline bool zm_link_buffered_batch(zm_link_t *l, const uint8_t *buf, size_t cap, zm_slice_t *batch)
+{
+#if ZM_LINK_BYTES && !ZM_LINK_DIRECT
+    return buf == l->rx_buf && cap == l->rx_cap && l->ops->streamed && zm_link_take_whole(l, batch);
+#else
+    ZM_UNUSED(l);
+    ZM_UNUSED(buf);
+    ZM_UNUSED(cap);
+    ZM_UNUSED(batch);
+    return false;
+#endif
+}
 
 /* For zm_link_receive: receives go into the caller's buffer; a new buffer would lose what the old
  * one still holds (zm_link_rebuffer is the way to change it with bytes pending). */
@@ -286,6 +372,9 @@ static inline void zm_link_adopt_buffer(zm_link_t *l, uint8_t *buf, size_t cap)
 ZM_NODISCARD static inline z_result_t zm_link_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
                                                          zm_slice_t *batch)
 {
+    if (zm_link_buffered_batch(l, buf, cap, batch)) {
+        return Z_OK; /* in already, from the last read: no call */
+    }
     return zm_link_receive(l, buf, cap, batch, true);
 }
 
@@ -318,6 +407,9 @@ ZM_NODISCARD z_result_t zm_link_wait_readable(zm_link_t *l, uint32_t timeout_ms)
 ZM_NODISCARD static inline z_result_t zm_link_try_recv_batch(zm_link_t *l, uint8_t *buf, size_t cap,
                                                              zm_slice_t *batch)
 {
+    if (zm_link_buffered_batch(l, buf, cap, batch)) {
+        return Z_OK; /* in already, from the last read: no call */
+    }
     return zm_link_receive(l, buf, cap, batch, false);
 }
 

@@ -80,15 +80,15 @@ static bool push_plain(zm_reader_t *r, zm_network_msg_t *m)
 
 /*
  * The header of a FRAME without extension, decoded straight: its SN in up to 4 bytes, read as
- * one word. true when the header is one: m holds what zm_transport_decode makes of the same
- * bytes, and the reader is past it; false leaves the reader where it was, for
+ * one word. true when the header is one: *sn and *reliable are what zm_transport_decode makes of
+ * the same bytes, and the reader is past it; false leaves the reader where it was, for
  * zm_transport_decode (and its errors).
  */
-static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
+static bool frame_head_plain(zm_reader_t *r, uint32_t sn_mask, uint32_t *sn, bool *reliable)
 {
-    const uint8_t *b = it->r.ptr;
+    const uint8_t *b = r->ptr;
     /* |0|X|R| FRAME |: the Z flag clear; and a network message's header at least after the SN */
-    if (zm_reader_left(&it->r) < 5 || (b[0] & 0x9fu) != ZM_MID_FRAME) {
+    if (zm_reader_left(r) < 5 || (b[0] & 0x9fu) != ZM_MID_FRAME) {
         return false;
     }
     uint32_t w = (uint32_t)b[1] | ((uint32_t)b[2] << 8) | ((uint32_t)b[3] << 16) | ((uint32_t)b[4] << 24);
@@ -98,14 +98,26 @@ static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
     }
     uint32_t last = ends & (0u - ends); /* the flag of the SN's last byte */
     w &= (last - 1u) & 0x7f7f7f7fu;     /* its bytes, without their flags */
-    uint32_t sn = (w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u) | ((w >> 3) & 0xfe00000u);
-    if (sn > it->sn_mask) {
+    *sn = (w & 0x7fu) | ((w >> 1) & 0x3f80u) | ((w >> 2) & 0x1fc000u) | ((w >> 3) & 0xfe00000u);
+    if (*sn > sn_mask) {
         return false;
     }
-    it->r.ptr = b + 2 + (last > 0x80u) + (last > 0x8000u) + (last > 0x800000u);
-    m->id = ZM_MID_FRAME;
+    r->ptr = b + 2 + (last > 0x80u) + (last > 0x8000u) + (last > 0x800000u);
+    *reliable = (b[0] & 0x20u) != 0;
+    return true;
+}
+
+/* frame_head_plain as the iterator's first step: m holds the whole FRAME header. */
+static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
+{
     zm_frame_t *f = &m->body.frame;
-    f->reliable = (b[0] & 0x20u) != 0;
+    uint32_t sn;
+    bool reliable;
+    if (!frame_head_plain(&it->r, it->sn_mask, &sn, &reliable)) {
+        return false;
+    }
+    m->id = ZM_MID_FRAME;
+    f->reliable = reliable;
     f->sn = sn;
     f->has_qos = false;
     f->qos = ZM_PRIO_DATA;
@@ -113,6 +125,16 @@ static bool frame_plain(zm_batch_iter_t *it, zm_transport_msg_t *m)
     f->unknown.dropped = 0;
     return true;
 }
+
+#if ZM_DECODE_PUSH_PLAIN
+bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, zm_lone_push_t *out)
+{
+    zm_reader_t r;
+    zm_reader_init(&r, batch, len);
+    return frame_head_plain(&r, sn_mask, &out->sn, &out->reliable) && push_plain(&r, &out->m) &&
+           zm_reader_left(&r) == 0;
+}
+#endif
 
 /*
  * The end of a FRAME is decided by the next header alone: ids 0x19..0x1f are network messages,

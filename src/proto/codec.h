@@ -113,7 +113,8 @@ ZM_NODISCARD z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, ui
 /** The most bytes zm_frame_header_put writes: header, a 32-bit SN, QoS. */
 #define ZM_FRAME_HEADER_MAX 8u
 /** zm_frame_header_encode into out, which has room for ZM_FRAME_HEADER_MAX bytes (a sender that
- *  starts an empty batch); returns how many it wrote. */
+ *  starts an empty batch); returns the header's length. The bytes after it, up to
+ *  ZM_FRAME_HEADER_MAX, may have been written too (the SN written in one piece). */
 size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio);
 /* A CLOSE and a KEEP_ALIVE with no extension, as a transport sends them, are a header byte (with
  * this flag for a CLOSE of the whole session) and a CLOSE's reason byte: a sender writes them as
@@ -183,5 +184,18 @@ void zm_batch_iter_init(zm_batch_iter_t *it, const uint8_t *batch, size_t len, u
 ZM_NODISCARD z_result_t zm_batch_next(zm_batch_iter_t *it, zm_transport_msg_t *m, bool *got);
 /** Next network message of the current FRAME; *got is false when the FRAME's payload ends. */
 ZM_NODISCARD z_result_t zm_batch_next_network(zm_batch_iter_t *it, zm_network_msg_t *m, bool *got);
+/** A batch that holds one sample alone, as zm_batch_lone_push reads it. */
+typedef struct {
+    zm_network_msg_t m; /* its PUSH, borrowing from the batch */
+    uint32_t sn;        /* its FRAME's */
+    bool reliable;
+} zm_lone_push_t;
+/**
+ * The batch of a stream of unbatched samples, decoded straight: true when it holds exactly one
+ * FRAME without extension and in it one PUSH as the iterator decodes straight (a key id alone, a
+ * PUT of its payload alone). Then *out is what the iterator makes of it; false decides nothing,
+ * and leaves *out undefined: the iterator reads the batch, errors included.
+ */
+bool zm_batch_lone_push(const uint8_t *batch, size_t len, uint32_t sn_mask, zm_lone_push_t *out);
 
 #endif /* ZM_PROTO_CODEC_H */

@@ -316,11 +316,30 @@ static z_result_t frame_decode(zm_reader_t *r, uint8_t h, uint32_t sn_mask, zm_f
 }
 #endif
 
-/* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint. */
-size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+#if ZM_ENCODE_FAST
+/* The SN's zint, written in one piece: all five bytes a 32-bit value may take, of which the
+ * first returned count are its zint (the same bytes as zm_zint_put's), the rest scratch. */
+static size_t sn_put(uint8_t *out, uint32_t sn)
+{
+    size_t n = 1u + (sn >= 1u << 7) + (sn >= 1u << 14) + (sn >= 1u << 21) + (sn >= 1u << 28);
+    out[0] = (uint8_t)(sn | 0x80u);
+    out[1] = (uint8_t)((sn >> 7) | 0x80u);
+    out[2] = (uint8_t)((sn >> 14) | 0x80u);
+    out[3] = (uint8_t)((sn >> 21) | 0x80u);
+    out[4] = (uint8_t)(sn >> 28);
+    out[n - 1] &= 0x7fu; /* its last byte: the continuation flag off */
+    return n;
+}
+#else
+#define sn_put(out, sn) zm_zint_put(out, sn) /* a build for size: one zint writer */
+#endif
+
+/* What a transport sends: no extension but QoS, whose value (a priority) is a one-byte zint.
+ * With scratch, out has room for ZM_FRAME_HEADER_MAX bytes. */
+static size_t header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio, bool scratch)
 {
     out[0] = (uint8_t)(ZM_MID_FRAME | (reliable ? ZM_FRAME_FLAG_R : 0u) | (has_qos ? ZM_FLAG_Z : 0u));
-    size_t n = 1u + zm_zint_put(out + 1, sn);
+    size_t n = 1u + (ZM_ENCODE_FAST && scratch ? sn_put(out + 1, sn) : zm_zint_put(out + 1, sn));
     if (has_qos) {
         out[n++] = ZM_EXT_T_QOS;
         out[n++] = (uint8_t)(prio & 7u);
@@ -328,12 +347,19 @@ size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qo
     return n;
 }
 
+size_t zm_frame_header_put(uint8_t *out, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
+{
+    return header_put(out, reliable, sn, has_qos, prio, true);
+}
+
 z_result_t zm_frame_header_encode(zm_writer_t *w, bool reliable, uint32_t sn, bool has_qos, uint8_t prio)
 {
     if (zm_writer_left(w) < 1u + zm_zint_len(sn) + (has_qos ? 2u : 0u)) {
         return ZM_E_NO_SPACE;
     }
-    w->len += zm_frame_header_put(w->data + w->len, reliable, sn, has_qos, prio);
+    /* no room for scratch, maybe (a build for size has one writer: zm_frame_header_put's) */
+    w->len += ZM_ENCODE_FAST ? header_put(w->data + w->len, reliable, sn, has_qos, prio, false)
+                             : zm_frame_header_put(w->data + w->len, reliable, sn, has_qos, prio);
     return Z_OK;
 }
 

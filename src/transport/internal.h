@@ -87,6 +87,7 @@ static inline ZM_NODISCARD z_result_t zm_transport_finish(zm_transport_t *t)
     uint64_t now = zm_port_clock_ms();
     zm_atomic_store_relaxed(&t->last_rx_ms, (uint32_t)now);
     t->last_tx_ms = (uint32_t)now;
+    t->tx_looked_ms = (uint32_t)now;
     return Z_OK;
 }
 

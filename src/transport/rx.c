@@ -120,16 +120,28 @@ static z_result_t on_batch(zm_transport_t *t, zm_slice_t batch)
         zm_atomic_store_relaxed(&t->rx_heard, true);
         ZM_IF_FRAGMENTATION(zm_defrag_sweep(t, (uint32_t)zm_port_clock_ms());)
     }
+    /* A FRAME's or FRAGMENT's header is dead once its network messages are decoded: they take
+     * its place, so that what the session does with them (and sends in reply) stacks on one
+     * message, not on both. */
+    union {
+        zm_transport_msg_t tm;
+        zm_network_msg_t nm;
+#if ZM_DECODE_PUSH_PLAIN
+        zm_lone_push_t lone; /* an unbatched sample, a batch of its own */
+#endif
+    } u;
+#if ZM_DECODE_PUSH_PLAIN
+    /* what the iterator below makes of a lone sample, straight */
+    if (zm_batch_lone_push(batch.ptr, batch.len, t->sn_mask, &u.lone)) {
+        if (sn_accept(t, ZM_CHANNEL(u.lone.reliable, ZM_PRIO_DATA), u.lone.sn)) {
+            t->on_message(t->ctx, t, &u.lone.m, u.lone.reliable);
+        }
+        return Z_OK;
+    }
+#endif
     zm_batch_iter_t it;
     zm_batch_iter_init(&it, batch.ptr, batch.len, t->sn_mask);
     for (;;) {
-        /* A FRAME's or FRAGMENT's header is dead once its network messages are decoded: they
-         * take its place, so that what the session does with them (and sends in reply) stacks
-         * on one message, not on both. */
-        union {
-            zm_transport_msg_t tm;
-            zm_network_msg_t nm;
-        } u;
         bool got;
         ZM_TRY(zm_batch_next(&it, &u.tm, &got));
         if (!got) {

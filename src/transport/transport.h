@@ -132,7 +132,9 @@ typedef struct zm_transport {
         uint8_t *frag_buf; /* a message too large for a batch, encoded whole before cutting */
         size_t frag_cap;
     )
-    uint32_t last_tx_ms; /* low clock bits of when the last batch sent began to go */
+    uint32_t last_tx_ms;   /* low clock bits of a time no later than the last batch sent, dated by the lease */
+    uint32_t tx_looked_ms; /* low clock bits of the lease tick's last look */
+    bool tx_sent;          /* a batch went since that look */
 
     /* rx: owned by the receiving thread */
     uint8_t *rx_buf;

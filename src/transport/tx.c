@@ -42,31 +42,35 @@ static void batch_reset(zm_transport_t *t)
     t->tx_block = false;
 }
 
-/* tx_lock held. Hands the batch to the link within the deadlines (see zm_link_send_batch), now
- * being the caller's reading of the clock. On ZM_E_AGAIN the batch stays in place for the caller
- * to retry or drop; otherwise it is gone. */
-static z_result_t write_batch(zm_transport_t *t, uint64_t now, uint64_t start, uint64_t end)
+/*
+ * tx_lock held. Hands the batch to the link: its first byte within first_ms, all of it within
+ * all_ms (see zm_link_send_batch). Where ZM_TX_TRY_FIRST, it is tried at once first, and the
+ * clock is read only when that falls short. On ZM_E_AGAIN the batch stays in place for the
+ * caller to retry or drop; otherwise it is gone.
+ */
+static z_result_t write_batch(zm_transport_t *t, uint32_t first_ms, uint32_t all_ms)
 {
     uint8_t *batch = t->tx_buf + ZM_LINK_HEADROOM;
-#if Z_FEATURE_MULTI_THREAD
-    z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, now < start ? now : start, end);
-    if (rc == ZM_E_AGAIN && now < start) {
+    z_result_t rc = ZM_E_AGAIN;
+    if (ZM_TX_TRY_FIRST) {
+        rc = zm_link_send_batch_now(&t->link, batch, t->tx.len, all_ms);
+    }
+    if (rc == ZM_E_AGAIN && (first_ms > 0 || !ZM_TX_TRY_FIRST)) {
+        uint64_t now = zm_port_clock_ms();
         /* No room at all: the peer is not reading. While we wait for it, DROP senders need not
          * queue for tx_lock behind us (a writer merely descheduled is not flagged). */
-        atomic_store_explicit(&t->tx_waiting_since, (uint32_t)now != 0 ? (uint32_t)now : 1u, memory_order_relaxed);
-        rc = zm_link_send_batch(&t->link, batch, t->tx.len, start, end);
-        atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);
+        ZM_IF_THREADS(atomic_store_explicit(&t->tx_waiting_since, (uint32_t)now != 0 ? (uint32_t)now : 1u,
+                                            memory_order_relaxed);)
+        rc = zm_link_send_batch(&t->link, batch, t->tx.len, now + first_ms, now + all_ms);
+        ZM_IF_THREADS(atomic_store_explicit(&t->tx_waiting_since, 0u, memory_order_relaxed);)
     }
-#else
-    z_result_t rc = zm_link_send_batch(&t->link, batch, t->tx.len, start, end); /* no other sender to tell */
-#endif
     if (rc == ZM_E_AGAIN) {
         return rc;
     }
     batch_reset(t);
     if (rc == Z_OK) {
         t->tx_congested = false;
-        t->last_tx_ms = (uint32_t)now; /* no clock read per send: a keep-alive is due no later */
+        t->tx_sent = true; /* no clock read per send: the lease tick dates it */
 #if !ZM_TX_ONE_FRAME
         memcpy(t->tx_sn_sent, t->tx_sn, sizeof(t->tx_sn_sent));
 #endif
@@ -107,12 +111,10 @@ static z_result_t flush_batch(zm_transport_t *t)
         t->tx_frame = -1;
         return Z_OK;
     }
-    uint64_t now = zm_port_clock_ms();
-    uint64_t end = now + t->tx_block_timeout_ms;
     /* A BLOCK batch may wait for its first byte to leave as long as for the rest. A congested
      * peer had no room a moment ago: wait again only once a batch went through. */
-    uint64_t start = t->tx_block ? end : t->tx_congested ? now : now + ZM_TX_DROP_WAIT_MS;
-    z_result_t rc = write_batch(t, now, start, end);
+    uint32_t all = t->tx_block_timeout_ms;
+    z_result_t rc = write_batch(t, t->tx_block ? all : t->tx_congested ? 0u : ZM_TX_DROP_WAIT_MS, all);
     if (rc == ZM_E_AGAIN) {
         if (!t->tx_block) {
             batch_drop(t);
@@ -155,7 +157,12 @@ static uint8_t wire_prio(const zm_transport_t *t, uint8_t prio) { return t->qos 
 static z_result_t frame_header(zm_transport_t *t, unsigned ch, bool reliable, uint8_t prio)
 {
     uint8_t wp = wire_prio(t, prio);
-    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], t->qos && wp != ZM_PRIO_DATA, wp);
+    bool has_qos = t->qos && wp != ZM_PRIO_DATA;
+    if (ZM_ENCODE_FAST && zm_writer_left(&t->tx) >= ZM_FRAME_HEADER_MAX) { /* no count of the SN's bytes first */
+        t->tx.len += zm_frame_header_put(t->tx.data + t->tx.len, reliable, t->tx_sn[ch], has_qos, wp);
+        return Z_OK;
+    }
+    return zm_frame_header_encode(&t->tx, reliable, t->tx_sn[ch], has_qos, wp);
 }
 #endif
 
@@ -452,8 +459,11 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
     if (!TX_TRYLOCK(t)) {
         return Z_OK; /* a sender holds the link: traffic flows, or that sender will time out */
     }
-    ZM_IF_THREADS(now = zm_port_clock_ms();) /* last_tx_ms may have moved while we were not holding the lock */
-    uint64_t end = now + LEASE_SEND_MS;
+    if (t->tx_sent) { /* a batch went since the last look, so not before it: a keep-alive is due no later */
+        t->tx_sent = false;
+        t->last_tx_ms = t->tx_looked_ms;
+    }
+    t->tx_looked_ms = (uint32_t)now;
     z_result_t rc = Z_OK;
     if (t->tx_congested && elapsed_ms(now, t->tx_congested_since_ms) > t->remote_lease_ms) {
         /* it keeps its side alive but has had no room for anything of ours for a whole lease */
@@ -473,7 +483,7 @@ z_result_t zm_transport_lease_tick(zm_transport_t *t)
         t->tx.data[0] = ZM_MID_KEEP_ALIVE;
         t->tx.len = 1;
 #endif
-        rc = write_batch(t, now, now, end);
+        rc = write_batch(t, 0, LEASE_SEND_MS);
         if (rc == ZM_E_AGAIN) {
             /* No room now: the open batch waits for the next tick or the next flush, the keep-alive
              * is skipped (a peer that does not read needs none). */
@@ -496,12 +506,10 @@ z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join)
     if (!TX_TRYLOCK(t)) {
         return ZM_E_AGAIN;
     }
-    uint64_t now = zm_port_clock_ms();
-    uint64_t end = now + LEASE_SEND_MS;
     z_result_t rc = Z_OK;
     if (t->tx.len > 0) {
         /* the open batch first, or never: the JOIN names the SNs that follow it */
-        rc = write_batch(t, now, now, end);
+        rc = write_batch(t, 0, LEASE_SEND_MS);
         if (rc == ZM_E_AGAIN) {
             batch_drop(t);
             rc = Z_OK;
@@ -511,7 +519,7 @@ z_result_t zm_transport_join_tick(zm_transport_t *t, zm_transport_msg_t *join)
         join->body.join.next_sn_reliable = t->tx_sn[ZM_CHANNEL(true, ZM_PRIO_DATA)];
         join->body.join.next_sn_best_effort = t->tx_sn[ZM_CHANNEL(false, ZM_PRIO_DATA)];
         if (zm_transport_encode(&t->tx, join) == Z_OK) {
-            rc = write_batch(t, now, now, end);
+            rc = write_batch(t, 0, LEASE_SEND_MS);
             if (rc == ZM_E_AGAIN) {
                 batch_reset(t); /* no room now: the next tick sends one */
                 rc = Z_OK;

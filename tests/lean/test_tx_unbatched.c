@@ -202,6 +202,7 @@ int main(void)
 
     /* an idle link gets a keep-alive from the lease tick, alone in its batch */
     before = rec.n;
+    t.tx_sent = false;
     t.last_tx_ms = (uint32_t)zm_port_clock_ms() - 5000u;
     CHECK_EQ_INT(zm_transport_lease_tick(&t), Z_OK);
     CHECK_EQ_INT(rec.n, before + 1);
@@ -209,6 +210,15 @@ int main(void)
     CHECK_EQ_INT(rec.batch[before][0], ZM_MID_KEEP_ALIVE);
     CHECK_EQ_INT(zm_transport_lease_tick(&t), Z_OK); /* not idle any more */
     CHECK_EQ_INT(rec.n, before + 1);
+    /* data sent, perhaps just after a look long ago: dated to that look, a keep-alive follows */
+    put_msg(&m, 20, false);
+    CHECK_EQ_INT(zm_transport_send(&t, &m, true, ZM_PRIO_DATA, false), Z_OK);
+    t.tx_looked_ms = (uint32_t)zm_port_clock_ms() - 5000u;
+    CHECK_EQ_INT(zm_transport_lease_tick(&t), Z_OK);
+    CHECK_EQ_INT(rec.n, before + 3);
+    CHECK_EQ_INT(rec.batch[before + 2][0], ZM_MID_KEEP_ALIVE);
+    CHECK_EQ_INT(zm_transport_lease_tick(&t), Z_OK);
+    CHECK_EQ_INT(rec.n, before + 3);
 
     /* a BLOCK message towards a peer with no room fails, and the link is shut */
     rec.full = true;

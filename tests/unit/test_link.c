@@ -468,6 +468,28 @@ static void test_send_deadlines(void)
     CHECK_EQ_MEM(p.out, p.out_len, "\x05\x00h", 3);
     zm_link_close(&link);
 
+    /* Sent now: the first write's deadline is already past; once a byte left, the rest is given
+     * rest_ms from then (a reading of the clock only then). */
+    mem_t n = {NULL, 0, 0, 1, 0, {0}, 0, 0, true, 0, {0}};
+    zm_link_init(&link, ZM_PROTO_TCP, &mem_ops, &n);
+    CHECK_EQ_INT(zm_link_send_batch_now(&link, tx + ZM_LINK_HEADROOM, 5, 200), ZM_E_AGAIN);
+    CHECK_EQ_INT(n.writes, 1);
+    CHECK_EQ_INT(n.deadlines[0], 0);
+    CHECK_EQ_INT(n.out_len, 0);
+    n.room = 7;
+    CHECK_EQ_INT(zm_link_send_batch_now(&link, tx + ZM_LINK_HEADROOM, 5, 200), Z_OK);
+    CHECK_EQ_INT(n.writes, 2);
+    CHECK_EQ_MEM(n.out, n.out_len, "\x05\x00hello", 7);
+    n.room = 3;
+    uint64_t t0 = zm_port_clock_ms();
+    CHECK_EQ_INT(zm_link_send_batch_now(&link, tx + ZM_LINK_HEADROOM, 5, 200), ZM_E_TIMEOUT);
+    CHECK_EQ_INT(n.writes, 4);
+    CHECK_EQ_INT(n.deadlines[2], 0);
+    CHECK(n.deadlines[3] >= t0 + 200 && n.deadlines[3] <= zm_port_clock_ms() + 200);
+    CHECK_EQ_MEM(n.out + 7, n.out_len - 7, "\x05\x00h", 3);
+    CHECK_EQ_INT(zm_link_send_batch_now(&link, tx + ZM_LINK_HEADROOM, 65534, 200), ZM_E_FIELD);
+    zm_link_close(&link);
+
     /* Datagram links go whole or not at all, with the same codes. */
     static const zm_link_ops_t dgram_ops = {.streamed = false, .mtu = 512, .read = mem_read, .write = mem_write};
     mem_t d = {NULL, 0, 0, 1, 0, {0}, 0, 0, true, 0, {0}};

@@ -732,6 +732,25 @@ static void test_frame_vectors(void)
     zm_writer_init(&w, hdr, 3);
     CHECK_EQ_INT(zm_frame_header_encode(&w, false, 0x1234, true, ZM_PRIO_REAL_TIME), ZM_E_NO_SPACE);
     CHECK_EQ_INT(w.len, 0);
+    /* the header written in one piece into room for the longest is the same, at every SN width,
+     * and an exact room takes the header alone */
+    static const uint32_t sns[] = {0,       1,        0x7f,       0x80,       0x3fff,     0x4000,
+                                   0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0x89abcdef, 0xffffffffu};
+    for (size_t i = 0; i < sizeof(sns) / sizeof(sns[0]); i++) {
+        for (int q = 0; q < 2; q++) {
+            uint8_t one[ZM_FRAME_HEADER_MAX], exact[ZM_FRAME_HEADER_MAX];
+            size_t n = zm_frame_header_put(one, i % 2 == 0, sns[i], q != 0, ZM_PRIO_REAL_TIME);
+            zm_writer_init(&w, exact, 1u + zm_zint_len(sns[i]) + (q != 0 ? 2u : 0u));
+            CHECK_EQ_INT(zm_frame_header_encode(&w, i % 2 == 0, sns[i], q != 0, ZM_PRIO_REAL_TIME), Z_OK);
+            CHECK_EQ_INT(w.len, w.cap);
+            CHECK_EQ_MEM(one, n, exact, w.len);
+            zm_reader_t r;
+            zm_reader_init(&r, one, n);
+            CHECK(zm_transport_decode(&r, 0xffffffffu, &d) == Z_OK && d.id == ZM_MID_FRAME);
+            CHECK(d.body.frame.sn == sns[i] && d.body.frame.reliable == (i % 2 == 0));
+            CHECK(d.body.frame.has_qos == (q != 0));
+        }
+    }
 
     /* the INIT Ack's TCP form */
     v = vec("INIT Ack router 16-byte zid batch=2048 cookie=c00c1e Patch=1");
@@ -787,6 +806,37 @@ static void test_batch_errors(void)
     CHECK_EQ_INT(zm_batch_next(&it, &m, &got), ZM_E_SN_RANGE);
     zm_batch_iter_init(&it, big_sn, sizeof(big_sn), zm_sn_mask(1));
     CHECK(zm_batch_next(&it, &m, &got) == Z_OK && got && m.body.frame.sn == 128);
+}
+
+/* A batch of one sample alone, as an unbatched publisher sends it, is decoded straight as the
+ * iterator decodes it; any other batch is left to the iterator. */
+static void test_lone_push(void)
+{
+#if ZM_DECODE_PUSH_PLAIN
+    zm_lone_push_t l;
+    /* FRAME reliable sn=0x1234, PUSH of key id 5, PUT "abc" */
+    static const uint8_t one[] = {0x25, 0xb4, 0x24, 0x1d, 0x05, 0x01, 0x03, 'a', 'b', 'c'};
+    CHECK(zm_batch_lone_push(one, sizeof(one), ZM_SN_MASK_DEFAULT, &l));
+    CHECK(l.sn == 0x1234 && l.reliable && l.m.id == ZM_MID_N_PUSH && l.m.ext.present == 0);
+    CHECK(l.m.body.push.wire_expr.scope == 5 && !l.m.body.push.wire_expr.has_suffix);
+    CHECK(l.m.body.push.body_id == ZM_MID_PUT && slice_is(l.m.body.push.body.put.payload, one + 7, 3));
+    /* best effort, an empty payload */
+    static const uint8_t be[] = {0x05, 0x01, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(zm_batch_lone_push(be, sizeof(be), ZM_SN_MASK_DEFAULT, &l));
+    CHECK(l.sn == 1 && !l.reliable && l.m.body.push.body.put.payload.len == 0);
+    /* not alone, or not plain: the iterator's */
+    static const uint8_t more[] = {0x25, 0x01, 0x1d, 0x05, 0x01, 0x00, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(more, sizeof(more), ZM_SN_MASK_DEFAULT, &l)); /* two PUSHes */
+    CHECK(!zm_batch_lone_push(more, 7, ZM_SN_MASK_DEFAULT, &l));            /* a byte after it */
+    CHECK(!zm_batch_lone_push(one, sizeof(one) - 1, ZM_SN_MASK_DEFAULT, &l)); /* cut short */
+    static const uint8_t qos[] = {0xa5, 0x01, 0x31, 0x02, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(qos, sizeof(qos), ZM_SN_MASK_DEFAULT, &l)); /* a FRAME extension */
+    static const uint8_t suffix[] = {0x25, 0x01, 0x3d, 0x00, 0x01, 'k', 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(suffix, sizeof(suffix), ZM_SN_MASK_DEFAULT, &l)); /* a key's suffix */
+    static const uint8_t ka[] = {0x04, 0x25, 0x01, 0x1d, 0x05, 0x01, 0x00};
+    CHECK(!zm_batch_lone_push(ka, sizeof(ka), ZM_SN_MASK_DEFAULT, &l)); /* a KEEP_ALIVE first */
+    CHECK(!zm_batch_lone_push(one, sizeof(one), zm_sn_mask(0), &l));    /* an SN beyond the mask */
+#endif
 }
 
 /* ---- stream framing ---------------------------------------------------------------------- */
@@ -1267,6 +1317,7 @@ int main(void)
     test_fragment_join_vectors();
     test_frame_vectors();
     test_batch_errors();
+    test_lone_push();
     test_stream();
     test_errors();
     test_locators();

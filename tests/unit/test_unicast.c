@@ -270,11 +270,28 @@ static void test_pubsub_both_ways(void)
     CHECK(wait_count(&a.log, ZM_ARRAY_LEN(sizes) + 100, 5000));
     zm_transport_set_batching(&b.t, false);
 
-    /* an idle link sends keep-alives, and the peer's silence is noticed after its lease */
+    /* An idle link sends keep-alives (its tx state: only this thread sends). A send reads no
+     * clock: the lease tick dates it to its own last look, never later than the send. */
     uint64_t now = zm_port_clock_ms();
-    b.t.last_tx_ms = (uint32_t)(now - 3000); /* as if idle for 3 s (its tx state: only this thread sends) */
+    CHECK_EQ_INT(send_put(&b.t, 8, false), Z_OK);
+    CHECK(b.t.tx_sent);
+    b.t.tx_looked_ms = (uint32_t)now;
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK); /* data went since a look just now: no keep-alive */
+    CHECK(!b.t.tx_sent);
+    CHECK(b.t.last_tx_ms - (uint32_t)now < 1000u);
+    CHECK_EQ_INT(send_put(&b.t, 8, false), Z_OK);
+    b.t.tx_looked_ms = (uint32_t)(now - 3000); /* data went, but perhaps right after a look 3 s ago */
     CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
-    CHECK(b.t.last_tx_ms - (uint32_t)now < 1000u); /* a keep-alive went out, at now or just after */
+    CHECK(b.t.tx_sent); /* so a keep-alive went out */
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    CHECK(!b.t.tx_sent && b.t.last_tx_ms - (uint32_t)now < 1000u); /* dated by the tick that sent it */
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    CHECK(!b.t.tx_sent); /* not idle any more */
+    b.t.last_tx_ms = (uint32_t)(now - 3000); /* nothing sent for 3 s */
+    CHECK_EQ_INT(zm_transport_lease_tick(&b.t), Z_OK);
+    CHECK(b.t.tx_sent); /* a keep-alive went out */
+    CHECK(wait_count(&a.log, ZM_ARRAY_LEN(sizes) + 102, 5000));
+    /* the peer's silence is noticed after its lease */
     atomic_store(&b.t.last_rx_ms, (uint32_t)(now - 20001));
     CHECK_EQ_INT(zm_transport_lease_tick(&b.t), ZM_E_TIMEOUT);
     pair_close(&a, &b);
