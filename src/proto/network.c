@@ -354,6 +354,21 @@ z_result_t zm_push_encode(zm_writer_t *w, const zm_push_ref_t *p)
     return Z_OK;
 }
 
+#if ZM_PUT_HEAD
+z_result_t zm_push_head_encode(uint8_t head[ZM_PUSH_HEAD_MAX], const zm_push_ref_t *p, size_t *len)
+{
+    ZM_ASSERT(p->body_id == ZM_MID_PUT && p->body->payload.len == 0);
+    uint8_t buf[ZM_PUSH_HEAD_MAX + 1u]; /* the head and the empty payload's length, a 0 */
+    zm_writer_t w;
+    zm_writer_init(&w, buf, sizeof(buf));
+    ZM_TRY(zm_push_encode(&w, p));
+    ZM_ASSERT(w.len > 0 && buf[w.len - 1u] == 0);
+    *len = w.len - 1u;
+    memcpy(head, buf, *len);
+    return Z_OK;
+}
+#endif
+
 #if ZM_ENCODE_DATA_ONLY
 /* A DECLARE: the header with its flags, the interest id, the QoS extension, the declaration.
  * PUSHes, the data messages it sends, go out through zm_push_encode. */

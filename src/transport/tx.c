@@ -143,7 +143,7 @@ static bool is_block(const zm_network_msg_t *m, const zm_push_ref_t *p)
 static z_result_t encode(zm_writer_t *w, const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
     if (Z_FEATURE_PUBLICATION && m == NULL) {
-        return zm_push_encode(w, p);
+        return ZM_PUT_HEAD && p->body == NULL ? zm_push_head_write(w, p) : zm_push_encode(w, p);
     }
     return zm_network_encode(w, m);
 }
@@ -192,7 +192,7 @@ static size_t put_bound(const zm_put_t *b)
 static size_t size_bound(const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
     if (m == NULL) {
-        return 512 + p->wire_expr.suffix.len + put_bound(p->body);
+        return 512 + (ZM_PUT_HEAD && p->body == NULL ? p->head_len + p->payload.len : p->wire_expr.suffix.len + put_bound(p->body));
     }
     size_t n = 512 + m->ext.ts_stack.len;
     for (unsigned i = 0; i < m->ext.unknown.n; i++) {
