@@ -306,7 +306,7 @@ static bool put_options_none(const z_publisher_put_options_t *o)
 static bool put_by_head(const zm_api_publisher_t *p, const z_moved_bytes_t *payload, z_result_t *r)
 {
     zm_session_t *s;
-    *r = zm_api_session_enter(p->session, &s); /* Z_ENULL for a dropped publisher, its session NULL */
+    *r = zm_api_session_enter_inline(p->session, &s); /* Z_ENULL for a dropped publisher, its session NULL */
     if (*r != Z_OK) {
         return true;
     }

@@ -317,17 +317,16 @@ bool zm_session_put_head(zm_session_t *s, uint16_t key_id, const uint8_t *head, 
     p.payload = payload;
     bool reliable = (head[2] & ZM_PUT_HEAD_RELIABLE) != 0;
     bool express = (p.qos & ZM_QOS_EXPRESS) != 0;
+    size_t n = pinned.n < ZM_PEERS_PIN ? pinned.n : ZM_PEERS_PIN; /* the bound: a client's is one peer */
     z_result_t r = Z_OK;
-    for (size_t i = 0; i < pinned.n && i < ZM_PEERS_PIN; i++) {
+    for (size_t i = 0; i < n; i++) { /* each peer unpinned once sent to */
         zm_peer_t *peer = pinned.p[i];
         z_result_t sent = zm_transport_push(&peer->t, &p, reliable, ZM_QOS_PRIO(p.qos), express);
         if (sent != Z_OK) {
             zm_peer_send_failed(peer, sent, "it does not take what we send");
             r = sent;
         }
-    }
-    for (size_t i = 0; i < pinned.n && i < ZM_PEERS_PIN; i++) {
-        zm_peer_unpin_inline(pinned.p[i]);
+        zm_peer_unpin_inline(peer);
     }
     *rc = put_result(s, &pinned, r);
     return true;

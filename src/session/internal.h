@@ -456,7 +456,7 @@ void zm_peer_unpin(zm_peer_t *p);
  * that sees closing (seq_cst, after its decrement) comes after that look and wakes it. Without
  * threads nobody waits: the wake folds away.
  */
-static inline void zm_peer_unpin_inline(zm_peer_t *p)
+static ZM_ALWAYS_INLINE void zm_peer_unpin_inline(zm_peer_t *p)
 {
     if (zm_atomic_dec(&p->refs) == 1u && Z_FEATURE_MULTI_THREAD && p->s->closing) {
         zm_session_t *s = p->s;
