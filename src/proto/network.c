@@ -330,7 +330,9 @@ static z_result_t push_plain_write(zm_writer_t *w, const zm_push_ref_t *p)
     o = put_z14(o, p->wire_expr.scope);
     *o++ = ZM_MID_PUT;
     o = put_z14(o, n);
-    memcpy(o, p->body->payload.ptr, n);
+    if (n > 0) { /* an empty payload may have no bytes at all */
+        memcpy(o, p->body->payload.ptr, n);
+    }
     w->len = (size_t)(o + n - w->data);
     return Z_OK;
 }
