@@ -192,7 +192,10 @@ static size_t put_bound(const zm_put_t *b)
 static size_t size_bound(const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
     if (m == NULL) {
-        return 512 + (ZM_PUT_HEAD && p->body == NULL ? p->head_len + p->payload.len : p->wire_expr.suffix.len + put_bound(p->body));
+        if (ZM_PUT_HEAD && p->body == NULL) { /* a publisher's head and payload */
+            return 512 + p->head_len + p->payload.len;
+        }
+        return 512 + p->wire_expr.suffix.len + put_bound(p->body);
     }
     size_t n = 512 + m->ext.ts_stack.len;
     for (unsigned i = 0; i < m->ext.unknown.n; i++) {
