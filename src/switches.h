@@ -159,6 +159,9 @@
 #else
 #define ZM_ENCODE_FAST 1
 #endif
+/* There too, a publisher keeps its PUSH encoded up to the payload, for its puts without options
+ * (api/pubsub.c, session/data.c: zm_session_put_head). */
+#define ZM_PUT_HEAD (ZM_ENCODE_FAST && Z_FEATURE_PUBLICATION)
 /* The entity extension (a sample's source info, a reply's responder): only the unstable API sets
  * a source, only a reply has a responder. */
 #define ZM_ENCODE_ENTITY (ZM_UNSTABLE_API || ZM_ENCODE_RESPONSE)

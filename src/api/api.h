@@ -369,6 +369,31 @@ void zm_api_session_unref_not_last(zm_api_session_t *b);
  * Z_ENULL for a NULL or dropped session, Z_ESESSION_CLOSED once closed (no leave then).
  */
 ZM_NODISCARD z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out);
+/** zm_api_session_enter, inline where a publisher's put enters without a call (ZM_PUT_HEAD). */
+ZM_NODISCARD static ZM_ALWAYS_INLINE z_result_t zm_api_session_enter_inline(zm_api_session_t *b, zm_session_t **out)
+{
+    *out = NULL;
+    if (b == NULL) {
+        return Z_ENULL;
+    }
+#if Z_FEATURE_SESSION_CHECK
+    zm_atomic_inc(&b->users);
+    zm_session_t *s = zm_atomic_load(&b->s);
+    if (s == NULL) {
+        zm_atomic_dec(&b->users);
+        return Z_ESESSION_CLOSED;
+    }
+#else
+    /* Without the check the application keeps the session open while it uses it, as in
+     * zenoh-pico: nothing is counted, and a closed session is only seen as such, not waited for. */
+    zm_session_t *s = zm_atomic_load_relaxed(&b->s);
+    if (s == NULL) {
+        return Z_ESESSION_CLOSED;
+    }
+#endif
+    *out = s;
+    return Z_OK;
+}
 
 /* Ends a call that zm_api_session_enter started. Without the session check nothing was counted,
  * so there is nothing to end and every call site drops its call. */

@@ -178,6 +178,23 @@ bool z_internal_publisher_check(const z_owned_publisher_t *obj) { return obj != 
 ZM_API_DEFINE_TAKE(publisher)
 
 _Static_assert(Z_RELIABILITY_DEFAULT == 0 && Z_LOCALITY_ANY == 0, "a nulled publisher has the default QoS");
+_Static_assert(sizeof(((zm_api_publisher_t *)0)->head) == ZM_PUT_HEAD_SIZE, "a publisher holds its puts' head");
+
+/* The put of a publisher: its key, id and QoS. */
+static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_t kind)
+{
+    zm_put_args_init(a, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len);
+    a->key_id = p->key_id;
+    if (kind != ZM_SAMPLE_PUT) { /* a PUT is what zm_put_args_init made */
+        a->kind = kind;
+    }
+    a->priority = (uint8_t)p->priority;
+    a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
+    a->express = p->is_express;
+    ZM_IF_UNSTABLE(a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;) /* else reliable, as zm_put_args_init has it */
+    ZM_IF_LOCAL_SUB(a->destination = (uint8_t)p->allowed_destination;) /* else anywhere, as zm_put_args_init has it */
+}
+
 
 z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t *pub,
                                const z_loaned_keyexpr_t *keyexpr, const z_publisher_options_t *options)
@@ -237,6 +254,12 @@ z_result_t z_declare_publisher(const z_loaned_session_t *zs, z_owned_publisher_t
      * nulling gave them (Z_RELIABILITY_DEFAULT and Z_LOCALITY_ANY are 0) */
     ZM_IF_UNSTABLE(p->reliability = o.reliability;)
     ZM_IF_LOCAL_SUB(p->allowed_destination = o.allowed_destination;)
+#if ZM_PUT_HEAD
+    zm_put_args_t a; /* a put without options, of an empty payload */
+    publisher_args(p, &a, ZM_SAMPLE_PUT);
+    zm_api_put_encoding(&a, &p->encoding);
+    zm_session_put_head_make(&a, p->head);
+#endif
     zm_api_session_ref(b);
     p->session = b;
     return Z_OK;
@@ -270,24 +293,42 @@ void z_publisher_drop(z_moved_publisher_t *obj)
     ZM_UNUSED(r);
 }
 
-/* The put of a publisher: its key, id and QoS. */
-static void publisher_args(const zm_api_publisher_t *p, zm_put_args_t *a, uint8_t kind)
+#if ZM_PUT_HEAD
+/* Whether a publisher's put with options o is one without: none given, or all of them null. */
+static bool put_options_none(const z_publisher_put_options_t *o)
 {
-    zm_put_args_init(a, (const char *)p->keyexpr.key.slice.start, p->keyexpr.key.slice.len);
-    a->key_id = p->key_id;
-    if (kind != ZM_SAMPLE_PUT) { /* a PUT is what zm_put_args_init made */
-        a->kind = kind;
-    }
-    a->priority = (uint8_t)p->priority;
-    a->block = p->congestion_control == Z_CONGESTION_CONTROL_BLOCK;
-    a->express = p->is_express;
-    ZM_IF_UNSTABLE(a->reliable = p->reliability != Z_RELIABILITY_BEST_EFFORT;) /* else reliable, as zm_put_args_init has it */
-    ZM_IF_LOCAL_SUB(a->destination = (uint8_t)p->allowed_destination;) /* else anywhere, as zm_put_args_init has it */
+    return o == NULL || (o->encoding == NULL && o->timestamp == NULL && o->attachment == NULL
+                         ZM_IF_UNSTABLE(&& o->source_info == NULL));
 }
+
+/* A put without options of payload (one run) by the head p keeps: true when done (sent, or
+ * refused with *r), false when it must take the general path (zm_session_put_head). */
+static bool put_by_head(const zm_api_publisher_t *p, const z_moved_bytes_t *payload, z_result_t *r)
+{
+    zm_session_t *s;
+    *r = zm_api_session_enter_inline(p->session, &s); /* Z_ENULL for a dropped publisher, its session NULL */
+    if (*r != Z_OK) {
+        return true;
+    }
+    bool done = zm_session_put_head(s, p->key_id, p->head,
+                                    zm_slice(payload->_this._val.slice.start, payload->_this._val.slice.len), r);
+    zm_api_session_leave(p->session);
+    return done;
+}
+#endif
 
 z_result_t z_publisher_put(const z_loaned_publisher_t *pub, z_moved_bytes_t *payload,
                            const z_publisher_put_options_t *options)
 {
+#if ZM_PUT_HEAD
+    /* the common put: a publisher's payload of one run (joined runs have a start), no option */
+    z_result_t done;
+    if (pub != NULL && payload != NULL && pub->head[0] != 0 && payload->_this._val.slice.start != NULL &&
+        put_options_none(options) && put_by_head(pub, payload, &done)) {
+        zm_api_slice_drop(&payload->_this._val.slice);
+        return done;
+    }
+#endif
     /* The defaults are all null: read the caller's options, or a null set, in place. */
     static z_publisher_put_options_t none;
     const z_publisher_put_options_t *o = options != NULL ? options : &none;

@@ -71,30 +71,7 @@ void zm_api_session_unref_not_last(zm_api_session_t *b)
     ZM_UNUSED(before);
 }
 
-z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out)
-{
-    *out = NULL;
-    if (b == NULL) {
-        return Z_ENULL;
-    }
-#if Z_FEATURE_SESSION_CHECK
-    zm_atomic_inc(&b->users);
-    zm_session_t *s = zm_atomic_load(&b->s);
-    if (s == NULL) {
-        zm_atomic_dec(&b->users);
-        return Z_ESESSION_CLOSED;
-    }
-#else
-    /* Without the check the application keeps the session open while it uses it, as in
-     * zenoh-pico: nothing is counted, and a closed session is only seen as such, not waited for. */
-    zm_session_t *s = zm_atomic_load_relaxed(&b->s);
-    if (s == NULL) {
-        return Z_ESESSION_CLOSED;
-    }
-#endif
-    *out = s;
-    return Z_OK;
-}
+z_result_t zm_api_session_enter(zm_api_session_t *b, zm_session_t **out) { return zm_api_session_enter_inline(b, out); }
 
 static zm_api_session_t *record_of(const z_loaned_session_t *zs) { return zs != NULL ? zs->ptr : NULL; }
 

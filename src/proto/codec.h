@@ -150,6 +150,54 @@ ZM_NODISCARD z_result_t zm_network_decode(zm_reader_t *r, zm_network_msg_t *m);
 ZM_NODISCARD z_result_t zm_network_encode(zm_writer_t *w, const zm_network_msg_t *m);
 /** The PUSH p, as zm_network_encode writes a PUSH with the QoS extension alone (or none). */
 ZM_NODISCARD z_result_t zm_push_encode(zm_writer_t *w, const zm_push_ref_t *p);
+/**
+ * The PUSH p of a PUT with an empty payload, up to that payload (whose length comes last), into
+ * head[ZM_PUSH_HEAD_MAX]: *len bytes, so that the head, a payload's length and its bytes are
+ * what zm_push_encode writes for that payload. ZM_E_NO_SPACE when it does not fit.
+ */
+ZM_NODISCARD z_result_t zm_push_head_encode(uint8_t head[ZM_PUSH_HEAD_MAX], const zm_push_ref_t *p, size_t *len);
+/**
+ * The PUT p whose PUSH was encoded up to its payload (p->body NULL, zm_push_head_encode): its
+ * head, then its payload's length and bytes, all or nothing. Inline: a publisher's every put
+ * without options is one, written where its batch is.
+ */
+ZM_NODISCARD static inline z_result_t zm_push_head_write(zm_writer_t *w, const zm_push_ref_t *p)
+{
+    size_t n = p->payload.len;
+    size_t h = p->head_len;
+    size_t left = zm_writer_left(w);
+    size_t zl = ZM_LIKELY(n < 0x80u) ? 1u : zm_zint_len(n);
+    if (left < h + zl + n) {
+        return ZM_E_NO_SPACE;
+    }
+    uint8_t *o = w->data + w->len;
+    /* the head in one copy of fixed size where the batch has room for it: the bytes past its
+     * used part are overwritten by the length and the payload, or left in the batch's free room */
+    if (ZM_LIKELY(left >= ZM_PUSH_HEAD_MAX)) {
+        memcpy(o, p->head, ZM_PUSH_HEAD_MAX);
+    } else {
+        memcpy(o, p->head, h);
+    }
+    o += h;
+    if (ZM_LIKELY(zl == 1u)) {
+        *o++ = (uint8_t)n;
+    } else {
+        o += zm_zint_put(o, n);
+    }
+    const uint8_t *src = p->payload.ptr;
+    if (n >= 8u && n <= 16u) { /* a small payload in two words that overlap, without a call */
+        uint64_t first;
+        uint64_t last;
+        memcpy(&first, src, 8u);
+        memcpy(&last, src + n - 8u, 8u);
+        memcpy(o, &first, 8u);
+        memcpy(o + n - 8u, &last, 8u);
+    } else if (n > 0) { /* an empty payload may have no bytes at all */
+        memcpy(o, src, n);
+    }
+    w->len = (size_t)(o + n - w->data);
+    return Z_OK;
+}
 
 /* ---- pieces used by the network codec (declarations and zenoh bodies) ----------------------- */
 ZM_NODISCARD z_result_t zm_declaration_decode(zm_reader_t *r, zm_declaration_t *d);

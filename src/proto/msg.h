@@ -362,13 +362,20 @@ typedef struct {
 /*
  * A PUSH as a put sends it, from its parts: the key (a declared id, a suffix, or both), the QoS
  * byte (its extension is written only when it is not ZM_QOS_DEFAULT) and the body, borrowed: no
- * zm_network_msg_t to fill, no copy of the body (zm_push_encode).
+ * zm_network_msg_t to fill, no copy of the body (zm_push_encode). Or, with body NULL, a PUT whose
+ * PUSH was encoded once up to its payload (a publisher's: zm_push_head_encode): head_len bytes of
+ * head (which has ZM_PUSH_HEAD_MAX bytes), then payload; qos is still the one head carries, and
+ * wire_expr and body_id are not read.
  */
+#define ZM_PUSH_HEAD_MAX 16u
 typedef struct {
     zm_wire_expr_t wire_expr;
     uint8_t qos;
     uint8_t body_id; /* ZM_MID_PUT or ZM_MID_DEL */
     const zm_put_t *body;
+    const uint8_t *head;
+    size_t head_len;
+    zm_slice_t payload;
 } zm_push_ref_t;
 
 typedef struct {

@@ -330,7 +330,9 @@ static z_result_t push_plain_write(zm_writer_t *w, const zm_push_ref_t *p)
     o = put_z14(o, p->wire_expr.scope);
     *o++ = ZM_MID_PUT;
     o = put_z14(o, n);
-    memcpy(o, p->body->payload.ptr, n);
+    if (n > 0) { /* an empty payload may have no bytes at all */
+        memcpy(o, p->body->payload.ptr, n);
+    }
     w->len = (size_t)(o + n - w->data);
     return Z_OK;
 }
@@ -353,6 +355,21 @@ z_result_t zm_push_encode(zm_writer_t *w, const zm_push_ref_t *p)
     ZM_ENC_TRY(w, mark, zm_put_encode(w, p->body_id, p->body));
     return Z_OK;
 }
+
+#if ZM_PUT_HEAD
+z_result_t zm_push_head_encode(uint8_t head[ZM_PUSH_HEAD_MAX], const zm_push_ref_t *p, size_t *len)
+{
+    ZM_ASSERT(p->body_id == ZM_MID_PUT && p->body->payload.len == 0);
+    uint8_t buf[ZM_PUSH_HEAD_MAX + 1u]; /* the head and the empty payload's length, a 0 */
+    zm_writer_t w;
+    zm_writer_init(&w, buf, sizeof(buf));
+    ZM_TRY(zm_push_encode(&w, p));
+    ZM_ASSERT(w.len > 0 && buf[w.len - 1u] == 0);
+    *len = w.len - 1u;
+    memcpy(head, buf, *len);
+    return Z_OK;
+}
+#endif
 
 #if ZM_ENCODE_DATA_ONLY
 /* A DECLARE: the header with its flags, the interest id, the QoS extension, the declaration.

@@ -82,23 +82,23 @@ static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
  * so either the reaper sees them, or they see the change and are given back untouched.
  * False when there is no such route (the caller takes the lock and keeps one).
  */
-static bool pin_route(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
+static ZM_ALWAYS_INLINE bool pin_route(zm_session_t *s, uint16_t key_id, zm_pins_t *out)
 {
     uint32_t gen = zm_atomic_load(&s->route_gen);
-    const zm_route_t *r = &s->routes[a->key_id % ZM_ROUTES];
+    const zm_route_t *r = &s->routes[key_id % ZM_ROUTES];
     if (zm_atomic_load(&r->gen) != gen) {
         return false;
     }
     uint32_t kp = zm_atomic_load(&r->key_peers);
-    if (kp >> 16 != a->key_id) {
+    if (kp >> 16 != key_id) {
         return false;
     }
+    /* its set bits alone, lowest first: slot indexes below zm_slots_pin(s), as the route was made */
     size_t n = 0;
-    for (size_t i = 0; i < zm_slots_pin(s) && i < ZM_ROUTE_SLOTS; i++) {
-        if (kp & (1u << i)) {
-            zm_atomic_inc(&s->peers[i].refs);
-            out->p[n++] = &s->peers[i];
-        }
+    for (uint32_t bits = kp & 0xffffu; bits != 0 && n < ZM_PEERS_PIN; bits &= bits - 1u) {
+        zm_peer_t *p = &s->peers[__builtin_ctz(bits)];
+        zm_atomic_inc(&p->refs);
+        out->p[n++] = p;
     }
     out->n = n;
     if (zm_atomic_load(&s->route_gen) != gen) {
@@ -119,7 +119,7 @@ static bool pin_route(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 {
     bool routed = Z_FEATURE_MULTI_THREAD && ZM_PEERS_PIN <= ZM_ROUTE_SLOTS && a->key_id != 0;
-    if (routed && pin_route(s, a, out)) {
+    if (routed && pin_route(s, a->key_id, out)) {
         return;
     }
     size_t n = 0;
@@ -159,21 +159,24 @@ static void pin_targets(zm_session_t *s, const zm_put_args_t *a, zm_pins_t *out)
 }
 #endif
 
-/*
- * Sends a's PUSH to the pinned peers: built here from a's parts around its body, which it borrows,
- * and encoded by each transport straight into its batch.
- */
+/* The PUSH of a, built from a's parts around its body, which it borrows. */
+static void push_of(const zm_put_args_t *a, zm_push_ref_t *p)
+{
+    p->wire_expr.scope = a->key_id;
+    p->wire_expr.mapping = ZM_MAPPING_SENDER;
+    p->wire_expr.has_suffix = a->key_id == 0;
+    p->wire_expr.suffix = a->key_id == 0 ? zm_slice(a->key, a->key_len) : zm_slice(NULL, 0);
+    p->qos = zm_qos_of(a->priority, a->block, a->express);
+    p->body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
+    p->body = &a->body;
+}
+
+/* Sends a's PUSH to the pinned peers, encoded by each transport straight into its batch. */
 static z_result_t push_send(const zm_put_args_t *a, const zm_pins_t *pinned)
 {
     z_result_t rc = Z_OK;
     zm_push_ref_t p;
-    p.wire_expr.scope = a->key_id;
-    p.wire_expr.mapping = ZM_MAPPING_SENDER;
-    p.wire_expr.has_suffix = a->key_id == 0;
-    p.wire_expr.suffix = a->key_id == 0 ? zm_slice(a->key, a->key_len) : zm_slice(NULL, 0);
-    p.qos = zm_qos_of(a->priority, a->block, a->express);
-    p.body_id = a->kind == ZM_SAMPLE_PUT ? ZM_MID_PUT : ZM_MID_DEL;
-    p.body = &a->body;
+    push_of(a, &p);
     for (size_t i = 0; i < pinned->n && i < ZM_PEERS_PIN; i++) { /* the bound: a client's is one peer */
         zm_peer_t *peer = pinned->p[i];
         z_result_t r;
@@ -196,6 +199,16 @@ static z_result_t push_send(const zm_put_args_t *a, const zm_pins_t *pinned)
     return rc;
 }
 
+/* The result of a put sent with rc to the pinned peers: a client's router is its only peer, and
+ * without it (gone, and not coming back) nothing was sent. */
+static z_result_t put_result(const zm_session_t *s, const zm_pins_t *pinned, z_result_t rc)
+{
+    if (pinned->n == 0 && !zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
+        return ZM_E_CLOSED;
+    }
+    return rc;
+}
+
 /* Pins a's targets and sends them a's PUSH. Not inlined: the pins and the message are on the stack
  * only while they are sent, not while a put_local that follows delivers. */
 static ZM_NOINLINE z_result_t put_remote(zm_session_t *s, const zm_put_args_t *a)
@@ -204,10 +217,7 @@ static ZM_NOINLINE z_result_t put_remote(zm_session_t *s, const zm_put_args_t *a
     pin_targets(s, a, &pinned);
     z_result_t rc = push_send(a, &pinned);
     zm_peers_unpin(&pinned);
-    if (pinned.n == 0 && !zm_session_is_peer(s) && !(Z_FEATURE_AUTO_RECONNECT && s->cfg.auto_reconnect)) {
-        rc = ZM_E_CLOSED; /* a client's router is its only peer: gone, and not coming back */
-    }
-    return rc;
+    return put_result(s, &pinned, rc);
 }
 
 /* A session's own subscribers take its puts only in a build with local subscribers, as in
@@ -245,6 +255,83 @@ z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a)
 #endif
     return rc;
 }
+
+#if ZM_PUT_HEAD
+void zm_session_put_head_make(const zm_put_args_t *a, uint8_t head[ZM_PUT_HEAD_SIZE])
+{
+    ZM_ASSERT(a->key_id != 0 && a->kind == ZM_SAMPLE_PUT && a->body.payload.len == 0 && !a->body.has_timestamp &&
+              a->body.exts == 0);
+    memset(head, 0, ZM_PUT_HEAD_SIZE);
+    zm_push_ref_t p;
+    push_of(a, &p);
+    size_t len;
+    if (a->destination == ZM_LOCALITY_SESSION_LOCAL || zm_push_head_encode(head + ZM_PUT_HEAD_PUSH, &p, &len) != Z_OK) {
+        return;
+    }
+    head[0] = (uint8_t)len;
+    head[1] = p.qos;
+    head[2] = (uint8_t)((a->reliable ? ZM_PUT_HEAD_RELIABLE : 0u) |
+                        (a->destination == ZM_LOCALITY_REMOTE ? ZM_PUT_HEAD_REMOTE : 0u));
+}
+
+/*
+ * The targets are pinned as zm_session_put pins them: the route kept for the key (pin_route), or
+ * a client's router; with neither, and where a multicast group among them must be sent the full
+ * key, the put goes back to zm_session_put, which has the key. A PUSH by its head holds no field
+ * to fill per peer: every unicast peer was told the key id.
+ */
+bool zm_session_put_head(zm_session_t *s, uint16_t key_id, const uint8_t *head, zm_slice_t payload, z_result_t *rc)
+{
+    ZM_ASSERT(key_id != 0 && head[0] != 0 && head[0] <= ZM_PUSH_HEAD_MAX);
+    if (s->closing) {
+        *rc = Z_ESESSION_CLOSED;
+        return true;
+    }
+#if Z_FEATURE_SUBSCRIPTION && Z_FEATURE_LOCAL_SUBSCRIBER
+    if ((head[2] & ZM_PUT_HEAD_REMOTE) == 0 && zm_atomic_load_relaxed(&s->subs_declared) != 0) {
+        return false; /* delivered here too */
+    }
+#endif
+    if (!zm_fits_u32(payload.len)) {
+        return false; /* refused there */
+    }
+    zm_pins_t pinned;
+#if ZM_WRITE_FILTER
+    if (!Z_FEATURE_MULTI_THREAD || ZM_PEERS_PIN > ZM_ROUTE_SLOTS || !pin_route(s, key_id, &pinned)) {
+        return false;
+    }
+#else
+    zm_peers_pin(s, &pinned);
+#endif
+    /* the group is the last pinned: its slot follows the unicast ones */
+    if (Z_FEATURE_MULTICAST_TRANSPORT && !Z_FEATURE_MULTICAST_DECLARATIONS && pinned.n > 0 &&
+        zm_peer_is_group(pinned.p[pinned.n - 1u])) {
+        zm_peers_unpin(&pinned);
+        return false;
+    }
+    zm_push_ref_t p;
+    p.qos = head[1];
+    p.body = NULL;
+    p.head = head + ZM_PUT_HEAD_PUSH;
+    p.head_len = head[0];
+    p.payload = payload;
+    bool reliable = (head[2] & ZM_PUT_HEAD_RELIABLE) != 0;
+    bool express = (p.qos & ZM_QOS_EXPRESS) != 0;
+    size_t n = pinned.n < ZM_PEERS_PIN ? pinned.n : ZM_PEERS_PIN; /* the bound: a client's is one peer */
+    z_result_t r = Z_OK;
+    for (size_t i = 0; i < n; i++) { /* each peer unpinned once sent to */
+        zm_peer_t *peer = pinned.p[i];
+        z_result_t sent = zm_transport_push(&peer->t, &p, reliable, ZM_QOS_PRIO(p.qos), express);
+        if (sent != Z_OK) {
+            zm_peer_send_failed(peer, sent, "it does not take what we send");
+            r = sent;
+        }
+        zm_peer_unpin_inline(peer);
+    }
+    *rc = put_result(s, &pinned, r);
+    return true;
+}
+#endif
 #endif /* Z_FEATURE_PUBLICATION */
 
 static z_result_t batch_each(zm_session_t *s, bool on, bool flush)

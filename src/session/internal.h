@@ -461,6 +461,23 @@ void zm_peers_pin_if(zm_session_t *s, zm_pins_t *out, bool (*fn)(zm_peer_t *p, c
 void zm_peers_unpin(const zm_pins_t *pins);
 /** zm_peers_unpin of one peer, pinned alone. */
 void zm_peer_unpin(zm_peer_t *p);
+/*
+ * zm_peer_unpin, inline where a put ends its pins without a call (ZM_PUT_HEAD). No lock on the
+ * way out of every put: a reaper reads refs under s->lock, after its peer died, when no new pin
+ * can come, and the decrement orders the pinner's use of the transport before its free. Only
+ * close waits on s->cond for pins to end; it set closing before it looked at refs, so a release
+ * that sees closing (seq_cst, after its decrement) comes after that look and wakes it. Without
+ * threads nobody waits: the wake folds away.
+ */
+static ZM_ALWAYS_INLINE void zm_peer_unpin_inline(zm_peer_t *p)
+{
+    if (zm_atomic_dec(&p->refs) == 1u && Z_FEATURE_MULTI_THREAD && p->s->closing) {
+        zm_session_t *s = p->s;
+        S_LOCK(s);
+        S_BROADCAST(s);
+        S_UNLOCK(s);
+    }
+}
 
 
 /* mcast.c (the members), group.c (joining the group): multicast builds only */

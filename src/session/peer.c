@@ -158,22 +158,8 @@ void zm_peers_pin_if(zm_session_t *s, zm_pins_t *out, bool (*fn)(zm_peer_t *p, c
     pin_live(s, out, fn, arg);
 }
 
-/*
- * No lock on the way out of every put: a reaper reads refs under s->lock, after its peer died,
- * when no new pin can come, and the decrement orders the pinner's use of the transport before
- * its free. Only close waits on s->cond for pins to end; it set closing before it looked at
- * refs, so a release that sees closing (seq_cst, after its decrement) comes after that look and
- * wakes it. Without threads nobody waits: the wake folds away.
- */
-void zm_peer_unpin(zm_peer_t *p)
-{
-    if (zm_atomic_dec(&p->refs) == 1u && Z_FEATURE_MULTI_THREAD && p->s->closing) {
-        zm_session_t *s = p->s;
-        S_LOCK(s);
-        S_BROADCAST(s);
-        S_UNLOCK(s);
-    }
-}
+/* Inline in the session's private header, beside why it takes no lock. */
+void zm_peer_unpin(zm_peer_t *p) { zm_peer_unpin_inline(p); }
 
 void zm_peers_unpin(const zm_pins_t *pins)
 {

@@ -244,6 +244,35 @@ ZM_NODISCARD z_result_t zm_session_publisher_matching(zm_session_t *s, uint32_t 
  * API checks what it takes from the user before it fills a. */
 ZM_NODISCARD z_result_t zm_session_put(zm_session_t *s, const zm_put_args_t *a);
 
+/*
+ * A publisher's put without options, pre-encoded (ZM_PUT_HEAD): its PUSH up to the payload,
+ * made once when it is declared, so that each put appends the payload's length and bytes alone.
+ * The head depends on the key id, QoS and encoding, which a publisher keeps for its life; where
+ * the put goes is read at each put, as zm_session_put reads it. Its bytes:
+ *   [0] the length of the PUSH in [ZM_PUT_HEAD_PUSH..] (0: none, the puts take zm_session_put)
+ *   [1] the QoS byte of its PUSH (zm_qos_of), [2] ZM_PUT_HEAD_* flags, [3] unused
+ *   [ZM_PUT_HEAD_PUSH..] the PUSH: ZM_PUSH_HEAD_MAX bytes, the first [0] of them used.
+ */
+#define ZM_PUT_HEAD_PUSH 4u
+#define ZM_PUT_HEAD_SIZE (ZM_PUT_HEAD_PUSH + ZM_PUSH_HEAD_MAX)
+#define ZM_PUT_HEAD_RELIABLE 0x01u
+#define ZM_PUT_HEAD_REMOTE 0x02u /* its puts are never delivered locally (ZM_LOCALITY_REMOTE) */
+
+/**
+ * The head of the puts of a (a PUT on a declared key with an empty payload, as a publisher's put
+ * without options fills it) into head; [0] stays 0 when it has none: a put that never goes to a
+ * peer (ZM_LOCALITY_SESSION_LOCAL), a head too long. Called once, as the publisher is declared.
+ */
+void zm_session_put_head_make(const zm_put_args_t *a, uint8_t head[ZM_PUT_HEAD_SIZE]);
+/**
+ * Sends a PUT of payload (borrowed) on declared key key_id, from head (zm_session_put_head_make,
+ * [0] not 0): true when it was sent, or refused, with the result in *rc; false when nothing was
+ * done and the put must take zm_session_put: where it is to be delivered locally, or to a
+ * multicast group that knows no key id, or where no route kept for key_id is current (the first
+ * put after a change of its targets, which zm_session_put keeps as the new route).
+ */
+bool zm_session_put_head(zm_session_t *s, uint16_t key_id, const uint8_t *head, zm_slice_t payload, z_result_t *rc);
+
 ZM_NODISCARD z_result_t zm_session_batch_start(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_flush(zm_session_t *s);
 ZM_NODISCARD z_result_t zm_session_batch_stop(zm_session_t *s);

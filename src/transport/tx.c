@@ -145,7 +145,7 @@ static bool is_block(const zm_network_msg_t *m, const zm_push_ref_t *p)
 static z_result_t encode(zm_writer_t *w, const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
     if (Z_FEATURE_PUBLICATION && m == NULL) {
-        return zm_push_encode(w, p);
+        return ZM_PUT_HEAD && p->body == NULL ? zm_push_head_write(w, p) : zm_push_encode(w, p);
     }
     return zm_network_encode(w, m);
 }
@@ -199,6 +199,9 @@ static size_t put_bound(const zm_put_t *b)
 static size_t size_bound(const zm_network_msg_t *m, const zm_push_ref_t *p)
 {
     if (m == NULL) {
+        if (ZM_PUT_HEAD && p->body == NULL) { /* a publisher's head and payload */
+            return 512 + p->head_len + p->payload.len;
+        }
         return 512 + p->wire_expr.suffix.len + put_bound(p->body);
     }
     size_t n = 512 + m->ext.ts_stack.len;

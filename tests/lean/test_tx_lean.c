@@ -27,8 +27,10 @@ static z_result_t encode(const zm_network_msg_t *m)
     z_result_t rc;
     if (m->id == ZM_MID_N_PUSH) {
         CHECK_EQ_INT(m->ext.present & ~ZM_NET_EXT_QOS, 0); /* a put's PUSH has no other extension */
-        zm_push_ref_t p = {m->body.push.wire_expr, (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT,
-                           m->body.push.body_id, &m->body.push.body.put};
+        zm_push_ref_t p = {.wire_expr = m->body.push.wire_expr,
+                           .qos = (m->ext.present & ZM_NET_EXT_QOS) ? m->ext.qos : ZM_QOS_DEFAULT,
+                           .body_id = m->body.push.body_id,
+                           .body = &m->body.push.body.put};
         rc = zm_push_encode(&w, &p);
     } else {
         rc = zm_network_encode(&w, m);

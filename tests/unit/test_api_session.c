@@ -647,6 +647,139 @@ static void test_pubsub(void)
     CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), before);
 }
 
+/* ---- a publisher's puts as its targets change ------------------------------------------------------------- */
+
+/* Waits until the last sample in saw has payload text, at most ms; true if it did. */
+static bool wait_payload(inbox_t *in, const char *text, unsigned long ms)
+{
+    z_clock_t deadline = z_clock_now();
+    z_clock_advance_ms(&deadline, ms);
+    size_t len = strlen(text);
+    z_mutex_lock(z_loan_mut(in->lock));
+    bool seen;
+    while (!(seen = in->payload_len == len && memcmp(in->payload, text, len) == 0) &&
+           z_condvar_wait_until(z_loan_mut(in->cond), z_loan_mut(in->lock), &deadline) != Z_ETIMEDOUT) {
+    }
+    z_mutex_unlock(z_loan_mut(in->lock));
+    return seen;
+}
+
+/* pub puts text until in has seen it, at most 300 times 10 ms apart: a subscriber's declaration
+ * reaches the publisher's session some time after it is made. */
+static bool put_until(const z_owned_publisher_t *pub, inbox_t *in, const char *text)
+{
+    for (int i = 0; i < 300; i++) {
+        z_owned_bytes_t p;
+        z_bytes_copy_from_str(&p, text);
+        CHECK_EQ_INT(z_publisher_put(z_loan(*pub), z_move(p), NULL), Z_OK);
+        if (wait_payload(in, text, 10)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * A publisher keeps its puts without options encoded up to the payload: subscribers declared
+ * after it, on a peer there already, on a peer that comes later and in its own session, get its
+ * puts; a put with options between plain ones has its own encoding and attachment, and the plain
+ * ones after it have none of them.
+ */
+static void test_publisher_late(void)
+{
+    char listen[64];
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", free_port());
+    z_owned_session_t a, b, c;
+    CHECK_EQ_INT(open_session(&b, "peer", listen, NULL, NULL), Z_OK);
+    CHECK_EQ_INT(open_session(&a, "peer", NULL, listen, NULL), Z_OK);
+    z_view_keyexpr_t key;
+    z_view_keyexpr_from_str(&key, "late/x");
+    z_publisher_options_t popts;
+    z_publisher_options_default(&popts);
+    popts.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
+    z_owned_publisher_t pub;
+    CHECK_EQ_INT(z_declare_publisher(z_loan(b), &pub, z_loan(key), &popts), Z_OK);
+    z_owned_bytes_t p;
+    for (int i = 0; i < 20; i++) { /* to nobody yet */
+        z_bytes_copy_from_str(&p, "unheard");
+        CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+    }
+
+    inbox_t in_a, in_c;
+    inbox_init(&in_a);
+    inbox_init(&in_c);
+    z_view_keyexpr_t all;
+    z_view_keyexpr_from_str(&all, "late/**");
+    z_owned_closure_sample_t cb;
+    z_closure(&cb, on_sample, on_drop, &in_a);
+    z_owned_subscriber_t sub_a;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(a), &sub_a, z_loan(all), z_move(cb), NULL), Z_OK);
+    CHECK(put_until(&pub, &in_a, "first"));
+
+    /* a put with options among plain ones, each sent once the one before arrived */
+    z_publisher_put_options_t o;
+    z_publisher_put_options_default(&o);
+    z_owned_bytes_t att;
+    z_bytes_copy_from_str(&att, "att");
+    z_owned_encoding_t enc;
+    z_encoding_clone(&enc, z_encoding_application_json());
+    o.attachment = z_move(att);
+    o.encoding = z_move(enc);
+    z_bytes_copy_from_str(&p, "optioned");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
+    CHECK(wait_payload(&in_a, "optioned", 5000));
+    CHECK_EQ_INT(in_a.attachment_len, 3);
+    CHECK_EQ_INT(in_a.encoding, 5);
+    z_publisher_put_options_default(&o); /* all null: a put without options */
+    z_bytes_copy_from_str(&p, "plain again");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
+    CHECK(wait_payload(&in_a, "plain again", 5000));
+    CHECK_EQ_STR(in_a.key, "late/x");
+    CHECK_EQ_INT(in_a.attachment_len, 0);
+    CHECK_EQ_INT(in_a.encoding, 0);
+
+    /* a peer that comes after the publisher, and both peers after it */
+    CHECK_EQ_INT(open_session(&c, "peer", NULL, listen, NULL), Z_OK);
+    z_closure(&cb, on_sample, on_drop, &in_c);
+    z_owned_subscriber_t sub_c;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(c), &sub_c, z_loan(all), z_move(cb), NULL), Z_OK);
+    CHECK(put_until(&pub, &in_c, "to c"));
+    z_bytes_copy_from_str(&p, "to both");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+    CHECK(wait_payload(&in_a, "to both", 5000));
+    CHECK(wait_payload(&in_c, "to both", 5000));
+
+#if Z_FEATURE_LOCAL_SUBSCRIBER
+    /* a subscriber of the publisher's own session, declared after it: delivered before the put
+     * returns, and no more once undeclared */
+    inbox_t local;
+    inbox_init(&local);
+    z_closure(&cb, on_sample, on_drop, &local);
+    z_owned_subscriber_t lsub;
+    CHECK_EQ_INT(z_declare_subscriber(z_loan(b), &lsub, z_loan(all), z_move(cb), NULL), Z_OK);
+    z_bytes_copy_from_str(&p, "here too");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+    CHECK_EQ_INT(inbox_count(&local), 1);
+    CHECK_EQ_MEM(local.payload, local.payload_len, "here too", 8);
+    CHECK(wait_payload(&in_a, "here too", 5000));
+    CHECK_EQ_INT(z_undeclare_subscriber(z_move(lsub)), Z_OK);
+    z_bytes_copy_from_str(&p, "away");
+    CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), NULL), Z_OK);
+    CHECK_EQ_INT(inbox_count(&local), 1);
+    CHECK(wait_payload(&in_a, "away", 5000));
+    inbox_fini(&local);
+#endif
+
+    z_drop(z_move(sub_c));
+    z_drop(z_move(sub_a));
+    z_drop(z_move(pub));
+    z_drop(z_move(c));
+    z_drop(z_move(a));
+    z_drop(z_move(b));
+    inbox_fini(&in_c);
+    inbox_fini(&in_a);
+}
+
 /* ---- no allocation per sample ------------------------------------------------------------------------------ */
 
 static atomic_uint received;
@@ -758,6 +891,7 @@ int main(void)
     test_open_retries();
 #endif
     test_pubsub();
+    test_publisher_late();
     test_zero_alloc();
     CHECK_EQ_INT(atomic_load(&allocs) - atomic_load(&frees), 0);
     zm_allocator_set(NULL);

@@ -516,11 +516,106 @@ static void test_push_paths(void)
     }
 }
 
+/*
+ * A publisher's PUSH encoded once up to its payload (zm_push_head_encode), then written with each
+ * payload (zm_push_head_write): byte for byte what zm_push_encode writes from the parts, for key
+ * ids, QoS and encodings of every length class, payloads of every size class, and batches with
+ * room for the message alone, for less (all or nothing), and for more.
+ */
+static void test_push_head(void)
+{
+#if ZM_PUT_HEAD
+    static const uint16_t keys[] = {1, 0x7f, 0x80, 0x3fff, 0x4000, 0xffff};
+    static const uint8_t qos[] = {ZM_QOS_DEFAULT, ZM_QOS_DEFAULT | ZM_QOS_BLOCK, 1, 7 | ZM_QOS_EXPRESS};
+    static const struct {
+        bool has;
+        uint16_t id;
+        const char *schema;
+    } encodings[] = {{false, 0, NULL}, {true, 4, NULL}, {true, 0x80, "utf8"}, {true, 0x4000, "a/schema/too/long"}};
+    static const size_t sizes[] = {0, 1, 7, 8, 12, 16, 17, 127, 128, 300, 16383, 16384, 70000};
+    static uint8_t payload[70000];
+    static uint8_t want[70100];
+    static uint8_t got[70100];
+    for (size_t i = 0; i < sizeof(payload); i++) {
+        payload[i] = (uint8_t)(i * 7u + 1u);
+    }
+    unsigned heads = 0;
+    unsigned refused = 0;
+    for (size_t k = 0; k < ZM_ARRAY_LEN(keys); k++) {
+        for (size_t q = 0; q < ZM_ARRAY_LEN(qos); q++) {
+            for (size_t e = 0; e < ZM_ARRAY_LEN(encodings); e++) {
+                zm_put_t body;
+                memset(&body, 0, sizeof(body));
+                body.has_encoding = encodings[e].has;
+                body.encoding.id = encodings[e].id;
+                body.encoding.has_schema = encodings[e].schema != NULL;
+                if (body.encoding.has_schema) {
+                    body.encoding.schema = str(encodings[e].schema);
+                }
+                zm_push_ref_t p;
+                memset(&p, 0, sizeof(p));
+                p.wire_expr = wexpr(keys[k], NULL, ZM_MAPPING_SENDER);
+                p.qos = qos[q];
+                p.body_id = ZM_MID_PUT;
+                p.body = &body;
+                uint8_t head[ZM_PUSH_HEAD_MAX];
+                memset(head, 0xee, sizeof(head));
+                size_t head_len = 0;
+                zm_writer_t w;
+                zm_writer_init(&w, want, sizeof(want));
+                CHECK_EQ_INT(zm_push_encode(&w, &p), Z_OK);
+                if (zm_push_head_encode(head, &p, &head_len) != Z_OK) {
+                    CHECK(w.len - 1u > ZM_PUSH_HEAD_MAX); /* refused only when too long */
+                    refused++;
+                    continue;
+                }
+                CHECK_EQ_INT(head_len, w.len - 1u);
+                heads++;
+                zm_push_ref_t h;
+                memset(&h, 0, sizeof(h));
+                h.qos = qos[q];
+                h.head = head;
+                h.head_len = head_len;
+                for (size_t z = 0; z < ZM_ARRAY_LEN(sizes); z++) {
+                    body.payload = zm_slice(sizes[z] > 0 ? payload : NULL, sizes[z]);
+                    h.payload = body.payload;
+                    zm_writer_init(&w, want, sizeof(want));
+                    w.len = 3; /* behind other messages */
+                    CHECK_EQ_INT(zm_push_encode(&w, &p), Z_OK);
+                    size_t len = w.len;
+                    /* room for it and more, for it alone (the head copied byte by byte when
+                     * less than ZM_PUSH_HEAD_MAX is left), and for one byte less */
+                    size_t caps[] = {sizeof(got), len, len + 5u, len - 1u};
+                    for (size_t c = 0; c < ZM_ARRAY_LEN(caps); c++) {
+                        memset(got, 0x5a, len);
+                        zm_writer_t v;
+                        zm_writer_init(&v, got, caps[c]);
+                        v.len = 3;
+                        z_result_t rc = zm_push_head_write(&v, &h);
+                        if (caps[c] < len) {
+                            CHECK_EQ_INT(rc, ZM_E_NO_SPACE);
+                            CHECK_EQ_INT(v.len, 3);
+                            continue;
+                        }
+                        CHECK_EQ_INT(rc, Z_OK);
+                        CHECK_CTX(v.len == len && memcmp(got + 3, want + 3, len - 3u) == 0,
+                                  "key %u, qos %u, encoding %u, payload %u, room %u", (unsigned)keys[k],
+                                  (unsigned)qos[q], (unsigned)e, (unsigned)sizes[z], (unsigned)caps[c]);
+                    }
+                }
+            }
+        }
+    }
+    CHECK(heads > 0 && refused > 0);
+#endif
+}
+
 int main(void)
 {
     test_primitives();
     test_push();
     test_push_paths();
+    test_push_head();
     test_declare();
     test_interest();
     test_request_response();

@@ -261,6 +261,7 @@ typedef struct {
     bool is_express;                           /**< its messages are sent at once, unbatched */
     z_reliability_t reliability;               /**< of its puts and deletes */
     z_locality_t allowed_destination;          /**< where its puts may go */
+    uint8_t head[20];                          /**< zmote's own: its puts without options, pre-encoded */
 } zm_api_publisher_t;
 
 ZM_OWNED_TYPE(zm_api_publisher_t, publisher)
