@@ -82,10 +82,16 @@ def test_rust_publisher_to_z_sub_channel_via_router(router, rust, children):
     assert lines[2:] == [received_line("zm/chan/x", f"chan {i}") for i in range(5)]
 
 
+def subscribed_via_router(router, rust, got, key):
+    """A Rust client's subscriber on demo/example/**, once the router routes key to it: another
+    Rust client's publisher there sees it match (a one-shot example sends before any retry)."""
+    rust.client(router.endpoint).declare_subscriber("demo/example/**", got)
+    harness.wait_matching(rust.client(router.endpoint).declare_publisher(key))
+
+
 def test_z_put_to_rust_subscriber_via_router(router, rust, children):
     got = harness.Received()
-    s = rust.client(router.endpoint)
-    s.declare_subscriber("demo/example/**", got)
+    subscribed_via_router(router, rust, got, "demo/example/zenoh-pico-put")
     put = children.zm("z_put", "-m", "client", "-e", router.endpoint)
     samples = got.wait(1, timeout=20, others=[put])
     assert put.wait_exit(15) == 0
@@ -101,8 +107,7 @@ def test_z_put_to_rust_subscriber_via_router(router, rust, children):
 
 def test_z_delete_to_rust_subscriber_via_router(router, rust, children):
     got = harness.Received()
-    s = rust.client(router.endpoint)
-    s.declare_subscriber("demo/example/**", got)
+    subscribed_via_router(router, rust, got, "demo/example/zenoh-pico-delete")
     dele = children.zm("z_delete", "-m", "client", "-e", router.endpoint)
     samples = got.wait(1, timeout=20, others=[dele])
     assert dele.wait_exit(15) == 0

@@ -728,15 +728,19 @@ static void test_publisher_late(void)
     z_bytes_copy_from_str(&p, "optioned");
     CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
     CHECK(wait_payload(&in_a, "optioned", 5000));
+    z_mutex_lock(z_loan_mut(in_a.lock)); /* its read task writes the inbox again for later puts */
     CHECK_EQ_INT(in_a.attachment_len, 3);
     CHECK_EQ_INT(in_a.encoding, 5);
+    z_mutex_unlock(z_loan_mut(in_a.lock));
     z_publisher_put_options_default(&o); /* all null: a put without options */
     z_bytes_copy_from_str(&p, "plain again");
     CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
     CHECK(wait_payload(&in_a, "plain again", 5000));
+    z_mutex_lock(z_loan_mut(in_a.lock));
     CHECK_EQ_STR(in_a.key, "late/x");
     CHECK_EQ_INT(in_a.attachment_len, 0);
     CHECK_EQ_INT(in_a.encoding, 0);
+    z_mutex_unlock(z_loan_mut(in_a.lock));
 
     /* a peer that comes after the publisher, and both peers after it */
     CHECK_EQ_INT(open_session(&c, "peer", NULL, listen, NULL), Z_OK);

@@ -82,14 +82,21 @@ static void print_key(const z_loaned_keyexpr_t *ke)
     board_puts(line);
 }
 
+/* A line of the console is written in pieces, by the application task and by zmote's read task:
+ * no task switch in the middle of one, so that the host reads every line whole. */
+static void line_begin(void) { vTaskSuspendAll(); }
+static void line_end(void) { (void)xTaskResumeAll(); }
+
 static void on_sample(z_loaned_sample_t *sample, void *ctx)
 {
     (void)ctx;
+    line_begin();
     board_puts(">> [Subscriber] Received ('");
     print_key(z_sample_keyexpr(sample));
     board_puts("': '");
     print_bytes(z_sample_payload(sample));
     board_puts("')\n");
+    line_end();
     received++;
     if (restarting) {
         received_after_restart++;
@@ -99,9 +106,11 @@ static void on_sample(z_loaned_sample_t *sample, void *ctx)
 static void on_query(z_loaned_query_t *query, void *ctx)
 {
     (void)ctx;
+    line_begin();
     board_puts(">> [Queryable] Received query ('");
     print_key(z_query_keyexpr(query));
     board_puts("')\n");
+    line_end();
     z_owned_bytes_t payload;
     if (z_bytes_copy_from_str(&payload, "reply from FreeRTOS") == Z_OK &&
         z_query_reply(query, z_query_keyexpr(query), z_move(payload), NULL) == Z_OK) {
@@ -117,11 +126,13 @@ static void on_reply(z_loaned_reply_t *reply, void *ctx)
         return;
     }
     const z_loaned_sample_t *sample = z_reply_ok(reply);
+    line_begin();
     board_puts(">> [Get] Received ('");
     print_key(z_sample_keyexpr(sample));
     board_puts("': '");
     print_bytes(z_sample_payload(sample));
     board_puts("')\n");
+    line_end();
     replies++;
 }
 
@@ -275,6 +286,7 @@ static int run(void)
         !wait_for(&queries, 1u, &start)) {
         status = EXIT_TIMEOUT;
     }
+    line_begin();
     board_puts("zmote-freertos: sent ");
     board_put_u32(sent);
     board_puts(", received ");
@@ -284,6 +296,7 @@ static int run(void)
     board_puts(", queries ");
     board_put_u32(queries);
     board_puts("\n");
+    line_end();
 #if FW_RECONNECT
     if (status == BOARD_EXIT_OK) {
         /* The host restarts its router now; the session reconnects by itself and the host
