@@ -73,16 +73,23 @@ static bool wait_for(inbox_t *in, unsigned n, uint32_t ms)
 
 static uint8_t payload[200000];
 
-static z_result_t put(zm_session_t *s, const char *key, size_t size, uint8_t kind)
+/* A put on key, by its id key_id where it was declared (0: by its text). */
+static z_result_t put_on(zm_session_t *s, const char *key, uint16_t key_id, size_t size, uint8_t kind)
 {
     for (size_t i = 0; i < size; i++) {
         payload[i] = (uint8_t)(i + size);
     }
     zm_put_args_t a;
     zm_put_args_init(&a, key, strlen(key));
+    a.key_id = key_id;
     a.kind = kind;
     a.body.payload = zm_slice(payload, size);
     return zm_session_put(s, &a);
+}
+
+static z_result_t put(zm_session_t *s, const char *key, size_t size, uint8_t kind)
+{
+    return put_on(s, key, 0, size, kind);
 }
 
 /* A peer-mode configuration with its tasks, listening on or connecting to one endpoint. */
@@ -129,15 +136,37 @@ static bool eventually(bool (*pred)(zm_session_t *, const char *), zm_session_t 
 
 static inbox_t *probe_inbox;
 static unsigned probe_before;
+static uint16_t probe_key_id; /* the probe's key declared, to put by its id (a publisher's stream), or 0 */
 
 /* A put from s on key reaches probe_inbox. */
 static bool put_arrives(zm_session_t *s, const char *key)
 {
     probe_before = probe_inbox->count;
-    if (put(s, key, 8, ZM_SAMPLE_PUT) != Z_OK) {
+    if (put_on(s, key, probe_key_id, 8, ZM_SAMPLE_PUT) != Z_OK) {
         return false;
     }
     return wait_for(probe_inbox, probe_before + 1, 100);
+}
+
+/* Two peers, a listening on a free port and b connected to it; false (none left open) if either
+ * did not open. */
+static bool open_pair(zm_session_t **a, zm_session_t **b)
+{
+    char listen[64], connect[64];
+    uint16_t port = listening_port();
+    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
+    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
+    zm_session_config_t ca = peer_config(listen, NULL);
+    zm_session_config_t cb = peer_config(NULL, connect);
+    *a = *b = NULL;
+    CHECK_EQ_INT(zm_session_open(a, &ca), Z_OK);
+    CHECK_EQ_INT(zm_session_open(b, &cb), Z_OK);
+    if (*a == NULL || *b == NULL) {
+        zm_session_close(*b);
+        zm_session_close(*a);
+        return false;
+    }
+    return true;
 }
 
 static void test_peer_to_peer(void)
@@ -243,18 +272,8 @@ static void on_sample_kill(const zm_sample_t *smp, void *ctx)
  */
 static void test_dispatch_fanout(void)
 {
-    char listen[64], connect[64];
-    uint16_t port = listening_port();
-    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t ca = peer_config(listen, NULL);
-    zm_session_config_t cb = peer_config(NULL, connect);
-    zm_session_t *a = NULL, *b = NULL;
-    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
-    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
-    if (a == NULL || b == NULL) {
-        zm_session_close(b);
-        zm_session_close(a);
+    zm_session_t *a, *b;
+    if (!open_pair(&a, &b)) {
         return;
     }
     enum { PLAIN = 7 };
@@ -304,24 +323,6 @@ static void test_dispatch_fanout(void)
     zm_session_close(a);
 }
 
-/* A put of 8 bytes on a declared key: the stream of a publisher, which names the key by its id. */
-static uint16_t stream_key;
-static bool keyed_put_arrives(zm_session_t *s, const char *key)
-{
-    probe_before = probe_inbox->count;
-    for (size_t i = 0; i < 8; i++) {
-        payload[i] = (uint8_t)(i + 8);
-    }
-    zm_put_args_t a;
-    zm_put_args_init(&a, key, strlen(key));
-    a.key_id = stream_key;
-    a.body.payload = zm_slice(payload, 8);
-    if (zm_session_put(s, &a) != Z_OK) {
-        return false;
-    }
-    return wait_for(probe_inbox, probe_before + 1, 100);
-}
-
 /*
  * A stream on one declared key, while the subscribers it goes to change under it: each sample
  * reaches exactly the subscribers declared at the time, one that comes later from then on, one
@@ -329,18 +330,8 @@ static bool keyed_put_arrives(zm_session_t *s, const char *key)
  */
 static void test_stream_follows_subscribers(void)
 {
-    char listen[64], connect[64];
-    uint16_t port = listening_port();
-    snprintf(listen, sizeof(listen), "tcp/127.0.0.1:%u", port);
-    snprintf(connect, sizeof(connect), "tcp/127.0.0.1:%u", port);
-    zm_session_config_t ca = peer_config(listen, NULL);
-    zm_session_config_t cb = peer_config(NULL, connect);
-    zm_session_t *a = NULL, *b = NULL;
-    CHECK_EQ_INT(zm_session_open(&a, &ca), Z_OK);
-    CHECK_EQ_INT(zm_session_open(&b, &cb), Z_OK);
-    if (a == NULL || b == NULL) {
-        zm_session_close(b);
-        zm_session_close(a);
+    zm_session_t *a, *b;
+    if (!open_pair(&a, &b)) {
         return;
     }
     inbox_t first, second, other;
@@ -350,9 +341,9 @@ static void test_stream_follows_subscribers(void)
     uint32_t id_first = 0, id_second = 0, id_other = 0;
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "memo/**", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &first, &id_first),
                  Z_OK);
-    CHECK_EQ_INT(zm_session_declare_keyexpr(b, "memo/k", 6, &stream_key), Z_OK);
+    CHECK_EQ_INT(zm_session_declare_keyexpr(b, "memo/k", 6, &probe_key_id), Z_OK);
     probe_inbox = &first;
-    CHECK(eventually(keyed_put_arrives, b, "memo/k", 5000));
+    CHECK(eventually(put_arrives, b, "memo/k", 5000));
     CHECK_EQ_STR(first.last_key, "memo/k");
 
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "memo/k", 6, ZM_LOCALITY_ANY, on_sample, on_drop, &second, &id_second),
@@ -361,21 +352,22 @@ static void test_stream_follows_subscribers(void)
                  Z_OK);
     unsigned f = first.count;
     probe_inbox = &second;
-    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK(put_arrives(b, "memo/k"));
     CHECK(wait_for(&first, f + 1, 5000));
-    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK(put_arrives(b, "memo/k"));
     CHECK(wait_for(&first, f + 2, 5000));
     CHECK_EQ_INT(second.count, 2);
 
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_first), Z_OK);
     f = first.count;
-    CHECK(keyed_put_arrives(b, "memo/k"));
+    CHECK(put_arrives(b, "memo/k"));
     CHECK_EQ_INT(second.count, 3);
     CHECK_EQ_INT(first.count, f);
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_second), Z_OK);
-    CHECK(!keyed_put_arrives(b, "memo/k")); /* nobody takes it: nothing arrives in 100 ms */
+    CHECK(!put_arrives(b, "memo/k")); /* nobody takes it: nothing arrives in 100 ms */
     CHECK_EQ_INT(other.count, 0);
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_other), Z_OK);
+    probe_key_id = 0;
     zm_session_close(b);
     zm_session_close(a);
     CHECK_EQ_INT(first.drops + second.drops + other.drops, 3);
