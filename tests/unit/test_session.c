@@ -71,6 +71,15 @@ static bool wait_for(inbox_t *in, unsigned n, uint32_t ms)
     return ok;
 }
 
+/* in's count, read under its lock: a read task may be delivering to it meanwhile. */
+static unsigned count_of(inbox_t *in)
+{
+    zm_port_mutex_lock(&in->lock);
+    unsigned n = in->count;
+    zm_port_mutex_unlock(&in->lock);
+    return n;
+}
+
 static uint8_t payload[200000];
 
 /* A put on key, by its id key_id where it was declared (0: by its text). */
@@ -141,7 +150,7 @@ static uint16_t probe_key_id; /* the probe's key declared, to put by its id (a p
 /* A put from s on key reaches probe_inbox. */
 static bool put_arrives(zm_session_t *s, const char *key)
 {
-    probe_before = probe_inbox->count;
+    probe_before = count_of(probe_inbox);
     if (put_on(s, key, probe_key_id, 8, ZM_SAMPLE_PUT) != Z_OK) {
         return false;
     }
@@ -350,22 +359,22 @@ static void test_stream_follows_subscribers(void)
                  Z_OK);
     CHECK_EQ_INT(zm_session_declare_subscriber(a, "other/*", 7, ZM_LOCALITY_ANY, on_sample, on_drop, &other, &id_other),
                  Z_OK);
-    unsigned f = first.count;
+    unsigned f = count_of(&first);
     probe_inbox = &second;
     CHECK(put_arrives(b, "memo/k"));
     CHECK(wait_for(&first, f + 1, 5000));
     CHECK(put_arrives(b, "memo/k"));
     CHECK(wait_for(&first, f + 2, 5000));
-    CHECK_EQ_INT(second.count, 2);
+    CHECK_EQ_INT(count_of(&second), 2);
 
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_first), Z_OK);
-    f = first.count;
+    f = count_of(&first);
     CHECK(put_arrives(b, "memo/k"));
-    CHECK_EQ_INT(second.count, 3);
-    CHECK_EQ_INT(first.count, f);
+    CHECK_EQ_INT(count_of(&second), 3);
+    CHECK_EQ_INT(count_of(&first), f);
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_second), Z_OK);
     CHECK(!put_arrives(b, "memo/k")); /* nobody takes it: nothing arrives in 100 ms */
-    CHECK_EQ_INT(other.count, 0);
+    CHECK_EQ_INT(count_of(&other), 0);
     CHECK_EQ_INT(zm_session_undeclare_subscriber(a, id_other), Z_OK);
     probe_key_id = 0;
     zm_session_close(b);
