@@ -117,10 +117,15 @@ static uint32_t get(zm_session_t *s, const char *key)
     a.priority = ZM_PRIO_DATA;
     a.destination = ZM_LOCALITY_REMOTE;
     a.timeout_ms = 10000;
+    zm_port_mutex_lock(&v.lock); /* the raw peer's read task writes them */
     unsigned before = v.requests;
+    zm_port_mutex_unlock(&v.lock);
     CHECK_EQ_INT(zm_session_get(s, &a, on_reply, on_end, NULL, NULL), Z_OK);
     CHECK(wait_for(&v.requests, before + 1, false));
-    return v.last_rid;
+    zm_port_mutex_lock(&v.lock);
+    uint32_t rid = v.last_rid;
+    zm_port_mutex_unlock(&v.lock);
+    return rid;
 }
 
 /* The raw peer's response to rid: an error when key is NULL (on the empty key expression). */
