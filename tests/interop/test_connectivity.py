@@ -36,9 +36,10 @@ def details(line):
 
 
 def zmote_events(p):
-    """z_info's events so far, as (kind, "PUT" or "DELETE", fields), in order."""
+    """z_info's events so far, as (kind, "PUT" or "DELETE", fields), in order. Its log lines (its
+    standard error, read with its output) may come between an event and its fields' line."""
     with p.cond:
-        lines = list(p.lines)
+        lines = [line for line in p.lines if not line.startswith("zmote ")]
     out = []
     for i, line in enumerate(lines[:-1]):
         m = EVENT.match(line)
