@@ -439,6 +439,16 @@
 #define ZM_SOCKET_WAIT_MAX 32
 #endif
 
+/**
+ * Microseconds a read task that has just written on its TCP link (a callback that answered or
+ * echoed) polls the link for the next message before it sleeps, on the POSIX port with threads:
+ * a round trip then costs no wake-up of the reader's CPU. Polls that keep finding nothing
+ * soon stop being tried (port/posix/port.c). 0: the reader always sleeps.
+ */
+#ifndef ZM_READ_POLL_US
+#define ZM_READ_POLL_US 40
+#endif
+
 /** Largest batch on a serial link (Rust: 1500); a smaller one shrinks every serial buffer. */
 #ifndef ZM_SERIAL_MTU
 #define ZM_SERIAL_MTU 1500

@@ -26,6 +26,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -662,8 +663,7 @@ static z_result_t connect_one(const struct addrinfo *ai, uint64_t deadline, int 
 z_result_t zm_port_tcp_connect(zm_socket_t *s, const char *host, uint16_t port,
                                uint32_t timeout_ms)
 {
-    s->fd = -1;
-    s->unpolled = 0;
+    *s = (zm_socket_t){.fd = -1};
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     struct addrinfo *list = NULL;
     z_result_t r = resolve(host, port, false, SOCK_STREAM, &list);
@@ -724,8 +724,7 @@ z_result_t zm_port_tcp_listen(zm_socket_t *s, const char *host, uint16_t port)
 
 z_result_t zm_port_tcp_accept(zm_socket_t *listener, zm_socket_t *out, uint32_t timeout_ms)
 {
-    out->fd = -1;
-    out->unpolled = 0;
+    *out = (zm_socket_t){.fd = -1};
     uint64_t deadline = zm_port_clock_ms() + timeout_ms;
     for (;;) {
         int ready = poll_until(listener->fd, POLLIN, deadline);
@@ -872,19 +871,61 @@ z_result_t zm_port_socket_wait_any(zm_socket_t *const *socks, size_t n, uint32_t
     return Z_OK;
 }
 
+/*
+ * A reader that wrote on its socket since its last read (a callback that answered a query or
+ * echoed a sample) expects the next message within a round trip: it polls the socket for up to
+ * ZM_READ_POLL_US before it sleeps in recv(), yielding its CPU between tries (to the peer it may
+ * just have woken there). A sleeping reader costs a wake-up of its CPU per message, which on a
+ * short link (loopback, a virtual machine's) is most of the round trip. A poll that finds
+ * nothing costs its whole window: after two in a row, the next 16 such reads sleep at once,
+ * twice as many after each further miss, up to 1024; a poll that finds its message starts over.
+ * A long link, whose answers come too late for any poll, soon polls once per 1024 answers. The
+ * one thread of a build without threads reads only when asked, so it never polls.
+ */
+#define READ_POLL_NS (Z_FEATURE_MULTI_THREAD ? ZM_READ_POLL_US * 1000ull : 0u)
+#define READ_POLL_REST_MIN 16u
+#define READ_POLL_MISSES_MAX 8u /* a rest of 16 << 6 */
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n)
 {
     *n = 0;
+    int flags = 0;
+    uint64_t poll_start = 0;
+    if (READ_POLL_NS > 0 && __atomic_load_n(&s->writer, __ATOMIC_RELAXED) == zm_port_thread_self()) {
+        __atomic_store_n(&s->writer, (uintptr_t)0, __ATOMIC_RELAXED);
+        if (s->poll_rest > 0) {
+            s->poll_rest--;
+        } else {
+            flags = MSG_DONTWAIT;
+            poll_start = clock_ns();
+        }
+    }
     for (;;) {
-        ssize_t got = recv(s->fd, buf, len, 0);
+        ssize_t got = recv(s->fd, buf, len, flags);
         if (got > 0) {
+            s->poll_misses = flags != 0 ? 0u : s->poll_misses;
             *n = (size_t)got;
             return Z_OK;
         }
         if (got == 0) {
             return ZM_E_CLOSED;
         }
-        if (errno != EINTR) {
+        if (flags != 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (clock_ns() - poll_start <= READ_POLL_NS) {
+                sched_yield();
+                continue;
+            }
+            s->poll_misses += s->poll_misses < READ_POLL_MISSES_MAX;
+            s->poll_rest = s->poll_misses < 2 ? 0u : READ_POLL_REST_MIN << (s->poll_misses - 2u);
+            flags = 0; /* nothing came: sleep */
+        } else if (errno != EINTR) {
             return errno_result(errno);
         }
     }
@@ -960,6 +1001,9 @@ z_result_t zm_port_socket_write(zm_socket_t *s, const uint8_t *buf, size_t len, 
      * only comes back once a good share of the buffer is free. A past deadline polls once: what
      * fits now goes. Once a send fell short, or a poll found no room, every send polls first. */
     size_t done = 0;
+    if (READ_POLL_NS > 0) {
+        __atomic_store_n(&s->writer, zm_port_thread_self(), __ATOMIC_RELAXED);
+    }
     if (len <= WRITE_UNPOLLED_MAX - s->unpolled) {
         ssize_t sent = send_now(s->fd, buf, len);
         if (sent == (ssize_t)len) {

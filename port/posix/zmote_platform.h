@@ -7,6 +7,7 @@
 #define ZMOTE_PLATFORM_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,11 +65,17 @@ typedef struct {
 /**
  * A TCP socket; fd is -1 once closed. unpolled: bytes written since a poll last found room, so
  * that a write may skip its poll while they stay few (port.c, zm_port_socket_write); writers
- * only, one at a time. Tagged: port.h names `struct zm_socket` in builds without TCP.
+ * only, one at a time. writer: the thread of the last write (atomic), which tells the reader
+ * that it answered since its last read; poll_rest: reads that sleep without a poll first,
+ * poll_misses: polls in a row that found nothing (port.c, zm_port_socket_read; reader only).
+ * Tagged: port.h names `struct zm_socket` in builds without TCP.
  */
 typedef struct zm_socket {
     int fd;
     unsigned unpolled;
+    uintptr_t writer;
+    unsigned poll_rest;
+    unsigned poll_misses;
 } zm_socket_t;
 
 /**

@@ -456,10 +456,12 @@ static void test_pubsub(void)
         got = wait_for(&in, 1, 10);
     }
     CHECK(got);
+    z_mutex_lock(z_loan_mut(in.lock)); /* the read task writes it again for later samples */
     CHECK_EQ_STR(in.key, "demo/pub");
     CHECK_EQ_MEM(in.payload, in.payload_len, "first", 5);
     CHECK_EQ_INT(in.encoding, 4);
     CHECK_EQ_STR(in.schema, "utf8");
+    z_mutex_unlock(z_loan_mut(in.lock));
 
     /* publisher put with options: attachment, timestamp, another encoding */
     unsigned n = inbox_count(&in);
@@ -479,11 +481,13 @@ static void test_pubsub(void)
     CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
     CHECK(!z_internal_check(att) && !z_internal_check(p));
     CHECK(wait_for(&in, n + 1, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_MEM(in.payload, in.payload_len, "second", 6);
     CHECK_EQ_INT(in.attachment_len, 3);
     CHECK(in.timestamped);
     CHECK_EQ_INT(in.ts_id.id[0], 0xb2);
     CHECK_EQ_INT(in.encoding, 5);
+    z_mutex_unlock(z_loan_mut(in.lock));
 
     /* z_put on a declared key expression, and its undeclaration */
     z_view_keyexpr_t dkey;
@@ -497,8 +501,10 @@ static void test_pubsub(void)
     z_bytes_from_static_str(&p, "third");
     CHECK_EQ_INT(z_put(z_loan(b), z_loan(declared), z_move(p), &po), Z_OK);
     CHECK(wait_for(&in, n + 1, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_STR(in.key, "demo/declared");
     CHECK_EQ_MEM(in.payload, in.payload_len, "third", 5);
+    z_mutex_unlock(z_loan_mut(in.lock));
 
     /* a payload of several runs (appended payloads) goes out whole, attachment too */
     z_owned_bytes_writer_t w;
@@ -516,8 +522,10 @@ static void test_pubsub(void)
     CHECK_EQ_INT(z_put(z_loan(b), z_loan(declared), z_move(p), &po), Z_OK);
     po.attachment = NULL;
     CHECK(wait_for(&in, n + 1, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_MEM(in.payload, in.payload_len, "fourth runs", 11);
     CHECK_EQ_INT(in.attachment_len, 3);
+    z_mutex_unlock(z_loan_mut(in.lock));
     /* and through the publisher, attachment too */
     z_bytes_writer_empty(&w);
     append_static(z_loan_mut(w), "fif");
@@ -533,9 +541,11 @@ static void test_pubsub(void)
     CHECK_EQ_INT(z_publisher_put(z_loan(pub), z_move(p), &o), Z_OK);
     CHECK(!z_internal_check(att) && !z_internal_check(p));
     CHECK(wait_for(&in, n + 1, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_STR(in.key, "demo/pub");
     CHECK_EQ_MEM(in.payload, in.payload_len, "fifth", 5);
     CHECK_EQ_INT(in.attachment_len, 4);
+    z_mutex_unlock(z_loan_mut(in.lock));
     z_owned_keyexpr_t copy;
     z_keyexpr_clone(&copy, z_loan(declared));
     CHECK_EQ_INT(z_undeclare_keyexpr(z_loan(a), z_move(copy)), _Z_ERR_KEYEXPR_DECLARED_ON_ANOTHER_SESSION);
@@ -554,11 +564,15 @@ static void test_pubsub(void)
     dopts.congestion_control = Z_CONGESTION_CONTROL_BLOCK;
     CHECK_EQ_INT(z_delete(z_loan(b), z_loan(del), &dopts), Z_OK);
     CHECK(wait_for(&in, n + 1, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_STR(in.key, "demo/gone");
     CHECK_EQ_INT(in.deletes, 1);
+    z_mutex_unlock(z_loan_mut(in.lock));
     CHECK_EQ_INT(z_publisher_delete(z_loan(pub), NULL), Z_OK);
     CHECK(wait_for(&in, n + 2, 5000));
+    z_mutex_lock(z_loan_mut(in.lock));
     CHECK_EQ_INT(in.deletes, 2);
+    z_mutex_unlock(z_loan_mut(in.lock));
 
     /* the background subscriber and the channel */
     z_view_keyexpr_from_str(&del, "demo/bg");

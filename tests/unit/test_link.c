@@ -2,10 +2,11 @@
  * The link layer: endpoint parsing and locator formatting (a table of valid and malformed
  * endpoints), the buffered batch reader over a scripted in-memory link (every chunking of the
  * stream must give the same batches), the start and end deadlines of a send, and TCP over
- * loopback through the POSIX port: batches both ways byte-exact, shutdown waking a blocked
- * reader, a peer that stops reading (bounded sends, shutdown waking a waiting writer), a closed
- * peer, a refused connect.
- * Threads synchronise through condvars with deadlines; no test waits by sleeping.
+ * loopback through the POSIX port: batches both ways byte-exact (answered at once, and too late
+ * for the answering reader's poll), shutdown waking a blocked reader, a peer that stops reading
+ * (bounded sends, shutdown waking a waiting writer), a closed peer, a refused connect.
+ * Threads synchronise through condvars with deadlines; no test waits by sleeping (the late
+ * batches sleep to be late, not to wait for anything).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -654,6 +655,17 @@ static void test_tcp_exchange(tcp_pair_t *t, const char *tag)
         z_result_t r = zm_link_recv_batch(&t->client, rx, BIG_CAP, &s);
         CHECK_CTX(r == Z_OK && batch_ok(s, k, sizes[k]), "%s: size %zu: %s (got %zu bytes)", tag,
                   sizes[k], zm_strerror(r), r == Z_OK ? s.len : 0);
+    }
+    /* Answers that come later than the echo task's poll for them (it wrote, so it polls before
+     * it sleeps): every one still arrives, through the sleeping read. */
+    for (size_t k = 0; rx && tx && k < 6; k++) {
+        zm_port_sleep_ms(2);
+        tx[ZM_LINK_HEADROOM] = pattern(k + 50, 0);
+        CHECK_EQ_INT(send_batch(&t->client, tx + ZM_LINK_HEADROOM, 1), Z_OK);
+        sent++;
+        zm_slice_t s;
+        z_result_t r = zm_link_recv_batch(&t->client, rx, BIG_CAP, &s);
+        CHECK_CTX(r == Z_OK && batch_ok(s, k + 50, 1), "%s: late %zu: %s", tag, k, zm_strerror(r));
     }
     enum { BURST = 64 };
     for (size_t k = 0; rx && tx && k < BURST; k++) {
