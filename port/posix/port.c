@@ -1,9 +1,10 @@
 /*
  * zmote/port.h for POSIX systems (Linux first): pthreads, clock_gettime, getaddrinfo and
- * blocking BSD sockets. Sockets stay blocking so the read task sleeps in recv() at no cost;
- * connect, accept and writes use poll(), because they need a deadline (a write sends with
- * MSG_DONTWAIT, the socket itself stays blocking for the reader), and shutdown() is what
- * wakes a reader or a waiting writer when a link is torn down. This is the only code that sees POSIX headers.
+ * blocking BSD sockets. Sockets stay blocking so the read task sleeps in recv() at no cost (once
+ * it has answered on its socket, it first polls it briefly: zm_port_socket_read); connect,
+ * accept and writes use poll(), because they need a deadline (a write sends with MSG_DONTWAIT,
+ * the socket itself stays blocking for the reader), and shutdown() is what wakes a reader or a
+ * waiting writer when a link is torn down. This is the only code that sees POSIX headers.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* accept4, SOCK_CLOEXEC, getrandom */
@@ -142,12 +143,14 @@ uint64_t zm_port_clock_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-uint64_t zm_port_time_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t zm_port_time_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
 void zm_port_sleep_ms(uint32_t ms)
 {
@@ -886,13 +889,6 @@ z_result_t zm_port_socket_wait_any(zm_socket_t *const *socks, size_t n, uint32_t
 #define READ_POLL_REST_MIN 16u
 #define READ_POLL_MISSES_MAX 8u /* a rest of 16 << 6 */
 
-static uint64_t clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t *n)
 {
     *n = 0;
@@ -904,7 +900,7 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
             s->poll_rest--;
         } else {
             flags = MSG_DONTWAIT;
-            poll_start = clock_ns();
+            poll_start = clock_ns(CLOCK_MONOTONIC);
         }
     }
     for (;;) {
@@ -918,7 +914,7 @@ z_result_t zm_port_socket_read(zm_socket_t *s, uint8_t *buf, size_t len, size_t 
             return ZM_E_CLOSED;
         }
         if (flags != 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (clock_ns() - poll_start <= READ_POLL_NS) {
+            if (clock_ns(CLOCK_MONOTONIC) - poll_start <= READ_POLL_NS) {
                 sched_yield();
                 continue;
             }
