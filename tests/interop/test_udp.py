@@ -16,7 +16,9 @@ import pytest
 import harness
 from harness import free_port, pattern
 
-SIZES = [8, 1024 * 1024]
+# 1 MiB bounds a rate: the Rust node must drain its socket buffer as fast as zmote paces, which
+# parallel workers on a small machine can keep it from; those run alone (scripts/interop.sh).
+SIZES = [8, pytest.param(1024 * 1024, marks=pytest.mark.serial)]
 LINKS = ["router", "zmote-listens", "rust-listens"]
 KEY = "zm/udp/data"
 SYNC = "zm/udp/sync"
