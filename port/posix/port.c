@@ -245,8 +245,6 @@ static long futex(unsigned *word, int op, unsigned val, const struct timespec *t
     return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-static unsigned long self_id(void) { return (unsigned long)pthread_self(); }
-
 z_result_t zm_port_mutex_init(zm_mutex_t *m)
 {
     m->state = 0;
@@ -275,13 +273,13 @@ static void lock_contended(zm_mutex_t *m)
 static void owner_set(zm_mutex_t *m)
 {
     if (ZM_ASSERT_ENABLED) {
-        __atomic_store_n(&m->owner, self_id(), __ATOMIC_RELAXED);
+        __atomic_store_n(&m->owner, zm_port_thread_self(), __ATOMIC_RELAXED);
     }
 }
 
 void zm_port_mutex_lock(zm_mutex_t *m)
 {
-    if (ZM_ASSERT_ENABLED && __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == self_id()) {
+    if (ZM_ASSERT_ENABLED && __atomic_load_n(&m->owner, __ATOMIC_RELAXED) == zm_port_thread_self()) {
         die("zm_port_mutex_lock", EDEADLK);
     }
     unsigned free_state = 0;
@@ -304,10 +302,10 @@ bool zm_port_mutex_trylock(zm_mutex_t *m)
 void zm_port_mutex_unlock(zm_mutex_t *m)
 {
     if (ZM_ASSERT_ENABLED) {
-        if (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) != self_id()) {
+        if (__atomic_load_n(&m->owner, __ATOMIC_RELAXED) != zm_port_thread_self()) {
             die("zm_port_mutex_unlock", EPERM);
         }
-        __atomic_store_n(&m->owner, 0ul, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->owner, (uintptr_t)0, __ATOMIC_RELAXED);
     }
     if (__atomic_exchange_n(&m->state, 0u, __ATOMIC_RELEASE) == 2) {
         futex(&m->state, FUTEX_WAKE, 1u, NULL);

@@ -38,7 +38,7 @@ extern "C" {
  * builds with asserts), 0 when free. */
 typedef struct {
     unsigned state;
-    unsigned long owner;
+    uintptr_t owner;
 } zm_mutex_t;
 
 /** seq: moved by every signal, so that a waiter that read it before unlocking cannot sleep

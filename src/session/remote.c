@@ -199,7 +199,6 @@ z_result_t zm_remote_resolve(zm_peer_t *p, const zm_wire_expr_t *we, const char 
     }
     return resolve(p, we, key, len);
 }
-
 #endif /* ZM_REMOTE_DECLS */
 
 /* ---- declarations ---------------------------------------------------------------------------- */
