@@ -38,6 +38,15 @@ class Events:
                            f"{kind} {key} at the Rust liveliness subscriber (got {self.snapshot()})", others)
 
 
+def live_sub(session, key, ev):
+    """A Rust liveliness subscriber on key, calling ev, in place once this returns: its interest
+    went before the get that follows it on the same link, so a router has taken it by the get's end
+    (otherwise a token that reaches the router first is not told to it)."""
+    sub = session.liveliness().declare_subscriber(key, ev)
+    rust_get(session, key)
+    return sub
+
+
 def rust_get(session, key):
     """The keys of the tokens a Rust liveliness get finds, sorted."""
     return sorted(str(r.ok.key_expr) for r in session.liveliness().get(key, timeout=10) if r.ok is not None)
@@ -107,7 +116,7 @@ def net(request, children, rust):
 def test_zmote_token_seen_and_undeclared(net):
     s = net.session()
     ev = Events()
-    s.liveliness().declare_subscriber("zm/lv/**", ev)
+    live_sub(s, "zm/lv/**", ev)
     z = net.zm_live()
     z.send("token zm/lv/a")
     z.wait_line("^token zm/lv/a$")
@@ -167,7 +176,7 @@ def test_own_token_seen_by_own_subscriber(net):
 def test_zmote_killed_its_token_goes(net):
     s = net.session()
     ev = Events()
-    s.liveliness().declare_subscriber("zm/kill/**", ev)
+    live_sub(s, "zm/kill/**", ev)
     z = net.zm_live()
     z.send("token zm/kill/z")
     ev.wait(PUT, "zm/kill/z", others=[z])
@@ -330,7 +339,7 @@ def test_get_of_nothing_ends_at_once(net):
 def test_z_liveliness_seen_by_rust(router, rust, children):
     s = rust.client(router.endpoint)
     ev = Events()
-    s.liveliness().declare_subscriber("group1/**", ev)
+    live_sub(s, "group1/**", ev)
     p = children.zm("z_liveliness", "-m", "client", "-e", router.endpoint, "-t", "1")
     ev.wait(PUT, "group1/zenoh-pico", others=[p])
     assert p.wait_exit(20) == 0
