@@ -355,6 +355,14 @@ def wait_until(predicate, timeout, what, others=()):
         time.sleep(0.02)
 
 
+def router_took(session):
+    """Returns once the router has taken all that session, its client, sent it so far: a liveliness
+    get goes after it on the same link (declarations go at a priority at least as high, data at the
+    same), and the router's final response to the get comes back only once it has handled them.
+    Without it, a zmote node that starts at once may meet a router that does not know them yet."""
+    list(session.liveliness().get("zm/router/took", timeout=10))
+
+
 def wait_matching(publisher, timeout=20.0, others=()):
     """Until the Rust publisher knows of a matching subscriber (an event, polled)."""
     wait_until(lambda: matching(publisher), timeout, "matching", others)

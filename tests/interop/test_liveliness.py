@@ -39,11 +39,10 @@ class Events:
 
 
 def live_sub(session, key, ev):
-    """A Rust liveliness subscriber on key, calling ev, in place once this returns: its interest
-    went before the get that follows it on the same link, so a router has taken it by the get's end
-    (otherwise a token that reaches the router first is not told to it)."""
+    """A Rust liveliness subscriber on key, calling ev, known to a router once this returns (a
+    token that reaches the router before the subscriber's interest is not told to it)."""
     sub = session.liveliness().declare_subscriber(key, ev)
-    rust_get(session, key)
+    harness.router_took(session)
     return sub
 
 

@@ -87,6 +87,7 @@ def test_z_get_to_rust_queryable_via_router(router, rust, children):
     s = rust.client(router.endpoint)
     ans = Answers(s, [("demo/example/a", "from rust", None)])
     s.declare_queryable("demo/example/**", ans)
+    harness.router_took(s)
     get = children.zm("z_get", "-m", "client", "-e", router.endpoint, "-v", "ask")
     assert get.wait_exit(20) == 0
     assert get.output().splitlines() == [
@@ -128,6 +129,7 @@ def test_error_and_delete_replies(router, rust, children, flag, want):
 def test_rust_error_reply_to_zmote_get(router, rust, children):
     s = rust.client(router.endpoint)
     s.declare_queryable("zm/e/**", Answers(s, err="it failed"))
+    harness.router_took(s)
     get = children.zm("zm_query", "get", "-m", "client", "-e", router.endpoint, "-k", "zm/e/x")
     assert end_of(get)[0] == 1
     assert replies_of(get) == ["reply err len=9 text=it failed"]
@@ -145,6 +147,8 @@ def two_queryables(rust, router, complete=(False, False)):
     a2 = Answers(s2, [("zm/c/a", "newer", newer)])
     s1.declare_queryable("zm/c/**", a1, complete=complete[0])
     s2.declare_queryable("zm/c/**", a2, complete=complete[1])
+    harness.router_took(s1)
+    harness.router_took(s2)
     return a1, a2
 
 
@@ -246,6 +250,7 @@ def test_one_mib_query_and_reply_from_zmote_get(router, rust, children):
     s = rust.client(router.endpoint)
     ans = Answers(s, [("zm/big/a", pattern(BIG), None)])
     s.declare_queryable("zm/big/**", ans)
+    harness.router_took(s)
     get = children.zm("zm_query", "get", "-m", "client", "-e", router.endpoint, "-k", "zm/big/a", "-s", str(BIG))
     assert end_of(get, timeout=60)[0] == 1
     assert replies_of(get)[0].endswith(f"len={BIG} ts=0 check=ok")

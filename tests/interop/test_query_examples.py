@@ -86,6 +86,7 @@ def test_z_get_channel_to_rust_queryable_via_router(router, rust, children):
     s = rust.client(router.endpoint)
     q = Queries("demo/example/a")
     s.declare_queryable("demo/example/**", q)
+    harness.router_took(s)
     get = children.zm("z_get_channel", "-m", "client", "-e", router.endpoint, "-v", "ask")
     assert get.wait_exit(20) == 0
     assert get.output().splitlines() == [
@@ -156,6 +157,7 @@ def test_z_querier_to_rust_queryable_via_router(router, rust, children):
     s = rust.client(router.endpoint)
     q = Queries("zm/qr/a", "r")
     s.declare_queryable("zm/qr/**", q)
+    harness.router_took(s)
     qr = children.zm("z_querier", "-m", "client", "-e", router.endpoint, "-s", "zm/qr/**?p=1", "-v", "hi", "-n", "2")
     assert qr.wait_exit(30) == 0
     ask = querying("zm/qr/**?p=1", "hi", 2)
@@ -191,6 +193,7 @@ def test_z_querier_without_value_and_no_parameters(router, rust, children):
     s = rust.client(router.endpoint)
     q = Queries()
     s.declare_queryable("zm/qn/**", q)
+    harness.router_took(s)
     qr = children.zm("z_querier", "-m", "client", "-e", router.endpoint, "-s", "zm/qn/a", "-n", "1")
     assert qr.wait_exit(30) == 0
     assert qr.output().splitlines()[-2:] == ["Querying 'zm/qn/a' with payload '[   0] '...", received("zm/qn/a", "from rust")]
@@ -231,6 +234,7 @@ def test_z_get_attachment_to_rust_queryable_via_router(router, rust, children):
     s = rust.client(router.endpoint)
     q = Queries("zm/at/a", "with extras", attachment=[("rk", "rv"), ("k2", "v2")], encoding="text/plain;x")
     s.declare_queryable("zm/at/**", q)
+    harness.router_took(s)
     get = children.zm("z_get_attachment", "-m", "client", "-e", router.endpoint, "-k", "zm/at/**", "-v", "val")
     assert get.wait_exit(20) == 0
     assert get.output().splitlines() == [
