@@ -179,11 +179,12 @@ ZM_NODISCARD static inline z_result_t zm_push_head_write(zm_writer_t *w, const z
         memcpy(o, p->head, h);
     }
     o += h;
-    if (ZM_LIKELY(zl == 1u)) {
-        *o++ = (uint8_t)n;
-    } else {
-        o += zm_zint_put(o, n);
+    size_t v = n; /* zl bytes of 7 bits, the last without the continuation flag */
+    for (size_t i = 1; i < zl; i++) {
+        *o++ = (uint8_t)(v | 0x80u);
+        v >>= 7;
     }
+    *o++ = (uint8_t)v;
     const uint8_t *src = p->payload.ptr;
     if (n >= 8u && n <= 16u) { /* a small payload in two words that overlap, without a call */
         uint64_t first;
