@@ -15,7 +15,8 @@
 #         peer mode only, one run per side and size (bench/instr.sh; default sizes "8 1024")
 #   plot  thr then lat, their tables printed, then both drawn against payload size into one PNG
 #         (bench/plot.py, matplotlib): build/bench/plot-MODE/bench.png, and bench.svg beside it
-#   -a    side A's folder of example programs (none: B alone)
+#   -a    side A's folder of example programs (none: B alone); for lat, z_ping and z_pong are
+#         enough: BUILD/bench/floor, the floor under the round trip (bench/floor.c)
 #   -b    side B's (default build/release/examples, built when missing)
 #   -m    peer: the receiving program listens on a free loopback port and the other connects;
 #         client: both connect to a Rust Zenoh router started here (tests/interop/router.py);
@@ -101,9 +102,12 @@ fi
 sides=(B)
 [ -z "$dir_a" ] || sides=(A B)
 declare -A dir_of=([A]=$dir_a [B]=$dir_b)
+# the programs a side's folder must hold: lat's alone, where side A is the floor (bench/floor.c)
+progs="z_pub_thr z_sub_thr z_ping z_pong"
+[ "$cmd" != lat ] || progs="z_ping z_pong"
 for side in "${sides[@]}"; do
     d=${dir_of[$side]}
-    for prog in z_pub_thr z_sub_thr z_ping z_pong; do
+    for prog in $progs; do
         [ -x "$d/$prog" ] || { echo "bench: side $side: no program $d/$prog" >&2; exit 2; }
     done
     dir_of[$side]=$(cd "$d" && pwd)
