@@ -355,6 +355,24 @@ def wait_until(predicate, timeout, what, others=()):
         time.sleep(0.02)
 
 
+def rss_kb(pid: int) -> int:
+    """The resident memory of process pid, in kB (VmRSS)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def small_asan_quarantine(monkeypatch):
+    """For a test that bounds a zmote program's VmRSS: ASan keeps freed blocks in a quarantine
+    (256 MB by default), which VmRSS would count as held. Programs started after this call keep
+    at most 4 MB there, so that VmRSS shows what zmote holds."""
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    option = "quarantine_size_mb=4"
+    monkeypatch.setenv("ASAN_OPTIONS", f"{asan}:{option}" if asan else option)
+
+
 def router_took(session):
     """Returns once the router has taken all that session, its client, sent it so far: a liveliness
     get goes after it on the same link (declarations go at a priority at least as high, data at the

@@ -20,6 +20,10 @@ MIB = 1 << 20
 UNFINISHED = 15 * MIB
 MEMBERS = 16
 ATTACK_PEERS = 7  # with the Rust peer, ZM_PEERS_MAX
+# Against the 690 MiB the attack would make an unbounded node hold: the reassembly bound,
+# ZM_FRAG_BYTES_MAX (24 MiB); up to half as much again while buffers that grow are copied (each
+# reader's old buffer is freed only after); ASan's shadow of it all (an eighth); a Rust sample.
+RSS_GROWTH_MAX_MIB = 48
 
 
 def zint(v: int) -> bytes:
@@ -41,14 +45,6 @@ def fragment(reliable: bool, sn: int, first: bool, payload: bytes) -> bytes:
     """A FRAGMENT with more to come (M), the First marker on the first one."""
     header = 0x06 | 0x40 | (0x20 if reliable else 0) | (0x80 if first else 0)
     return bytes([header]) + zint(sn) + (b"\x02" if first else b"") + payload
-
-
-def rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for {pid}")
 
 
 def forge_members(port: int, sent: threading.Event, stop: threading.Event):
@@ -84,9 +80,10 @@ def forge_members(port: int, sent: threading.Event, stop: threading.Event):
 
 
 @pytest.mark.serial
-def test_unfinished_fragments_are_bounded(rust, children):
+def test_unfinished_fragments_are_bounded(rust, children, monkeypatch):
     """7 peers and 16 multicast members each hold an unfinished 15 MiB message on both channels:
-    zmote's RSS grows by at most 40 MiB, and a Rust peer's 1 MiB samples keep arriving."""
+    zmote's RSS grows by at most RSS_GROWTH_MAX_MIB, and a Rust peer's 1 MiB samples keep arriving."""
+    harness.small_asan_quarantine(monkeypatch)
     if os.environ.get("ZM_NETNS") != "1":
         pytest.fail("the multicast members send to a group: run through scripts/netns.sh (scripts/interop.sh)")
     port = harness.free_port()
@@ -116,7 +113,7 @@ def test_unfinished_fragments_are_bounded(rust, children):
 
     assert put_and_wait(3, 30), f"no 1 MiB sample before the attack\n{sub.describe()}"
     pid = sub.p.pid
-    before = rss_kb(pid)
+    before = harness.rss_kb(pid)
     peak = before
 
     attack = children.zm("zm_attack", "-e", harness.endpoint(port), "-t", "200000", "-L", "60000",
@@ -132,9 +129,9 @@ def test_unfinished_fragments_are_bounded(rust, children):
         arrived = len(sub.matches(r"^sample sub=1 "))
         for _ in range(10):
             assert put_and_wait(1, 20), f"a 1 MiB sample lost under attack\n{sub.describe()}"
-            peak = max(peak, rss_kb(pid))
+            peak = max(peak, harness.rss_kb(pid))
         arrived = len(sub.matches(r"^sample sub=1 ")) - arrived
-        after = rss_kb(pid)
+        after = harness.rss_kb(pid)
     finally:
         stop.set()
         attack.send("stop")
@@ -143,7 +140,7 @@ def test_unfinished_fragments_are_bounded(rust, children):
     print(f"reassembly under attack: RSS {before} kB before, peak {peak} kB, {after} kB after: "
           f"grew {grown:.1f} MiB; {arrived} Rust 1 MiB samples arrived")
     assert arrived >= 10
-    assert grown <= 40, f"RSS grew by {grown:.1f} MiB ({before} kB to {peak} kB)"
+    assert grown <= RSS_GROWTH_MAX_MIB, f"RSS grew by {grown:.1f} MiB ({before} kB to {peak} kB)"
     assert sub.matches(r"dropped"), sub.describe()  # the budget's log line
     assert attack.wait_exit(30) == 0
 

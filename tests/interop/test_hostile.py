@@ -77,14 +77,6 @@ def line_after(p, regex, mark, timeout, others=()):
     return m
 
 
-def vm_rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for {pid}")
-
-
 def wait_connection_gone(local_port, remote_port, timeout, others=()):
     """Until the kernel holds no open connection from local_port to remote_port: the process
     listening on local_port has closed its side of it (an event with nothing to wait on)."""
@@ -225,7 +217,8 @@ def received_ticks(p):
     return out
 
 
-def test_declaration_storm(children, rust):
+def test_declaration_storm(children, rust, monkeypatch):
+    harness.small_asan_quarantine(monkeypatch)
     key = "zm/hostile/tick"
     port = harness.free_port()
     ep = endpoint(port)
@@ -235,7 +228,7 @@ def test_declaration_storm(children, rust):
     ticker.start()
     try:
         harness.probe_samples(sub, 20, timeout=20)
-        rss_before = vm_rss_kb(sub.p.pid)
+        rss_before = harness.rss_kb(sub.p.pid)
 
         storm_from = time.time()
         storm = attack(children, ep, "storm", "-n", "100000", timeout_ms=30000)
@@ -282,7 +275,7 @@ def test_declaration_storm(children, rust):
     n = len(sub.matches(r"^sample "))
     pub.put(f"{10**9} {time.time():.6f}".encode())
     harness.probe_samples(sub, n + 1, timeout=10)
-    rss_after = vm_rss_kb(sub.p.pid)
+    rss_after = harness.rss_kb(sub.p.pid)
     print(f"zmote VmRSS: {rss_before} kB before, {rss_after} kB after")
     if rss_after - rss_before > 1024:
         failures.append(f"VmRSS grew from {rss_before} kB to {rss_after} kB")

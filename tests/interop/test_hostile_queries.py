@@ -2,14 +2,13 @@
 must not hold its gets. The attacker is tests/interop/zm_attack (mode replies), the querier
 tests/interop/zm_query in peer mode, the honest Rust peer an eclipse-zenoh session in this
 process. Bounds are generous for a loaded 2-core machine; VmRSS is read from /proc."""
-import os
 import time
 
 import pytest
 
 import harness
 from harness import endpoint
-from test_hostile import SLACK_S, attack, end_attack, vm_rss_kb
+from test_hostile import SLACK_S, attack, end_attack
 
 # Bounds of time under load: run alone (scripts/interop.sh), not beside other tests.
 pytestmark = [pytest.mark.serial, pytest.mark.waits]
@@ -20,10 +19,7 @@ MIB = 1 << 20
 def test_replies_on_distinct_keys_are_not_hoarded(children, monkeypatch):
     """64 replies of 4 MiB on distinct keys, no final response: a latest get gives them as they
     come past its budget instead of keeping 256 MiB, and ends at its timeout."""
-    # ASan keeps freed blocks in a quarantine (256 MB by default): keep it small, so that VmRSS
-    # shows what zmote holds
-    asan = os.environ.get("ASAN_OPTIONS", "")
-    monkeypatch.setenv("ASAN_OPTIONS", f"{asan}:quarantine_size_mb=16" if asan else "quarantine_size_mb=16")
+    harness.small_asan_quarantine(monkeypatch)
     timeout_ms = 20000
     replies, size = 64, 4 * MIB
     port = harness.free_port()
@@ -33,11 +29,11 @@ def test_replies_on_distinct_keys_are_not_hoarded(children, monkeypatch):
     harness.wait_listening(port, 10, q)
     a = attack(children, ep, "replies", "zm/hoard/**", "-n", str(replies), "-K", str(size), timeout_ms=120000)
     a.wait_line(r"^ready$", 20, [q])
-    base = peak = vm_rss_kb(q.p.pid)
+    base = peak = harness.rss_kb(q.p.pid)
     q.send("go")
     deadline = time.monotonic() + timeout_ms / 1000 + 30
     while not q.matches(r"^end n=") and time.monotonic() < deadline and q.p.poll() is None:
-        peak = max(peak, vm_rss_kb(q.p.pid))
+        peak = max(peak, harness.rss_kb(q.p.pid))
         time.sleep(0.05)  # sampling VmRSS: the measure itself, not a synchronisation
     m = q.wait_line(r"^end n=(\d+) ms=(\d+)$", 5, [a])
     n, ms = int(m.group(1)), int(m.group(2))

@@ -81,14 +81,6 @@ def join(zid: bytes, lease_s: int, sn: int) -> bytes:
             + b"\x27\x01")
 
 
-def rss_kb(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError(f"no VmRSS for {pid}")
-
-
 # ---- samples -----------------------------------------------------------------------------------------
 
 
@@ -222,9 +214,10 @@ def test_liveliness_and_a_member_killed(group, rust, children):
 # ---- a flood of JOINs ----------------------------------------------------------------------------------
 
 
-def test_join_flood_is_bounded(group, children):
+def test_join_flood_is_bounded(group, children, monkeypatch):
     """Thousands of JOINs from fake members (fake zids, a source port each) fill zmote's member table
     and no more: its memory stays where it was, and the real members lose no sample meanwhile."""
+    harness.small_asan_quarantine(monkeypatch)
     ep = group["ep"]
     sub = children.probe("sub", "-m", "peer", "-l", ep, "-k", "zm/mc/flood", "-n", "0", "-t", "120000")
     sub.wait_line("^ready$")
@@ -247,14 +240,14 @@ def test_join_flood_is_bounded(group, children):
 
     flood(200, 0)  # the table full once: its pages are in
     pid = sub.p.pid
-    before = rss_kb(pid)
+    before = harness.rss_kb(pid)
     sender = threading.Thread(target=flood, args=(6000, 1000), daemon=True)
     sender.start()
     pub.send("go")  # the real publisher, all through the flood
     harness.probe_samples(sub, 300, timeout=60, others=[pub])
     sender.join(120)
     assert not sender.is_alive()
-    after = rss_kb(pid)
+    after = harness.rss_kb(pid)
     samples = harness.probe_samples(sub, 300, others=[pub])
     assert [(x["n"], x["check"]) for x in samples] == [(str(i), "ok") for i in range(300)]
     assert after - before < 512, f"RSS grew from {before} kB to {after} kB with {len(fakes)} fake members"
