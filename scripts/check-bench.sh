@@ -2,8 +2,9 @@
 # The benchmark harness (bench/run.sh) on zmote alone, as short as it runs: throughput, latency
 # and heap in peer mode, latency beside its floor (bench/floor.c), latency through a Rust router
 # in client mode, throughput and latency of peers on a multicast group (in a network namespace of
-# their own), one round of 1 s with 8-byte payloads. It checks that each prints its figure lines and leaves no program running;
-# the figures themselves decide nothing (a shared machine makes them noise at this length).
+# their own), one round of 1 s with 8-byte payloads. It checks that each prints its figure lines
+# and leaves no program running; the figures themselves decide nothing (a shared machine makes
+# them noise at this length).
 #
 # usage: scripts/check-bench.sh [EXAMPLES_DIR]    (default build/release/examples, built when missing)
 set -uo pipefail
@@ -62,7 +63,7 @@ netns=
 
 # Whatever the harness started, it stopped.
 examples=$(cd "${dir:-build/release/examples}" 2>/dev/null && pwd) || examples=$PWD/build/release/examples
-if strays=$(pgrep -af "^($examples|${floor:-$examples})/z_(pub_thr|sub_thr|ping|pong)( |\$)|$PWD/tests/interop/router.py"); then
+if strays=$(pgrep -af "^($examples${floor:+|$floor})/z_(pub_thr|sub_thr|ping|pong)( |\$)|$PWD/tests/interop/router.py"); then
     bad "programs left running: $strays"
 fi
 
