@@ -133,9 +133,9 @@ def pico_z_scout_finds_router(children, tmp_path):
     src = PICO_SCOUT
     exe = tmp_path / "pico_z_scout"
     build = os.path.dirname(harness.bin_dir())
-    cc, flags = build_flags(build)
+    cc, flags, libs = build_flags(build)
     cmd = [cc, "-std=c11", "-D_POSIX_C_SOURCE=200809L", *flags, "-I", os.path.join(harness.ROOT, "include"),
-           "-I", os.path.join(harness.ROOT, "port", "posix"), src, os.path.join(build, "libzmote.a"),
+           "-I", os.path.join(harness.ROOT, "port", "posix"), src, os.path.join(build, "libzmote.a"), *libs,
            "-lpthread", "-o", str(exe)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stdout}{done.stderr}"
@@ -156,8 +156,9 @@ if os.path.isfile(PICO_SCOUT):
 
 
 def build_flags(build):
-    """The compiler and the flags a program needs to link the library of the build tree: its
-    sanitizers and the feature switches it was configured with."""
+    """The compiler, the flags and the libraries a program needs to link the library of the build
+    tree: its sanitizers, the feature switches it was configured with, and with TLS the Mbed TLS
+    it was built against (ZM_MBEDTLS_PREFIX's static libraries, or the system's)."""
     cache = {}
     with open(os.path.join(build, "CMakeCache.txt")) as f:
         for line in f:
@@ -172,7 +173,12 @@ def build_flags(build):
             flags.append(f"-D{key}={value}")
     if cache.get("Z_FEATURE_UNSTABLE_API", "OFF").upper() in ("ON", "1", "TRUE"):
         flags.append("-DZ_FEATURE_UNSTABLE_API")
-    return cache.get("CMAKE_C_COMPILER", "cc"), flags
+    libs = []
+    if cache.get("Z_FEATURE_LINK_TLS") == "1":
+        prefix = cache.get("ZM_MBEDTLS_PREFIX", "")
+        for name in ("MBEDTLS", "MBEDX509", "MBEDCRYPTO"):
+            libs.append(os.path.join(prefix, "lib", f"lib{name.lower()}.a") if prefix else cache[f"ZM_{name}_LIB"])
+    return cache.get("CMAKE_C_COMPILER", "cc"), flags, libs
 
 
 # ---- sessions that find a router by scouting --------------------------------------------------------
