@@ -177,7 +177,9 @@ def build_flags(build):
     if cache.get("Z_FEATURE_LINK_TLS") == "1":
         prefix = cache.get("ZM_MBEDTLS_PREFIX", "")
         for name in ("MBEDTLS", "MBEDX509", "MBEDCRYPTO"):
-            libs.append(os.path.join(prefix, "lib", f"lib{name.lower()}.a") if prefix else cache[f"ZM_{name}_LIB"])
+            lib = name.lower()
+            system = cache.get(f"ZM_{name}_LIB", f"-l{lib}")
+            libs.append(os.path.join(prefix, "lib", f"lib{lib}.a") if prefix else system)
     return cache.get("CMAKE_C_COMPILER", "cc"), flags, libs
 
 
