@@ -110,19 +110,25 @@ static void on_drop(void *ctx)
     atomic_fetch_add(&in->drops, 1);
 }
 
-/* Waits until the inbox has seen n samples, at most ms; true if it did. */
-static bool wait_for(inbox_t *in, unsigned n, unsigned long ms)
+/* Waits until done(in, arg) holds, at most ms, with in->lock held while it is asked; true if it did. */
+static bool inbox_wait(inbox_t *in, bool (*done)(const inbox_t *in, const void *arg), const void *arg,
+                       unsigned long ms)
 {
     z_clock_t deadline = z_clock_now();
     z_clock_advance_ms(&deadline, ms);
     z_mutex_lock(z_loan_mut(in->lock));
-    while (in->count < n &&
+    bool ok;
+    while (!(ok = done(in, arg)) &&
            z_condvar_wait_until(z_loan_mut(in->cond), z_loan_mut(in->lock), &deadline) != Z_ETIMEDOUT) {
     }
-    bool ok = in->count >= n;
     z_mutex_unlock(z_loan_mut(in->lock));
     return ok;
 }
+
+static bool has_count(const inbox_t *in, const void *n) { return in->count >= *(const unsigned *)n; }
+
+/* Waits until the inbox has seen n samples, at most ms; true if it did. */
+static bool wait_for(inbox_t *in, unsigned n, unsigned long ms) { return inbox_wait(in, has_count, &n, ms); }
 
 static unsigned inbox_count(inbox_t *in)
 {
@@ -664,19 +670,16 @@ static void test_pubsub(void)
 
 /* ---- a publisher's puts as its targets change ------------------------------------------------------------- */
 
+static bool has_payload(const inbox_t *in, const void *text)
+{
+    size_t len = strlen(text);
+    return in->payload_len == len && memcmp(in->payload, text, len) == 0;
+}
+
 /* Waits until the last sample in saw has payload text, at most ms; true if it did. */
 static bool wait_payload(inbox_t *in, const char *text, unsigned long ms)
 {
-    z_clock_t deadline = z_clock_now();
-    z_clock_advance_ms(&deadline, ms);
-    size_t len = strlen(text);
-    z_mutex_lock(z_loan_mut(in->lock));
-    bool seen;
-    while (!(seen = in->payload_len == len && memcmp(in->payload, text, len) == 0) &&
-           z_condvar_wait_until(z_loan_mut(in->cond), z_loan_mut(in->lock), &deadline) != Z_ETIMEDOUT) {
-    }
-    z_mutex_unlock(z_loan_mut(in->lock));
-    return seen;
+    return inbox_wait(in, has_payload, text, ms);
 }
 
 /* pub puts text until in (and also, unless NULL) has seen it, at most 300 times 10 ms apart: a
@@ -705,19 +708,14 @@ static void on_matching(const z_matching_status_t *status, void *ctx)
     z_mutex_unlock(z_loan_mut(in->lock));
 }
 
-/* Waits until the publisher whose matching listener writes in matches a subscriber, at most ms. */
-static bool wait_matching(inbox_t *in, unsigned long ms)
+static bool has_matching(const inbox_t *in, const void *unused)
 {
-    z_clock_t deadline = z_clock_now();
-    z_clock_advance_ms(&deadline, ms);
-    z_mutex_lock(z_loan_mut(in->lock));
-    while (!in->matching &&
-           z_condvar_wait_until(z_loan_mut(in->cond), z_loan_mut(in->lock), &deadline) != Z_ETIMEDOUT) {
-    }
-    bool matching = in->matching;
-    z_mutex_unlock(z_loan_mut(in->lock));
-    return matching;
+    (void)unused;
+    return in->matching;
 }
+
+/* Waits until the publisher whose matching listener writes in matches a subscriber, at most ms. */
+static bool wait_matching(inbox_t *in, unsigned long ms) { return inbox_wait(in, has_matching, NULL, ms); }
 
 /*
  * A publisher keeps its puts without options encoded up to the payload: subscribers declared
